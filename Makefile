@@ -1,0 +1,52 @@
+# Two commands set everything up: `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+DATA_DIR ?= ./data
+NPM ?= npm
+
+.PHONY: install build run test test-unit lint clean help
+
+help:
+	@echo "make run    install, build and start on the embedded default (SQLite, in-process events, mail to files)"
+	@echo "make test   install, lint and run every test against real MariaDB/MySQL, Kafka and SMTP"
+	@echo "make lint   eslint, tsc --noEmit and the dependency rule"
+
+# Installs exactly the locked versions, again only when the lock file changes.
+node_modules/.install-stamp: package.json package-lock.json
+	@command -v node >/dev/null || { echo "Node.js 20+ is required (https://nodejs.org)"; exit 1; }
+	$(NPM) ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.install-stamp
+
+build: install
+	$(NPM) run build
+
+# The embedded default: a bootstrap admin `admin` whose password is generated once and kept
+# (mode 600) in $(DATA_DIR)/admin-password; it is never written to the log.
+run: build
+	@mkdir -p "$(DATA_DIR)"
+	@[ -s "$(DATA_DIR)/admin-password" ] || { umask 077; node -e "process.stdout.write(require('crypto').randomBytes(18).toString('base64url'))" > "$(DATA_DIR)/admin-password"; }
+	@echo "Bootstrap admin: username '$${ADMIN_USERNAME:-admin}', password in $(DATA_DIR)/admin-password"
+	DATA_DIR="$(DATA_DIR)" \
+	ADMIN_USERNAME="$${ADMIN_USERNAME:-admin}" \
+	ADMIN_EMAIL="$${ADMIN_EMAIL:-admin@localhost.localdomain}" \
+	ADMIN_NAME="$${ADMIN_NAME:-Administrator}" \
+	ADMIN_PASSWORD="$${ADMIN_PASSWORD:-$$(cat "$(DATA_DIR)/admin-password")}" \
+	$(NPM) start
+
+lint: install
+	$(NPM) run lint
+
+# Every test; the services come from DATABASE_URL/KAFKA_BROKERS, a container runtime, or
+# are provisioned locally (see test/support). The last line is "N passed, N failed".
+test: install lint
+	$(NPM) run build
+	@mkdir -p .cache
+	@status=0; npx jest --ci --json --outputFile=.cache/jest-results.json || status=$$?; \
+	  node scripts/test-summary.js .cache/jest-results.json; exit $$status
+
+test-unit: install
+	npx jest --ci --selectProjects unit
+
+clean:
+	rm -rf dist coverage .cache node_modules/.install-stamp

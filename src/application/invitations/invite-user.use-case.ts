@@ -1,0 +1,73 @@
+import { Permissions } from '../../domain/permissions/permission';
+import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
+import { missingPermissions, type Role, RoleNames } from '../../domain/roles/role';
+import { RoleNotFoundError } from '../../domain/roles/role-not-found.error';
+import { parseDisplayName } from '../../domain/users/display-name';
+import { Email } from '../../domain/users/email';
+import { User } from '../../domain/users/user';
+import { EmailAlreadyTakenError } from '../../domain/users/user.errors';
+import { type Actor, requirePermission } from '../auth/actor';
+import type { Clock } from '../ports/clock.port';
+import type { IdGenerator } from '../ports/id-generator.port';
+import type { RoleRepository } from '../ports/role-repository.port';
+import type { UnitOfWork } from '../ports/unit-of-work.port';
+
+export interface InviteUserInput {
+  actor: Actor;
+  email: string;
+  /** A role's name or `_id`; `member` when absent. */
+  role?: string;
+  name?: string;
+}
+
+/**
+ * Creates the pending user and records `UserInvited` in the same transaction, so the event
+ * exists exactly when the user does. Delivery (Kafka, mail) happens after commit.
+ */
+export class InviteUserUseCase {
+  private readonly roles: RoleRepository;
+  private readonly unitOfWork: UnitOfWork;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+
+  constructor(deps: { roleRepository: RoleRepository; unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
+    this.roles = deps.roleRepository;
+    this.unitOfWork = deps.unitOfWork;
+    this.clock = deps.clock;
+    this.ids = deps.idGenerator;
+  }
+
+  async execute(input: InviteUserInput): Promise<{ userId: string }> {
+    requirePermission(input.actor, Permissions.usersInvite);
+    const email = Email.parse(input.email);
+    const name = input.name === undefined ? undefined : parseDisplayName(input.name);
+    const role = await this.resolveRole(input.role ?? RoleNames.member);
+
+    // Nobody hands out more than they hold.
+    const beyondInviter = missingPermissions(input.actor.permissions, role.permissions);
+    if (beyondInviter.length > 0) throw new PermissionDeniedError(beyondInviter);
+
+    const user = User.invite({
+      id: this.ids.next(),
+      email,
+      name,
+      role,
+      invitedBy: input.actor.userId,
+      now: this.clock.now(),
+      newId: () => this.ids.next(),
+    });
+    await this.unitOfWork.run(async ({ users, outbox }) => {
+      // The unique index decides races; this check gives the common case a clean answer.
+      if (await users.existsWithEmail(email.normalized)) throw new EmailAlreadyTakenError();
+      await users.add(user);
+      await outbox.append(user.pullDomainEvents());
+    });
+    return { userId: user.id };
+  }
+
+  private async resolveRole(key: string): Promise<Role> {
+    const role = (await this.roles.findByName(key)) ?? (await this.roles.findById(key));
+    if (!role) throw new RoleNotFoundError(key);
+    return role;
+  }
+}

@@ -1,0 +1,12 @@
+import type { Outbox } from './outbox.port';
+import type { UserRepository } from './user-repository.port';
+
+export interface TransactionScope {
+  users: UserRepository;
+  outbox: Outbox;
+}
+
+/** Runs `work` in one database transaction: all of it commits, or none of it. */
+export interface UnitOfWork {
+  run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T>;
+}

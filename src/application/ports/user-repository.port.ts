@@ -1,0 +1,15 @@
+import type { User } from '../../domain/users/user';
+import type { Slice } from '../shared/pagination';
+
+export interface UserRepository {
+  findById(id: string): Promise<User | null>;
+  /** By username, compared case-insensitively. */
+  findByUsername(username: string): Promise<User | null>;
+  /** Whether a user, pending or joined, has this e-mail, compared case-insensitively. */
+  existsWithEmail(email: string): Promise<boolean>;
+  existsWithUsername(username: string): Promise<boolean>;
+  /** Adds a new user; throws EmailAlreadyTakenError / UsernameAlreadyTakenError on a duplicate. */
+  add(user: User): Promise<void>;
+  /** In creation order, then id: a stable order across pages. */
+  list(slice: Slice): Promise<{ items: User[]; total: number }>;
+}

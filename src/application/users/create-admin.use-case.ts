@@ -1,0 +1,74 @@
+import { RoleNames } from '../../domain/roles/role';
+import { RoleNotFoundError } from '../../domain/roles/role-not-found.error';
+import { parseDisplayName } from '../../domain/users/display-name';
+import { Email } from '../../domain/users/email';
+import { assertAcceptablePassword } from '../../domain/users/password-policy';
+import { User } from '../../domain/users/user';
+import { Username } from '../../domain/users/username';
+import type { Clock } from '../ports/clock.port';
+import type { IdGenerator } from '../ports/id-generator.port';
+import type { PasswordHasher } from '../ports/password-hasher.port';
+import type { RoleRepository } from '../ports/role-repository.port';
+import type { UnitOfWork } from '../ports/unit-of-work.port';
+
+export interface CreateAdminInput {
+  username: string;
+  password: string;
+  email: string;
+  name?: string;
+}
+
+export type CreateAdminOutcome = { created: true; userId: string } | { created: false; reason: 'exists' };
+
+/**
+ * Creates a joined admin unless a user with that username or e-mail exists already;
+ * an existing account is never changed (its password is not reset from the environment).
+ */
+export class CreateAdminUseCase {
+  private readonly roles: RoleRepository;
+  private readonly unitOfWork: UnitOfWork;
+  private readonly hasher: PasswordHasher;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+
+  constructor(deps: {
+    roleRepository: RoleRepository;
+    unitOfWork: UnitOfWork;
+    passwordHasher: PasswordHasher;
+    clock: Clock;
+    idGenerator: IdGenerator;
+  }) {
+    this.roles = deps.roleRepository;
+    this.unitOfWork = deps.unitOfWork;
+    this.hasher = deps.passwordHasher;
+    this.clock = deps.clock;
+    this.ids = deps.idGenerator;
+  }
+
+  async execute(input: CreateAdminInput): Promise<CreateAdminOutcome> {
+    const username = Username.parse(input.username, 'ADMIN_USERNAME');
+    const email = Email.parse(input.email, 'ADMIN_EMAIL');
+    assertAcceptablePassword(input.password, 'ADMIN_PASSWORD');
+    const name = parseDisplayName(input.name ?? input.username, 'ADMIN_NAME');
+    const role = await this.roles.findByName(RoleNames.admin);
+    if (!role) throw new RoleNotFoundError(RoleNames.admin);
+
+    const passwordHash = await this.hasher.hash(input.password);
+    const user = User.createJoined({
+      id: this.ids.next(),
+      email,
+      name,
+      username,
+      passwordHash,
+      role,
+      now: this.clock.now(),
+    });
+    return this.unitOfWork.run(async ({ users }) => {
+      if ((await users.existsWithUsername(username.normalized)) || (await users.existsWithEmail(email.normalized))) {
+        return { created: false, reason: 'exists' } as const;
+      }
+      await users.add(user);
+      return { created: true, userId: user.id } as const;
+    });
+  }
+}

@@ -1,0 +1,34 @@
+import type { Role } from '../../domain/roles/role';
+import type { User } from '../../domain/users/user';
+
+/** A user as the interface shows it: fields not known yet are left out, never a secret. */
+export interface UserView {
+  _id: string;
+  name?: string;
+  email: string;
+  username?: string;
+  role: { _id: string; name: string; permissions: string[] };
+  invited_date: string;
+  invited_by?: string;
+  joined_date?: string;
+  updated_date?: string;
+  updated_by?: string;
+}
+
+export function toUserView(user: User, role: Role | undefined): UserView {
+  const view: UserView = {
+    _id: user.id,
+    email: user.email,
+    role: role
+      ? { _id: role.id, name: role.name, permissions: [...role.permissions] }
+      : { _id: user.roleId, name: '', permissions: [] },
+    invited_date: user.invitedAt.toISOString(),
+  };
+  if (user.name !== undefined) view.name = user.name;
+  if (user.username !== undefined) view.username = user.username;
+  if (user.invitedBy !== undefined) view.invited_by = user.invitedBy;
+  if (user.joinedAt !== undefined) view.joined_date = user.joinedAt.toISOString();
+  if (user.updatedAt !== undefined) view.updated_date = user.updatedAt.toISOString();
+  if (user.updatedBy !== undefined) view.updated_by = user.updatedBy;
+  return view;
+}

@@ -1,0 +1,134 @@
+import { AggregateRoot } from '../shared/domain-event';
+import type { Role } from '../roles/role';
+import type { Email } from './email';
+import type { Username } from './username';
+import { USER_INVITED, type UserInvited } from './user-invited.event';
+
+export type IdFactory = () => string;
+
+export interface UserProps {
+  id: string;
+  email: string;
+  name?: string;
+  username?: string;
+  passwordHash?: string;
+  roleId: string;
+  invitedAt: Date;
+  invitedBy?: string;
+  joinedAt?: Date;
+  updatedAt?: Date;
+  updatedBy?: string;
+}
+
+/**
+ * A user is created pending (invited, no credentials) and becomes joined when it has
+ * a username and a password. The bootstrap admin is created joined.
+ */
+export class User extends AggregateRoot {
+  private constructor(private props: UserProps) {
+    super();
+  }
+
+  static restore(props: UserProps): User {
+    return new User({ ...props });
+  }
+
+  static invite(input: {
+    id: string;
+    email: Email;
+    name?: string;
+    role: Role;
+    invitedBy: string;
+    now: Date;
+    newId: IdFactory;
+  }): User {
+    const user = new User({
+      id: input.id,
+      email: input.email.value,
+      name: input.name,
+      roleId: input.role.id,
+      invitedAt: input.now,
+      invitedBy: input.invitedBy,
+    });
+    const event: UserInvited = {
+      id: input.newId(),
+      type: USER_INVITED,
+      aggregateId: input.id,
+      occurredAt: input.now,
+      data: {
+        user_id: input.id,
+        email: input.email.value,
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        role: { _id: input.role.id, name: input.role.name },
+        invited_by: input.invitedBy,
+        invited_date: input.now.toISOString(),
+      },
+    };
+    user.record(event);
+    return user;
+  }
+
+  static createJoined(input: {
+    id: string;
+    email: Email;
+    name: string;
+    username: Username;
+    passwordHash: string;
+    role: Role;
+    now: Date;
+  }): User {
+    return new User({
+      id: input.id,
+      email: input.email.value,
+      name: input.name,
+      username: input.username.value,
+      passwordHash: input.passwordHash,
+      roleId: input.role.id,
+      invitedAt: input.now,
+      joinedAt: input.now,
+    });
+  }
+
+  get id(): string {
+    return this.props.id;
+  }
+  get email(): string {
+    return this.props.email;
+  }
+  get name(): string | undefined {
+    return this.props.name;
+  }
+  get username(): string | undefined {
+    return this.props.username;
+  }
+  get passwordHash(): string | undefined {
+    return this.props.passwordHash;
+  }
+  get roleId(): string {
+    return this.props.roleId;
+  }
+  get invitedAt(): Date {
+    return this.props.invitedAt;
+  }
+  get invitedBy(): string | undefined {
+    return this.props.invitedBy;
+  }
+  get joinedAt(): Date | undefined {
+    return this.props.joinedAt;
+  }
+  get updatedAt(): Date | undefined {
+    return this.props.updatedAt;
+  }
+  get updatedBy(): string | undefined {
+    return this.props.updatedBy;
+  }
+
+  /** Only a joined user has credentials to sign in with. */
+  get isJoined(): boolean {
+    return this.props.joinedAt !== undefined && this.props.passwordHash !== undefined;
+  }
+
+  toSnapshot(): Readonly<UserProps> {
+    return { ...this.props };
+  }
+}

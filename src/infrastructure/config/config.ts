@@ -1,0 +1,217 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseDurationSeconds } from './duration';
+
+export type DatabaseConfig =
+  | { kind: 'mysql' | 'mariadb'; url: string }
+  | { kind: 'sqlite'; path: string };
+
+export interface AdminBootstrap {
+  username: string;
+  password: string;
+  email: string;
+  name?: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  migrateOnStart: boolean;
+  kafka: { brokers: string[]; topic: string; clientId: string } | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  publicUrl: string;
+  admin: AdminBootstrap | null;
+  jwt: {
+    privateKeyPem: string | null;
+    publicKeyPem: string | null;
+    issuer: string;
+    audience: string;
+    ttlSeconds: number;
+  };
+  invitationTtlSeconds: number;
+  logLevel: string;
+  bodyLimitBytes: number;
+  /** Seconds /readyz answers 503 before the server stops accepting, so endpoints can drop it. */
+  shutdownDrainSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Every variable the service reads; anything else in the environment is ignored. */
+export const CONFIG_VARIABLES = [
+  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'MIGRATE_ON_START', 'KAFKA_BROKERS', 'KAFKA_TOPIC',
+  'KAFKA_CLIENT_ID', 'SMTP_URL', 'MAIL_FROM', 'PUBLIC_URL', 'ADMIN_USERNAME', 'ADMIN_PASSWORD',
+  'ADMIN_EMAIL', 'ADMIN_NAME', 'JWT_PRIVATE_KEY', 'JWT_PRIVATE_KEY_FILE', 'JWT_PUBLIC_KEY',
+  'JWT_PUBLIC_KEY_FILE', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL', 'INVITATION_TTL',
+  'LOG_LEVEL', 'BODY_LIMIT', 'SHUTDOWN_DRAIN',
+] as const;
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the environment once; every problem is reported, each naming its variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const get = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+
+  const duration = (name: string, fallback: string, { allowZero = false } = {}): number => {
+    const raw = get(name) ?? fallback;
+    const seconds = parseDurationSeconds(raw);
+    if (seconds === null || (seconds === 0 && !allowZero)) {
+      problems.push(`${name} must be a ${allowZero ? '' : 'positive '}duration such as 90s, 15m, 12h or 7d (got "${raw}")`);
+      return parseDurationSeconds(fallback) ?? 0;
+    }
+    return seconds;
+  };
+
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = get(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+
+  const secret = (name: string): string | null => {
+    const inline = env[name];
+    const file = get(`${name}_FILE`);
+    if (inline && file) problems.push(`set only one of ${name} and ${name}_FILE`);
+    if (inline) return inline.replace(/\\n/g, '\n');
+    if (!file) return null;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      problems.push(`${name}_FILE: cannot read "${file}"`);
+      return null;
+    }
+  };
+
+  const port = integer('PORT', 3000, 0, 65535);
+  const host = get('HOST') ?? '0.0.0.0';
+  const dataDir = path.resolve(get('DATA_DIR') ?? './data');
+
+  const database = parseDatabaseUrl(get('DATABASE_URL'), dataDir, problems);
+
+  const brokersRaw = get('KAFKA_BROKERS');
+  let kafka: Config['kafka'] = null;
+  if (brokersRaw !== undefined) {
+    const brokers = brokersRaw.split(',').map((b) => b.trim()).filter(Boolean);
+    const bad = brokers.filter((b) => !/^[A-Za-z0-9.\-_[\]:]+:\d{1,5}$/.test(b));
+    if (brokers.length === 0 || bad.length > 0) {
+      problems.push(`KAFKA_BROKERS must be a comma-separated list of host:port (bad: "${bad.join(',') || brokersRaw}")`);
+    }
+    kafka = {
+      brokers,
+      topic: get('KAFKA_TOPIC') ?? 'access-control.user-events.v1',
+      clientId: get('KAFKA_CLIENT_ID') ?? 'access-control',
+    };
+  }
+
+  const smtpUrl = get('SMTP_URL') ?? null;
+  if (smtpUrl !== null && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) {
+    problems.push('SMTP_URL must look like smtp://user:pass@host:port or smtps://…');
+  }
+
+  let publicUrl = get('PUBLIC_URL') ?? `http://localhost:${port}`;
+  try {
+    const url = new URL(publicUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    publicUrl = publicUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
+  }
+
+  const adminVars = ['ADMIN_USERNAME', 'ADMIN_PASSWORD', 'ADMIN_EMAIL'] as const;
+  const adminSet = adminVars.filter((name) => get(name) !== undefined);
+  let admin: AdminBootstrap | null = null;
+  if (adminSet.length > 0 && adminSet.length < adminVars.length) {
+    problems.push(`to bootstrap an admin set all of ${adminVars.join(', ')} (missing: ${adminVars.filter((n) => !adminSet.includes(n)).join(', ')})`);
+  } else if (adminSet.length === adminVars.length) {
+    admin = {
+      username: get('ADMIN_USERNAME')!,
+      // A password is taken as given: surrounding spaces are part of it.
+      password: env.ADMIN_PASSWORD!,
+      email: get('ADMIN_EMAIL')!,
+      name: get('ADMIN_NAME'),
+    };
+  }
+
+  const privateKeyPem = secret('JWT_PRIVATE_KEY');
+  const publicKeyPem = secret('JWT_PUBLIC_KEY');
+  if ((privateKeyPem === null) !== (publicKeyPem === null)) {
+    problems.push('set both JWT_PRIVATE_KEY and JWT_PUBLIC_KEY (or their _FILE forms), or neither');
+  }
+
+  const logLevel = get('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    database,
+    migrateOnStart: boolean('MIGRATE_ON_START', true),
+    kafka,
+    smtpUrl,
+    mailFrom: get('MAIL_FROM') ?? 'Access Control <no-reply@localhost>',
+    publicUrl,
+    admin,
+    jwt: {
+      privateKeyPem,
+      publicKeyPem,
+      issuer: get('JWT_ISSUER') ?? publicUrl,
+      audience: get('JWT_AUDIENCE') ?? 'access-control',
+      ttlSeconds: duration('ACCESS_TOKEN_TTL', '15m'),
+    },
+    invitationTtlSeconds: duration('INVITATION_TTL', '7d'),
+    logLevel,
+    bodyLimitBytes: integer('BODY_LIMIT', 16 * 1024, 256, 10 * 1024 * 1024),
+    shutdownDrainSeconds: duration('SHUTDOWN_DRAIN', '0s', { allowZero: true }),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function parseDatabaseUrl(raw: string | undefined, dataDir: string, problems: string[]): DatabaseConfig {
+  if (raw === undefined) return { kind: 'sqlite', path: path.join(dataDir, 'access-control.sqlite') };
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (file === '') problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/db.sqlite');
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push('DATABASE_URL must be mysql://…, mariadb://… or sqlite:<path>');
+    return { kind: 'sqlite', path: ':memory:' };
+  }
+  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') {
+    problems.push(`DATABASE_URL scheme "${url.protocol}" is not supported: use mysql://, mariadb:// or sqlite:`);
+  }
+  if (url.pathname.replace(/^\//, '') === '') problems.push('DATABASE_URL must name a database, e.g. mysql://host:3306/access_control');
+  return { kind: url.protocol === 'mariadb:' ? 'mariadb' : 'mysql', url: raw };
+}

@@ -1,0 +1,94 @@
+import { asClass, asFunction, asValue, type AwilixContainer, createContainer, InjectionMode, type Resolver } from 'awilix';
+import type { DataSource } from 'typeorm';
+import type { Actor } from '../application/auth/actor';
+import { AuthenticateActorUseCase } from '../application/auth/authenticate-actor.use-case';
+import { SignInUseCase } from '../application/auth/sign-in.use-case';
+import { InviteUserUseCase } from '../application/invitations/invite-user.use-case';
+import { ListPermissionsUseCase } from '../application/permissions/list-permissions.use-case';
+import type { Clock } from '../application/ports/clock.port';
+import type { IdGenerator } from '../application/ports/id-generator.port';
+import type { PasswordHasher } from '../application/ports/password-hasher.port';
+import type { PermissionRepository } from '../application/ports/permission-repository.port';
+import type { RoleRepository } from '../application/ports/role-repository.port';
+import type { TokenIssuer } from '../application/ports/token-issuer.port';
+import type { UnitOfWork } from '../application/ports/unit-of-work.port';
+import type { UserRepository } from '../application/ports/user-repository.port';
+import { CreateAdminUseCase } from '../application/users/create-admin.use-case';
+import { ListUsersUseCase } from '../application/users/list-users.use-case';
+import type { Config } from './config/config';
+import { Argon2PasswordHasher } from './crypto/argon2-password-hasher';
+import { JwtTokenIssuer } from './crypto/jwt-token-issuer';
+import { loadOrCreateLocalSigningKey, type SigningKey, signingKeyFromPem } from './crypto/signing-keys';
+import type { Logger } from './logging/logger';
+import { createDataSource } from './persistence/typeorm/data-source';
+import { TypeOrmPermissionRepository } from './persistence/typeorm/typeorm-permission.repository';
+import { TypeOrmRoleRepository } from './persistence/typeorm/typeorm-role.repository';
+import { TypeOrmUnitOfWork } from './persistence/typeorm/typeorm-unit-of-work';
+import { TypeOrmUserRepository } from './persistence/typeorm/typeorm-user.repository';
+import { Readiness } from './system/readiness';
+import { SystemClock } from './system/system-clock';
+import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
+
+export interface Cradle {
+  config: Config;
+  logger: Logger;
+  dataSource: DataSource;
+  clock: Clock;
+  idGenerator: IdGenerator;
+  passwordHasher: PasswordHasher;
+  signingKey: SigningKey;
+  tokenIssuer: TokenIssuer;
+  userRepository: UserRepository;
+  roleRepository: RoleRepository;
+  permissionRepository: PermissionRepository;
+  unitOfWork: UnitOfWork;
+  readiness: Readiness;
+  signIn: SignInUseCase;
+  authenticateActor: { execute(subject: string): Promise<Actor | null> };
+  listUsers: ListUsersUseCase;
+  inviteUser: InviteUserUseCase;
+  listPermissions: ListPermissionsUseCase;
+  createAdmin: CreateAdminUseCase;
+}
+
+export type AppContainer = AwilixContainer<Cradle>;
+
+/** Registrations a test may swap (a fixed clock, a faster hasher, …). */
+export type Overrides = Partial<{ [K in keyof Cradle]: Resolver<Cradle[K]> }>;
+
+/** The one composition root of a process. Nothing else resolves from it but the process entrypoints. */
+export function buildContainer(config: Config, logger: Logger, overrides: Overrides = {}): AppContainer {
+  const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
+
+  container.register({
+    config: asValue(config),
+    logger: asValue(logger),
+    dataSource: asFunction(() => createDataSource(config.database))
+      .singleton()
+      .disposer(async (ds) => {
+        if (ds.isInitialized) await ds.destroy();
+      }),
+    clock: asClass(SystemClock).singleton(),
+    idGenerator: asClass(UuidV7IdGenerator).singleton(),
+    passwordHasher: asClass(Argon2PasswordHasher).singleton(),
+    signingKey: asFunction(() =>
+      config.jwt.privateKeyPem && config.jwt.publicKeyPem
+        ? signingKeyFromPem(config.jwt.privateKeyPem, config.jwt.publicKeyPem)
+        : loadOrCreateLocalSigningKey(config.dataDir),
+    ).singleton(),
+    tokenIssuer: asFunction(({ signingKey, clock }: Cradle) => new JwtTokenIssuer(signingKey, config.jwt, clock)).singleton(),
+    userRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmUserRepository(dataSource.manager)).singleton(),
+    roleRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmRoleRepository(dataSource)).singleton(),
+    permissionRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmPermissionRepository(dataSource)).singleton(),
+    unitOfWork: asFunction(({ dataSource }: Cradle) => new TypeOrmUnitOfWork(dataSource)).singleton(),
+    readiness: asFunction(({ dataSource }: Cradle) => new Readiness(dataSource)).singleton(),
+    signIn: asClass(SignInUseCase).singleton(),
+    authenticateActor: asClass(AuthenticateActorUseCase).singleton(),
+    listUsers: asClass(ListUsersUseCase).singleton(),
+    inviteUser: asClass(InviteUserUseCase).singleton(),
+    listPermissions: asClass(ListPermissionsUseCase).singleton(),
+    createAdmin: asClass(CreateAdminUseCase).singleton(),
+  });
+  container.register(overrides as Record<string, Resolver<unknown>>);
+  return container;
+}

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { createSigner } from 'fast-jwt';
+import type { IssuedToken, TokenIssuer } from '../../application/ports/token-issuer.port';
+import type { Clock } from '../../application/ports/clock.port';
+import type { SigningKey } from './signing-keys';
+
+export interface TokenSettings {
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+}
+
+/** EdDSA access tokens carrying only identity (`sub`): permissions are read fresh on each request. */
+export class JwtTokenIssuer implements TokenIssuer {
+  private readonly sign: (payload: Record<string, unknown>) => string;
+
+  constructor(
+    key: SigningKey,
+    private readonly settings: TokenSettings,
+    private readonly clock: Clock,
+  ) {
+    this.sign = createSigner({ key: key.privateKeyPem, algorithm: 'EdDSA', kid: key.kid });
+  }
+
+  async issue(subject: string): Promise<IssuedToken> {
+    const iat = Math.floor(this.clock.now().getTime() / 1000);
+    const exp = iat + Math.round(this.settings.ttlSeconds);
+    const token = this.sign({
+      iss: this.settings.issuer,
+      aud: this.settings.audience,
+      sub: subject,
+      iat,
+      exp,
+      jti: randomUUID(),
+    });
+    return { token, expiresAt: new Date(exp * 1000) };
+  }
+}

@@ -1,0 +1,73 @@
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface SigningKey {
+  kid: string;
+  privateKeyPem: string;
+  publicKeyPem: string;
+  jwk: PublicJwk;
+}
+
+export interface PublicJwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  kid: string;
+  alg: 'EdDSA';
+  use: 'sig';
+}
+
+export class SigningKeyError extends Error {}
+
+/** A key pair from PEM text; only Ed25519 is accepted, so the algorithm can be pinned to EdDSA. */
+export function signingKeyFromPem(privateKeyPem: string, publicKeyPem: string): SigningKey {
+  let privateKey: KeyObject;
+  let publicKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(privateKeyPem);
+    publicKey = createPublicKey(publicKeyPem);
+  } catch {
+    throw new SigningKeyError('JWT_PRIVATE_KEY / JWT_PUBLIC_KEY are not readable PEM keys');
+  }
+  if (privateKey.asymmetricKeyType !== 'ed25519' || publicKey.asymmetricKeyType !== 'ed25519') {
+    throw new SigningKeyError('JWT_PRIVATE_KEY / JWT_PUBLIC_KEY must be an Ed25519 key pair');
+  }
+  const derived = createPublicKey(privateKey).export({ format: 'jwk' });
+  const given = publicKey.export({ format: 'jwk' });
+  if (derived.x !== given.x) throw new SigningKeyError('JWT_PUBLIC_KEY does not belong to JWT_PRIVATE_KEY');
+  return toSigningKey(privateKey, publicKey);
+}
+
+/** The embedded default: an Ed25519 pair generated on first start and kept under DATA_DIR. */
+export function loadOrCreateLocalSigningKey(dataDir: string): SigningKey {
+  const file = path.join(dataDir, 'jwt-ed25519-private.pem');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    const { privateKey } = generateKeyPairSync('ed25519');
+    // 'wx' fails when another process created it meanwhile; then we read theirs.
+    try {
+      writeFileSync(file, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  const privateKey = createPrivateKey(readFileSync(file, 'utf8'));
+  return toSigningKey(privateKey, createPublicKey(privateKey));
+}
+
+function toSigningKey(privateKey: KeyObject, publicKey: KeyObject): SigningKey {
+  const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey & { x: string };
+  const kid = thumbprint(jwk.x);
+  return {
+    kid,
+    privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+    jwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid, alg: 'EdDSA', use: 'sig' },
+  };
+}
+
+/** RFC 7638 thumbprint: a kid that names the key itself. */
+function thumbprint(x: string): string {
+  return createHash('sha256').update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x })).digest('base64url');
+}

@@ -1,0 +1,48 @@
+import pino, { type Logger, type LoggerOptions } from 'pino';
+
+/** Paths never written to a log line, whatever level. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'accessToken',
+  '*.accessToken',
+  'passwordHash',
+  '*.passwordHash',
+  'smtpUrl',
+  'databaseUrl',
+];
+
+/** Query parameters whose values never reach a log line (invitation links carry a token). */
+const SECRET_QUERY = /([?&](?:token|access_token|password)=)[^&#]*/gi;
+
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[redacted]');
+}
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    serializers: {
+      req: (req: { method?: string; url?: string; id?: string; ip?: string }) => ({
+        method: req.method,
+        url: req.url === undefined ? undefined : redactUrl(req.url),
+        remoteAddress: req.ip,
+      }),
+    },
+    base: { service: 'access-control' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+}
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
+}
+
+export type { Logger };

@@ -1,0 +1,79 @@
+import 'reflect-metadata';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { DatabaseConfig } from '../../config/config';
+import { MIGRATIONS } from '../migrations';
+import { ENTITY_SCHEMAS } from './records';
+
+export interface DataSourceSettings {
+  poolSize?: number;
+  /** Which SQLite driver; by default better-sqlite3 when it is installed, else sql.js. */
+  sqliteDriver?: 'better-sqlite3' | 'sqljs';
+}
+
+/** The TypeORM data source for a configured database, not yet initialized. */
+export function createDataSource(database: DatabaseConfig, settings: DataSourceSettings = {}): DataSource {
+  const common = {
+    entities: ENTITY_SCHEMAS,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    logging: false,
+  } as const;
+
+  if (database.kind === 'sqlite') {
+    if (database.path !== ':memory:') mkdirSync(path.dirname(database.path), { recursive: true });
+    return new DataSource({ ...common, ...sqliteDriver(database.path, settings.sqliteDriver) });
+  }
+
+  return new DataSource({
+    ...common,
+    type: database.kind,
+    url: database.url,
+    timezone: 'Z',
+    charset: 'utf8mb4_unicode_ci',
+    connectTimeout: 10_000,
+    poolSize: settings.poolSize ?? 10,
+    extra: {
+      // Fail fast instead of queueing forever while the database is away.
+      queueLimit: 1000,
+      enableKeepAlive: true,
+    },
+  });
+}
+
+/**
+ * better-sqlite3 is the embedded default; it is an optional native addon, so when it could
+ * not be installed (no prebuilt binary and no compiler) sql.js, pure WebAssembly, takes over.
+ */
+function sqliteDriver(file: string, choice?: 'better-sqlite3' | 'sqljs'): DataSourceOptions {
+  if (choice === 'better-sqlite3' || (choice === undefined && hasBetterSqlite3())) {
+    return {
+      type: 'better-sqlite3',
+      database: file,
+      enableWAL: file !== ':memory:',
+      prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+        db.pragma('busy_timeout = 5000');
+      },
+    };
+  }
+  return file === ':memory:'
+    ? { type: 'sqljs', autoSave: false }
+    : { type: 'sqljs', location: file, autoSave: true, useLocalForage: false };
+}
+
+export function hasBetterSqlite3(): boolean {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Database = require('better-sqlite3');
+    new Database(':memory:').close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function isMysqlFamily(dataSource: DataSource): boolean {
+  return dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
+}

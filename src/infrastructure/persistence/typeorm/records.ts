@@ -1,0 +1,113 @@
+import { EntitySchema } from 'typeorm';
+
+/** Row shapes. Domain classes stay free of mapping concerns; repositories translate. */
+export interface RoleRecord {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+
+export interface PermissionRecord {
+  id: string;
+  group: string;
+  name: string;
+}
+
+export interface RolePermissionRecord {
+  roleId: string;
+  permissionId: string;
+}
+
+export interface UserRecord {
+  id: string;
+  email: string;
+  emailKey: string;
+  name: string | null;
+  username: string | null;
+  usernameKey: string | null;
+  passwordHash: string | null;
+  roleId: string;
+  invitedAt: Date;
+  invitedBy: string | null;
+  joinedAt: Date | null;
+  updatedAt: Date | null;
+  updatedBy: string | null;
+}
+
+export interface OutboxRecord {
+  id: string;
+  aggregateId: string;
+  type: string;
+  payload: string;
+  occurredAt: Date;
+  publishedAt: Date | null;
+  attempts: number;
+}
+
+const id = { type: String, length: 36, primary: true } as const;
+const datetime = { type: 'datetime', precision: 3 } as const;
+
+export const RoleSchema = new EntitySchema<RoleRecord>({
+  name: 'Role',
+  tableName: 'roles',
+  columns: {
+    id,
+    name: { type: String, length: 64 },
+    createdAt: { ...datetime, name: 'created_at' },
+  },
+});
+
+export const PermissionSchema = new EntitySchema<PermissionRecord>({
+  name: 'Permission',
+  tableName: 'permissions',
+  columns: {
+    id,
+    group: { type: String, length: 64, name: 'group_name' },
+    name: { type: String, length: 128 },
+  },
+});
+
+export const RolePermissionSchema = new EntitySchema<RolePermissionRecord>({
+  name: 'RolePermission',
+  tableName: 'role_permissions',
+  columns: {
+    roleId: { type: String, length: 36, primary: true, name: 'role_id' },
+    permissionId: { type: String, length: 36, primary: true, name: 'permission_id' },
+  },
+});
+
+export const UserSchema = new EntitySchema<UserRecord>({
+  name: 'User',
+  tableName: 'users',
+  columns: {
+    id,
+    email: { type: String, length: 254 },
+    emailKey: { type: String, length: 254, name: 'email_key' },
+    name: { type: String, length: 200, nullable: true },
+    username: { type: String, length: 64, nullable: true },
+    usernameKey: { type: String, length: 64, nullable: true, name: 'username_key' },
+    passwordHash: { type: String, length: 255, nullable: true, name: 'password_hash' },
+    roleId: { type: String, length: 36, name: 'role_id' },
+    invitedAt: { ...datetime, name: 'invited_at' },
+    invitedBy: { type: String, length: 36, nullable: true, name: 'invited_by' },
+    joinedAt: { ...datetime, nullable: true, name: 'joined_at' },
+    updatedAt: { ...datetime, nullable: true, name: 'updated_at' },
+    updatedBy: { type: String, length: 36, nullable: true, name: 'updated_by' },
+  },
+});
+
+export const OutboxSchema = new EntitySchema<OutboxRecord>({
+  name: 'OutboxEvent',
+  tableName: 'outbox_events',
+  columns: {
+    id,
+    aggregateId: { type: String, length: 36, name: 'aggregate_id' },
+    type: { type: String, length: 64 },
+    payload: { type: 'text' },
+    occurredAt: { ...datetime, name: 'occurred_at' },
+    publishedAt: { ...datetime, nullable: true, name: 'published_at' },
+    attempts: { type: Number, default: 0 },
+  },
+});
+
+export const ENTITY_SCHEMAS = [RoleSchema, PermissionSchema, RolePermissionSchema, UserSchema, OutboxSchema];

@@ -1,0 +1,24 @@
+import type { EntityManager } from 'typeorm';
+import type { Outbox } from '../../../application/ports/outbox.port';
+import type { DomainEvent } from '../../../domain/shared/domain-event';
+import { OutboxSchema } from './records';
+
+/** Writes events through the transaction's manager, so they commit or roll back with the change. */
+export class TypeOrmOutbox implements Outbox {
+  constructor(private readonly manager: EntityManager) {}
+
+  async append(events: readonly DomainEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.manager.getRepository(OutboxSchema).insert(
+      events.map((event) => ({
+        id: event.id,
+        aggregateId: event.aggregateId,
+        type: event.type,
+        payload: JSON.stringify(event.data),
+        occurredAt: event.occurredAt,
+        publishedAt: null,
+        attempts: 0,
+      })),
+    );
+  }
+}

@@ -1,0 +1,23 @@
+import type { DataSource } from 'typeorm';
+import type { TransactionScope, UnitOfWork } from '../../../application/ports/unit-of-work.port';
+import { isMysqlFamily } from './data-source';
+import { TypeOrmOutbox } from './typeorm-outbox';
+import { TypeOrmUserRepository } from './typeorm-user.repository';
+
+export class TypeOrmUnitOfWork implements UnitOfWork {
+  // SQLite has one connection: TypeORM would interleave two transactions on it, so they take turns.
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
+    const transaction = () =>
+      this.dataSource.transaction((manager) =>
+        work({ users: new TypeOrmUserRepository(manager), outbox: new TypeOrmOutbox(manager) }),
+      );
+    if (isMysqlFamily(this.dataSource)) return transaction();
+    const result = this.queue.then(transaction, transaction);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,92 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, ValidationError } from '../../domain/shared/domain-error';
+import { HttpProblemError, PROBLEMS, type Problem, problem } from './problem';
+
+const FASTIFY_CODES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'VALIDATION_FAILED',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_BAD_URL: 'VALIDATION_FAILED',
+  FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_FAILED',
+};
+
+/** Errors that mean the database is away, not that the request was wrong. */
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK', 'POOL_ENQUEUELIMIT', 'SQLITE_BUSY', 'SQLITE_LOCKED',
+]);
+
+export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
+  if (error instanceof ValidationError) {
+    return { problem: problem(error.code, error.message, { errors: error.problems }), headers: {} };
+  }
+  if (error instanceof DomainError && PROBLEMS[error.code]) {
+    return { problem: problem(error.code, error.message), headers: {} };
+  }
+  if (error instanceof HttpProblemError) {
+    return { problem: problem(error.code, error.message), headers: error.headers };
+  }
+  const e = error as FastifyError & { driverError?: { code?: string }; validation?: ValidationIssue[] };
+  if (e?.validation) {
+    const errors = e.validation.map((issue) => ({ field: fieldOf(e.validationContext, issue), message: issue.message ?? 'is invalid' }));
+    return { problem: problem('VALIDATION_FAILED', 'Some fields are invalid', { errors }), headers: {} };
+  }
+  const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
+  if (mapped) return { problem: problem(mapped, publicMessage(e)), headers: {} };
+  if (isUnavailable(e)) {
+    return {
+      problem: problem('SERVICE_UNAVAILABLE', 'A backing service is unavailable; try again shortly'),
+      headers: { 'retry-after': '2' },
+    };
+  }
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    const code = Object.keys(PROBLEMS).find((k) => PROBLEMS[k].status === e.statusCode) ?? 'VALIDATION_FAILED';
+    return { problem: { ...problem(code, publicMessage(e)), status: e.statusCode }, headers: {} };
+  }
+  return { problem: problem('INTERNAL', 'An unexpected error occurred'), headers: {} };
+}
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  params?: { missingProperty?: string; additionalProperty?: string };
+}
+
+function fieldOf(context: string | undefined, issue: ValidationIssue): string {
+  const base = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const leaf = issue.params?.missingProperty ?? issue.params?.additionalProperty;
+  const path = [base, leaf].filter(Boolean).join('.');
+  return path || context || 'body';
+}
+
+function isUnavailable(e: { code?: string; driverError?: { code?: string }; name?: string; message?: string }): boolean {
+  const code = e?.driverError?.code ?? e?.code;
+  if (code && UNAVAILABLE.has(code)) return true;
+  // TypeORM before initialization, or after the pool was closed.
+  return e?.name === 'CannotExecuteNotConnectedError' || /Pool is closed|connection is in closed state/i.test(e?.message ?? '');
+}
+
+/** Fastify's own messages for client errors are safe to show; anything else is not echoed. */
+function publicMessage(e: { message?: string }): string {
+  const message = e?.message ?? '';
+  return message.length > 0 && message.length < 300 ? message : 'The request could not be processed';
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { problem: body, headers } = toProblem(error);
+    if (body.status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    } else if (body.status !== 401 && body.status !== 403 && body.status !== 404) {
+      request.log.info({ code: body.code, status: body.status }, 'request refused');
+    }
+    return sendProblem(reply.headers(headers), { ...body, request_id: request.id });
+  });
+}
+
+export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
+  return reply.code(body.status).type('application/problem+json').send(body);
+}

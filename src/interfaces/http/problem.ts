@@ -1,0 +1,61 @@
+import type { FieldProblem } from '../../domain/shared/domain-error';
+
+/** RFC 9457 problem details, with our stable `code`. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldProblem[];
+  request_id?: string;
+}
+
+/** One table from error code to HTTP status and title. Codes are the public contract. */
+export const PROBLEMS: Record<string, { status: number; title: string }> = {
+  VALIDATION_FAILED: { status: 400, title: 'The request is not valid' },
+  MALFORMED_JSON: { status: 400, title: 'The body is not valid JSON' },
+  ROLE_NOT_FOUND: { status: 400, title: 'No such role' },
+  UNAUTHENTICATED: { status: 401, title: 'Authentication required' },
+  INVALID_CREDENTIALS: { status: 401, title: 'Invalid credentials' },
+  PERMISSION_DENIED: { status: 403, title: 'Permission denied' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  USER_NOT_FOUND: { status: 404, title: 'No such user' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  EMAIL_TAKEN: { status: 409, title: 'E-mail already in use' },
+  USERNAME_TAKEN: { status: 409, title: 'Username already taken' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests' },
+  INTERNAL: { status: 500, title: 'Internal error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+};
+
+export function problem(code: string, detail: string, extra: Partial<Problem> = {}): Problem {
+  const known = PROBLEMS[code] ?? PROBLEMS.INTERNAL;
+  return {
+    type: `urn:problem:access-control:${code.toLowerCase().replace(/_/g, '-')}`,
+    title: known.title,
+    status: known.status,
+    detail,
+    code,
+    ...extra,
+  };
+}
+
+/** An error raised by the HTTP edge itself (not a business rule), carrying its problem code. */
+export class HttpProblemError extends Error {
+  constructor(
+    readonly code: keyof typeof PROBLEMS,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpProblemError';
+  }
+}
+
+export const unauthenticated = (detail = 'A valid bearer token is required') =>
+  new HttpProblemError('UNAUTHENTICATED', detail, {
+    'www-authenticate': 'Bearer realm="access-control", error="invalid_token"',
+  });

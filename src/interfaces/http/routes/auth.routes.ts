@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import type { SignInUseCase } from '../../../application/auth/sign-in.use-case';
+import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
+import { problemRef } from '../schemas';
+
+export function authRoutes(deps: { signIn: SignInUseCase }) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.post<{ Body: { username: string; password: string } }>(
+      '/auth/signin',
+      {
+        config: { public: true },
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign in with username and password',
+          description: 'Returns an EdDSA-signed JWT access token. Unknown user, wrong password and a not-yet-joined user get the same 401.',
+          body: {
+            type: 'object',
+            required: ['username', 'password'],
+            additionalProperties: false,
+            properties: {
+              username: { type: 'string', minLength: 1, maxLength: 254 },
+              // Refused before any hashing work.
+              password: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH },
+            },
+          },
+          response: {
+            200: {
+              type: 'object',
+              required: ['name', 'username', 'email', 'role', 'accessToken'],
+              properties: {
+                name: { type: 'string' },
+                username: { type: 'string' },
+                email: { type: 'string' },
+                role: {
+                  type: 'object',
+                  required: ['name', 'permissions'],
+                  properties: { name: { type: 'string' }, permissions: { type: 'array', items: { type: 'string' } } },
+                },
+                accessToken: { type: 'string' },
+              },
+            },
+            400: problemRef,
+            401: problemRef,
+            413: problemRef,
+            415: problemRef,
+            503: problemRef,
+          },
+        },
+      },
+      async (request, reply) => {
+        const result = await deps.signIn.execute(request.body);
+        return reply.header('cache-control', 'no-store').send(result);
+      },
+    );
+  };
+}

@@ -1,0 +1,245 @@
+import type { DataSource } from 'typeorm';
+import { Email } from '../../../src/domain/users/email';
+import { User } from '../../../src/domain/users/user';
+import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../src/domain/users/user.errors';
+import { Username } from '../../../src/domain/users/username';
+import type { Role } from '../../../src/domain/roles/role';
+import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
+import { TypeOrmPermissionRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-permission.repository';
+import { TypeOrmRoleRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
+import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
+import { TypeOrmUserRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
+import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
+import { ALL_TARGETS } from './database-targets';
+
+const ids = new UuidV7IdGenerator();
+const member: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
+
+function pendingUser(email: string, at = new Date('2026-01-31T12:00:00.123Z')): User {
+  return User.invite({
+    id: ids.next(),
+    email: Email.parse(email),
+    role: member,
+    invitedBy: ids.next(),
+    now: at,
+    newId: () => ids.next(),
+  });
+}
+
+function joinedUser(username: string, email: string): User {
+  return User.createJoined({
+    id: ids.next(),
+    email: Email.parse(email),
+    name: 'Zoë 🚀 Ünïcode',
+    username: Username.parse(username),
+    passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+    role: member,
+    now: new Date('2026-02-01T00:00:00.007Z'),
+  });
+}
+
+async function outboxRows(dataSource: DataSource): Promise<{ id: string; aggregate_id: string; type: string; payload: string }[]> {
+  return dataSource.query('SELECT id, aggregate_id, type, payload FROM outbox_events ORDER BY id');
+}
+
+describe.each(ALL_TARGETS)('persistence on $name', (target) => {
+  let dataSource: DataSource;
+  let dispose: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ dataSource, dispose } = await target.open());
+    expect(await runMigrations(dataSource)).toEqual(['InitialSchema1763700000000']);
+  });
+
+  afterAll(async () => dispose());
+
+  describe('migrations', () => {
+    it('apply once: a second run finds nothing to do', async () => {
+      expect(await runMigrations(dataSource)).toEqual([]);
+    });
+
+    it('seed the admin and member roles and the permissions of PRODUCT.md', async () => {
+      const roles = await new TypeOrmRoleRepository(dataSource).findAll();
+      expect(roles.map((r) => [r.id, r.name, r.permissions])).toEqual([
+        [SEEDED_ROLES.admin, 'admin', ['permissions:read', 'users:invite', 'users:read']],
+        [SEEDED_ROLES.member, 'member', []],
+      ]);
+    });
+  });
+
+  describe('TypeOrmUserRepository', () => {
+    it('round-trips a joined user with unicode and millisecond datetimes', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const user = joinedUser('Round.Trip', 'round.trip@example.com');
+      await users.add(user);
+      const loaded = await users.findById(user.id);
+      expect(loaded?.toSnapshot()).toEqual(user.toSnapshot());
+      expect(loaded?.joinedAt?.toISOString()).toBe('2026-02-01T00:00:00.007Z');
+      expect(loaded?.isJoined).toBe(true);
+    });
+
+    it('leaves the unknown fields of a pending user empty', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const user = pendingUser('pending.one@example.com');
+      await users.add(user);
+      const loaded = await users.findById(user.id);
+      expect(loaded?.username).toBeUndefined();
+      expect(loaded?.name).toBeUndefined();
+      expect(loaded?.joinedAt).toBeUndefined();
+      expect(loaded?.isJoined).toBe(false);
+      expect(loaded?.invitedAt.toISOString()).toBe('2026-01-31T12:00:00.123Z');
+    });
+
+    it('finds by username and e-mail case-insensitively', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const user = joinedUser('MixedCase', 'Mixed.Case@Example.COM');
+      await users.add(user);
+      expect((await users.findByUsername('mixedcase'))?.id).toBe(user.id);
+      expect((await users.findByUsername('MIXEDCASE'))?.id).toBe(user.id);
+      expect(await users.existsWithEmail('mixed.case@example.com')).toBe(true);
+      expect(await users.existsWithEmail('MIXED.CASE@EXAMPLE.COM')).toBe(true);
+      expect(await users.existsWithEmail('other@example.com')).toBe(false);
+      expect(await users.findByUsername('nobody')).toBeNull();
+    });
+
+    it('refuses a second user with the same e-mail in another case', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      await users.add(pendingUser('dup@example.com'));
+      await expect(users.add(pendingUser('DUP@Example.com'))).rejects.toBeInstanceOf(EmailAlreadyTakenError);
+    });
+
+    it('refuses a second user with the same username in another case', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      await users.add(joinedUser('taken_name', 'first@example.com'));
+      await expect(users.add(joinedUser('TAKEN_NAME', 'second@example.com'))).rejects.toBeInstanceOf(
+        UsernameAlreadyTakenError,
+      );
+    });
+
+    it('keeps accented addresses distinct from unaccented ones', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      await users.add(pendingUser('josé@example.com'));
+      await expect(users.add(pendingUser('jose@example.com'))).resolves.toBeUndefined();
+    });
+
+    it('lists in creation order with the true total, across pages', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const before = await users.list({ offset: 0, limit: 1000 });
+      const added: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const user = pendingUser(`order${i}@example.com`);
+        added.push(user.id);
+        await users.add(user);
+      }
+      const all = await users.list({ offset: 0, limit: 1000 });
+      expect(all.total).toBe(before.total + 5);
+      expect(all.items.map((u) => u.id).slice(-5)).toEqual(added);
+      const ordered = [...all.items.map((u) => u.id)].sort();
+      expect(all.items.map((u) => u.id)).toEqual(ordered);
+
+      const pages = [];
+      for (let offset = 0; offset < all.total; offset += 3) pages.push(...(await users.list({ offset, limit: 3 })).items);
+      expect(pages.map((u) => u.id)).toEqual(all.items.map((u) => u.id));
+      expect((await users.list({ offset: all.total + 10, limit: 3 })).items).toEqual([]);
+    });
+  });
+
+  describe('TypeOrmPermissionRepository', () => {
+    const repo = () => new TypeOrmPermissionRepository(dataSource);
+
+    it('lists every seeded permission ordered by group then name', async () => {
+      const { items, total } = await repo().list({}, { offset: 0, limit: 100 });
+      expect(total).toBe(SEEDED_PERMISSIONS.length);
+      expect(items.map((p) => `${p.group}/${p.name}`)).toEqual([
+        'permissions/permissions:read',
+        'users/users:invite',
+        'users/users:read',
+      ]);
+    });
+
+    it('filters by exact group and name', async () => {
+      expect((await repo().list({ group: 'users' }, { offset: 0, limit: 100 })).total).toBe(2);
+      expect((await repo().list({ group: 'USERS' }, { offset: 0, limit: 100 })).total).toBe(0);
+      expect((await repo().list({ group: 'user' }, { offset: 0, limit: 100 })).total).toBe(0);
+      const byName = await repo().list({ name: 'users:read' }, { offset: 0, limit: 100 });
+      expect(byName.items).toEqual([{ id: SEEDED_PERMISSIONS[0].id, group: 'users', name: 'users:read' }]);
+      expect((await repo().list({ group: 'permissions', name: 'users:read' }, { offset: 0, limit: 100 })).total).toBe(0);
+    });
+
+    it('pages with the filtered total', async () => {
+      const page2 = await repo().list({ group: 'users' }, { offset: 1, limit: 1 });
+      expect(page2).toEqual({ items: [{ id: SEEDED_PERMISSIONS[0].id, group: 'users', name: 'users:read' }], total: 2 });
+    });
+  });
+
+  describe('TypeOrmUnitOfWork', () => {
+    it('writes the user and its outbox event together', async () => {
+      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
+      const user = pendingUser('together@example.com');
+      await unitOfWork.run(async ({ users, outbox }) => {
+        await users.add(user);
+        await outbox.append(user.pullDomainEvents());
+      });
+      const rows = (await outboxRows(dataSource)).filter((row) => row.aggregate_id === user.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0].type).toBe('UserInvited');
+      expect(JSON.parse(rows[0].payload)).toEqual({
+        user_id: user.id,
+        email: 'together@example.com',
+        role: { _id: SEEDED_ROLES.member, name: 'member' },
+        invited_by: user.invitedBy,
+        invited_date: '2026-01-31T12:00:00.123Z',
+      });
+    });
+
+    it('writes neither when the transaction fails after both writes', async () => {
+      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
+      const user = pendingUser('rolled.back@example.com');
+      await expect(
+        unitOfWork.run(async ({ users, outbox }) => {
+          await users.add(user);
+          await outbox.append(user.pullDomainEvents());
+          throw new Error('boom after the writes');
+        }),
+      ).rejects.toThrow('boom after the writes');
+      expect(await new TypeOrmUserRepository(dataSource.manager).findById(user.id)).toBeNull();
+      expect((await outboxRows(dataSource)).filter((row) => row.aggregate_id === user.id)).toEqual([]);
+    });
+
+    it('rolls back the outbox row when a unique violation ends the transaction', async () => {
+      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
+      await new TypeOrmUserRepository(dataSource.manager).add(pendingUser('clash@example.com'));
+      const second = pendingUser('CLASH@example.com');
+      const events = second.pullDomainEvents();
+      await expect(
+        unitOfWork.run(async ({ users, outbox }) => {
+          await outbox.append(events);
+          await users.add(second);
+        }),
+      ).rejects.toBeInstanceOf(EmailAlreadyTakenError);
+      expect((await outboxRows(dataSource)).filter((row) => row.id === events[0].id)).toEqual([]);
+    });
+
+    it('keeps concurrent transactions apart', async () => {
+      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
+      const batch = Array.from({ length: 8 }, (_, i) => pendingUser(`parallel${i}@example.com`));
+      await Promise.all(
+        batch.map((user, i) =>
+          unitOfWork
+            .run(async ({ users, outbox }) => {
+              await users.add(user);
+              await outbox.append(user.pullDomainEvents());
+              if (i % 2 === 1) throw new Error('odd ones fail');
+            })
+            .catch(() => undefined),
+        ),
+      );
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const present = await Promise.all(batch.map(async (u) => (await users.findById(u.id)) !== null));
+      expect(present).toEqual([true, false, true, false, true, false, true, false]);
+      const rows = await outboxRows(dataSource);
+      expect(batch.map((u) => rows.some((row) => row.aggregate_id === u.id))).toEqual(present);
+    });
+  });
+});

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { createConnection } from 'mysql2/promise';
+import type { DatabaseConfig } from '../../src/infrastructure/config/config';
+
+/**
+ * A database of its own for one test file, on the server the global setup found, so test
+ * files run in parallel without seeing each other's rows. Dropped by `drop()`.
+ */
+export interface TestDatabase {
+  url: string;
+  config: DatabaseConfig;
+  drop(): Promise<void>;
+}
+
+export function serverUrl(): string {
+  const url = process.env.TEST_DATABASE_SERVER_URL;
+  if (!url) throw new Error('TEST_DATABASE_SERVER_URL is not set: run the integration tests through jest (global setup)');
+  return url;
+}
+
+export async function createTestDatabase(prefix = 'ac_test'): Promise<TestDatabase> {
+  const server = new URL(serverUrl());
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  await admin(server, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  const url = new URL(server.href);
+  url.pathname = `/${name}`;
+  const kind = url.protocol === 'mariadb:' ? 'mariadb' : 'mysql';
+  return {
+    url: url.href,
+    config: { kind, url: url.href },
+    drop: () => admin(server, `DROP DATABASE IF EXISTS \`${name}\``),
+  };
+}
+
+async function admin(server: URL, sql: string): Promise<void> {
+  const connection = await createConnection({
+    host: server.hostname,
+    port: Number(server.port || 3306),
+    user: decodeURIComponent(server.username || 'root'),
+    password: decodeURIComponent(server.password),
+  });
+  try {
+    await connection.query(sql);
+  } finally {
+    await connection.end();
+  }
+}
