@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Algorithm, hash, verify } from '@node-rs/argon2';
+import { type Algorithm, hash, verify } from '@node-rs/argon2';
 import type { PasswordHasher } from '../../application/ports/password-hasher.port';
 
 /** OWASP's argon2id parameters: 19 MiB, 2 passes, 1 lane. Work runs on libuv's thread pool, off the event loop. */
 export const ARGON2_OPTIONS = {
-  algorithm: Algorithm.Argon2id,
+  // Algorithm is an ambient const enum, which isolated modules cannot read: 2 is Argon2id.
+  algorithm: 2 as Algorithm.Argon2id,
   memoryCost: 19456,
   timeCost: 2,
   parallelism: 1,

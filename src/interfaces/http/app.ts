@@ -12,6 +12,7 @@ import { permissionsRoutes } from './routes/permissions.routes';
 import { systemRoutes } from './routes/system.routes';
 import { usersRoutes } from './routes/users.routes';
 import { SHARED_SCHEMAS } from './schemas';
+import { registerValidators } from './validation';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -28,9 +29,6 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
-    ajv: {
-      customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: true },
-    },
   });
 
   app.addHook('onSend', async (request, reply) => {
@@ -38,6 +36,7 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
   });
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  registerValidators(app);
   registerErrorHandler(app);
 
   await app.register(helmet, { global: true });
@@ -79,14 +78,14 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
       // An unknown /v1 path: 401 without a valid token, 404 with one, so the API's shape is not probed anonymously.
       v1.setNotFoundHandler(async (request, reply) => {
         await app.authenticate(request);
-        return sendProblem(reply, { ...problem('NOT_FOUND', `No route ${request.method} ${request.url}`), request_id: request.id });
+        return sendProblem(reply, problem('NOT_FOUND', `No route ${request.method} ${request.url}`));
       });
     },
     { prefix: '/v1' },
   );
 
   app.setNotFoundHandler(async (request, reply) =>
-    sendProblem(reply, { ...problem('NOT_FOUND', `No route ${request.method} ${request.url}`), request_id: request.id }),
+    sendProblem(reply, problem('NOT_FOUND', `No route ${request.method} ${request.url}`)),
   );
 
   return app;

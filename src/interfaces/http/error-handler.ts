@@ -83,7 +83,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     } else if (body.status !== 401 && body.status !== 403 && body.status !== 404) {
       request.log.info({ code: body.code, status: body.status }, 'request refused');
     }
-    return sendProblem(reply.headers(headers), { ...body, request_id: request.id });
+    // No request id in the body (it is in the x-request-id header): equal failures give byte-identical bodies.
+    return sendProblem(reply.headers(headers), body);
   });
 }
 

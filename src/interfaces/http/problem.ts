@@ -8,7 +8,6 @@ export interface Problem {
   detail: string;
   code: string;
   errors?: FieldProblem[];
-  request_id?: string;
 }
 
 /** One table from error code to HTTP status and title. Codes are the public contract. */

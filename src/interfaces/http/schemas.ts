@@ -20,7 +20,6 @@ export const ProblemSchema = {
         properties: { field: { type: 'string' }, message: { type: 'string' } },
       },
     },
-    request_id: { type: 'string' },
   },
 } as const;
 

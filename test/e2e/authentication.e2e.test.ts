@@ -1,0 +1,95 @@
+import { createSigner } from 'fast-jwt';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { decodeJwt, otherEd25519Key, signEdDsa, unsigned } from '../support/tokens';
+
+/** Every route that needs a bearer token, with a valid request for it. */
+const PROTECTED: [string, string, unknown][] = [
+  ['GET', '/v1/users', undefined],
+  ['POST', '/v1/users/invite', { email: 'token-test@example.com' }],
+  ['GET', '/v1/permissions', undefined],
+  ['POST', '/v1/resources', {}],
+];
+
+describe('bearer authentication', () => {
+  let app: TestApp;
+  let token: string;
+  let claims: Record<string, unknown>;
+  let kid: string;
+  let ownKeyPem: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    token = await app.signIn();
+    ({ payload: claims } = decodeJwt(token));
+    kid = String(decodeJwt(token).header.kid);
+    ownKeyPem = app.api.container.cradle.signingKey.privateKeyPem;
+  });
+  afterAll(async () => app.close());
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const otherKeyPem = () => otherEd25519Key().privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+
+  const forgeries: Record<string, () => string> = {
+    'no token at all': () => '',
+    'a malformed token': () => 'not-a-jwt',
+    'two segments': () => token.split('.').slice(0, 2).join('.'),
+    'a stripped signature': () => `${token.split('.').slice(0, 2).join('.')}.`,
+    'a tampered payload': () => {
+      const [h, , s] = token.split('.');
+      return `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url')}.${s}`;
+    },
+    'a signature from another key': () => signEdDsa(otherKeyPem(), claims, { kid }),
+    'alg none': () => unsigned(claims),
+    'HS256 signed with the public key': () =>
+      createSigner({ key: app.api.container.cradle.signingKey.publicKeyPem, algorithm: 'HS256', noTimestamp: true })(claims),
+    'an expired token': () => signEdDsa(ownKeyPem, { ...claims, iat: now() - 3600, exp: now() - 60 }, { kid }),
+    'a wrong issuer': () => signEdDsa(ownKeyPem, { ...claims, iss: 'https://evil.example' }, { kid }),
+    'a wrong audience': () => signEdDsa(ownKeyPem, { ...claims, aud: 'another-service' }, { kid }),
+    'no exp': () => signEdDsa(ownKeyPem, { ...claims, exp: undefined }, { kid }),
+    'no sub': () => signEdDsa(ownKeyPem, { ...claims, sub: undefined }, { kid }),
+    'no iat': () => signEdDsa(ownKeyPem, { ...claims, iat: undefined }, { kid }),
+    'a subject that is no user': () => signEdDsa(ownKeyPem, { ...claims, sub: '01a1fc99-dead-7000-8000-000000000000' }, { kid }),
+    'a non-string subject': () => signEdDsa(ownKeyPem, { ...claims, sub: 42 }, { kid }),
+  };
+
+  describe.each(PROTECTED)('%s %s', (method, path, json) => {
+    it.each(Object.keys(forgeries))('answers 401 to %s', async (name) => {
+      const forged = forgeries[name]();
+      const response = await app.request(method, path, { json, headers: forged ? { authorization: `Bearer ${forged}` } : {} });
+      expect(response.status).toBe(401);
+      expect(response.body.code).toBe('UNAUTHENTICATED');
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    });
+
+    it.each(['Basic YWRtaW46YWRtaW4=', 'Bearer', 'Bearer  ', 'token-without-scheme'])('answers 401 to the header "%s"', async (header) => {
+      const response = await app.request(method, path, { json, headers: { authorization: header } });
+      expect(response.status).toBe(401);
+    });
+  });
+
+  it('authenticates before the body is read: an invalid body without a token is 401, not 400', async () => {
+    const response = await app.request('POST', '/v1/users/invite', { json: { email: 42 } });
+    expect(response.status).toBe(401);
+  });
+
+  it('accepts the scheme in any case', async () => {
+    const response = await app.request('GET', '/v1/users', { headers: { authorization: `bearer ${token}` } });
+    expect(response.status).toBe(200);
+  });
+
+  it('answers an unknown /v1 path with 401 without a token and 404 with one', async () => {
+    expect((await app.request('POST', '/v1/resources', { json: {} })).status).toBe(401);
+    const found = await app.request('POST', '/v1/resources', { json: {}, token });
+    expect(found.status).toBe(404);
+    expect(found.body.code).toBe('NOT_FOUND');
+    expect((await app.request('GET', '/v1/nothing/here', { token })).status).toBe(404);
+    expect((await app.request('DELETE', '/v1/users', {})).status).toBe(401);
+  });
+
+  it('needs no token for sign-in', async () => {
+    const response = await app.request('POST', '/v1/auth/signin', { json: { username: 'x', password: 'y' } });
+    expect(response.status).toBe(401);
+    expect(response.body.code).toBe('INVALID_CREDENTIALS');
+  });
+});

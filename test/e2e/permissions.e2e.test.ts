@@ -1,0 +1,69 @@
+import { startTestApp, type TestApp } from '../support/test-app';
+
+describe('GET /v1/permissions', () => {
+  let app: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    token = await app.signIn();
+  });
+  afterAll(async () => app.close());
+
+  const list = (query = '') => app.request('GET', `/v1/permissions${query}`, { token });
+  const names = (response: { body: { permissions: { name: string }[] } }) => response.body.permissions.map((p) => p.name);
+
+  it('lists every permission with _id, group and name, and the pagination object', async () => {
+    const response = await list();
+    expect(response.status).toBe(200);
+    expect(response.body.permissions).toHaveLength(3);
+    for (const p of response.body.permissions) expect(Object.keys(p).sort()).toEqual(['_id', 'group', 'name']);
+    expect(names(response)).toEqual(['permissions:read', 'users:invite', 'users:read']);
+    expect(response.body.pagination).toEqual({ page: 1, page_size: 10, page_count: 1, total_document: 3 });
+  });
+
+  it.each([
+    ['?group=users', '?filter[group]=users', '?filter%5Bgroup%5D=users'],
+    ['?name=users:read', '?filter[name]=users:read', '?filter%5Bname%5D=users%3Aread'],
+    ['?group=users&name=users:invite', '?filter[group]=users&filter[name]=users:invite', '?filter%5Bgroup%5D=users&filter%5Bname%5D=users%3Ainvite'],
+  ])('gives identical results for %s, %s and %s', async (plain, bracket, encoded) => {
+    const [a, b, c] = await Promise.all([list(plain), list(bracket), list(encoded)]);
+    expect(a.status).toBe(200);
+    expect(b.body).toEqual(a.body);
+    expect(c.body).toEqual(a.body);
+    expect(a.body.permissions.length).toBeGreaterThan(0);
+  });
+
+  it('filters by exact match only', async () => {
+    expect(names(await list('?group=users'))).toEqual(['users:invite', 'users:read']);
+    expect(names(await list('?name=users:read'))).toEqual(['users:read']);
+    expect((await list('?group=user')).body.pagination.total_document).toBe(0);
+    expect((await list('?group=Users')).body.permissions).toEqual([]);
+    expect((await list('?group=%25')).body.permissions).toEqual([]);
+    expect((await list('?group=permissions&name=users:read')).body.permissions).toEqual([]);
+  });
+
+  it('accepts both spellings of one filter when they agree, and refuses them when they differ', async () => {
+    expect(names(await list('?group=users&filter[group]=users'))).toEqual(['users:invite', 'users:read']);
+    const conflict = await list('?group=users&filter[group]=permissions');
+    expect(conflict.status).toBe(400);
+    expect(conflict.body.errors).toEqual([expect.objectContaining({ field: 'group' })]);
+  });
+
+  it('pages the filtered list with filtered counts', async () => {
+    const page2 = await list('?group=users&page=2&page_size=1');
+    expect(page2.body).toEqual({
+      permissions: [expect.objectContaining({ name: 'users:read' })],
+      pagination: { page: 2, page_size: 1, page_count: 2, total_document: 2 },
+    });
+    const past = await list('?group=users&page=3&page_size=1');
+    expect(past.body).toEqual({ permissions: [], pagination: { page: 3, page_size: 1, page_count: 2, total_document: 2 } });
+  });
+
+  it.each(['?page=0', '?page_size=101', '?page=x', '?group=', '?group=a&group=b', `?name=${'n'.repeat(200)}`])(
+    'answers 400 for %s',
+    async (query) => {
+      expect((await list(query)).status).toBe(400);
+    },
+  );
+});

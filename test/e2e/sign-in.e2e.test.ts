@@ -1,0 +1,133 @@
+import { createPublicKey } from 'node:crypto';
+import { createVerifier } from 'fast-jwt';
+import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { ADMIN, startTestApp, type TestApp } from '../support/test-app';
+import { decodeJwt } from '../support/tokens';
+
+describe('POST /v1/auth/signin', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    const token = await app.signIn();
+    // A pending invitee: known e-mail, no credentials yet.
+    await app.request('POST', '/v1/users/invite', { token, json: { email: 'pending@example.com', name: 'Pending Person' } });
+  });
+  afterAll(async () => app.close());
+
+  it('returns the contract’s sign-in result, with no _id in the role', async () => {
+    const response = await app.request('POST', '/v1/auth/signin', { json: { username: 'admin', password: ADMIN.password } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'email', 'name', 'role', 'username']);
+    expect(response.body).toMatchObject({
+      name: ADMIN.name,
+      username: ADMIN.username,
+      email: ADMIN.email,
+      role: { name: 'admin', permissions: ['permissions:read', 'users:invite', 'users:read'] },
+    });
+    expect(response.body.role).not.toHaveProperty('_id');
+    expect(JSON.stringify(response.body)).not.toMatch(/argon2|password/i);
+  });
+
+  it('accepts the username in any case', async () => {
+    const response = await app.request('POST', '/v1/auth/signin', { json: { username: 'ADMIN', password: ADMIN.password } });
+    expect(response.status).toBe(200);
+  });
+
+  it('issues an EdDSA token with kid, iss, aud, sub, iat and exp that verifies with the JWKS key', async () => {
+    const token = await app.signIn();
+    const { header, payload } = decodeJwt(token);
+    expect(header).toMatchObject({ alg: 'EdDSA', typ: 'JWT' });
+    expect(typeof header.kid).toBe('string');
+    expect(payload).toMatchObject({ iss: app.api.container.cradle.config.jwt.issuer, aud: 'access-control' });
+    expect(Number(payload.exp) - Number(payload.iat)).toBe(15 * 60);
+
+    const jwks = await app.request('GET', '/.well-known/jwks.json');
+    expect(jwks.status).toBe(200);
+    const key = jwks.body.keys.find((k: { kid: string }) => k.kid === header.kid);
+    expect(key).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
+    expect(key).not.toHaveProperty('d');
+    const pem = createPublicKey({ key, format: 'jwk' }).export({ format: 'pem', type: 'spki' }).toString();
+    const claims = createVerifier({ key: pem, algorithms: ['EdDSA'] })(token);
+    const users = await app.request('GET', '/v1/users', { token });
+    const admin = users.body.users.find((u: { username?: string }) => u.username === 'admin');
+    expect(claims.sub).toBe(admin._id);
+    expect(admin.role._id).toBe(SEEDED_ROLES.admin);
+  });
+
+  describe('failures', () => {
+    const attempt = (username: string, password: string) =>
+      app.request('POST', '/v1/auth/signin', { json: { username, password } });
+
+    it('answers unknown user, wrong password and pending user with one identical 401', async () => {
+      const unknown = await attempt('nobody-here', 'whatever-password');
+      const wrong = await attempt('admin', 'not-the-password');
+      const pending = await attempt('pending@example.com', 'whatever-password');
+      for (const response of [unknown, wrong, pending]) {
+        expect(response.status).toBe(401);
+        expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      }
+      expect(wrong.text).toBe(unknown.text);
+      expect(pending.text).toBe(unknown.text);
+      expect(unknown.body).toEqual({
+        type: 'urn:problem:access-control:invalid-credentials',
+        title: 'Invalid credentials',
+        status: 401,
+        detail: 'Invalid username or password',
+        code: 'INVALID_CREDENTIALS',
+      });
+    });
+
+    it('refuses a password beyond 128 characters as invalid input', async () => {
+      const response = await attempt('admin', 'x'.repeat(129));
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('VALIDATION_FAILED');
+      expect(response.body.errors).toEqual([expect.objectContaining({ field: 'password' })]);
+    });
+
+    it('lists every missing field', async () => {
+      const response = await app.request('POST', '/v1/auth/signin', { json: {} });
+      expect(response.status).toBe(400);
+      expect(response.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['password', 'username']);
+    });
+
+    it('refuses fields of the wrong type', async () => {
+      const response = await app.request('POST', '/v1/auth/signin', { json: { username: ['admin'], password: 12 } });
+      expect(response.status).toBe(400);
+    });
+
+    it('answers malformed JSON with 400', async () => {
+      const response = await app.request('POST', '/v1/auth/signin', {
+        body: '{"username": "admin", ',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('MALFORMED_JSON');
+    });
+
+    it('answers a body that is not JSON with 415', async () => {
+      const response = await app.request('POST', '/v1/auth/signin', {
+        body: 'username=admin&password=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(response.status).toBe(415);
+      expect(response.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('answers a body over the limit with 413', async () => {
+      const response = await app.request('POST', '/v1/auth/signin', {
+        json: { username: 'admin', password: 'p'.repeat(64 * 1024) },
+      });
+      expect(response.status).toBe(413);
+      expect(response.body.code).toBe('PAYLOAD_TOO_LARGE');
+    });
+
+    it('answers a JSON array or null body with 400', async () => {
+      for (const body of ['[]', 'null', '"text"']) {
+        const response = await app.request('POST', '/v1/auth/signin', { body, headers: { 'content-type': 'application/json' } });
+        expect(response.status).toBe(400);
+      }
+    });
+  });
+});

@@ -1,0 +1,223 @@
+import type { Role } from '../../src/domain/roles/role';
+import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const member: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
+
+describe('users', () => {
+  let app: TestApp;
+  let adminToken: string;
+  let adminId: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    adminToken = await app.signIn();
+    const list = await app.request('GET', '/v1/users', { token: adminToken });
+    adminId = list.body.users[0]._id;
+  });
+  afterAll(async () => app.close());
+
+  const invite = (json: unknown, token = adminToken) => app.request('POST', '/v1/users/invite', { token, json });
+
+  describe('POST /v1/users/invite', () => {
+    it('creates a pending member with an empty 201 and an outbox event in the database', async () => {
+      const response = await invite({ email: 'New.Person@Example.com', name: 'New Person' });
+      expect(response.status).toBe(201);
+      expect(response.text).toBe('');
+
+      const list = await app.request('GET', '/v1/users?page_size=100', { token: adminToken });
+      const invited = list.body.users.find((u: { email: string }) => u.email === 'New.Person@Example.com');
+      expect(invited).toEqual({
+        _id: expect.any(String),
+        name: 'New Person',
+        email: 'New.Person@Example.com',
+        role: { _id: SEEDED_ROLES.member, name: 'member', permissions: [] },
+        invited_date: expect.stringMatching(ISO_MS),
+        invited_by: adminId,
+      });
+
+      const rows = await app.api.container.cradle.dataSource.query(
+        'SELECT type, aggregate_id, payload, published_at FROM outbox_events WHERE aggregate_id = ?',
+        [invited._id],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0].type).toBe('UserInvited');
+      expect(rows[0].published_at).toBeNull();
+      expect(JSON.parse(rows[0].payload)).toMatchObject({ user_id: invited._id, email: 'New.Person@Example.com', invited_by: adminId });
+    });
+
+    it('gives the role asked for, by name or by _id', async () => {
+      expect((await invite({ email: 'by-name@example.com', role: 'admin' })).status).toBe(201);
+      expect((await invite({ email: 'by-id@example.com', role: SEEDED_ROLES.admin })).status).toBe(201);
+      const list = await app.request('GET', '/v1/users?page_size=100', { token: adminToken });
+      for (const email of ['by-name@example.com', 'by-id@example.com']) {
+        expect(list.body.users.find((u: { email: string }) => u.email === email).role.name).toBe('admin');
+      }
+    });
+
+    it('answers 409 when the e-mail belongs to a user in any case', async () => {
+      expect((await invite({ email: 'twice@example.com' })).status).toBe(201);
+      const again = await invite({ email: 'TWICE@example.COM' });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('EMAIL_TAKEN');
+      const joined = await invite({ email: 'ADMIN@example.com' });
+      expect(joined.status).toBe(409);
+    });
+
+    it('answers 409 to simultaneous invitations of one address, and creates one user', async () => {
+      const responses = await Promise.all(Array.from({ length: 5 }, () => invite({ email: 'race@example.com' })));
+      expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+      const rows = await app.api.container.cradle.dataSource.query("SELECT COUNT(*) AS n FROM users WHERE email_key = 'race@example.com'");
+      expect(Number(rows[0].n)).toBe(1);
+    });
+
+    it.each([
+      [{}, 'email'],
+      [{ email: '' }, 'email'],
+      [{ email: 'not-an-address' }, 'email'],
+      [{ email: 'a@b' }, 'email'],
+      [{ email: `${'x'.repeat(250)}@example.com` }, 'email'],
+      [{ email: 42 }, 'email'],
+      [{ email: 'ok@example.com', name: '' }, 'name'],
+      [{ email: 'ok@example.com', role: '' }, 'role'],
+    ])('answers 400 naming the field for %j', async (body, field) => {
+      const response = await invite(body);
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('VALIDATION_FAILED');
+      expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    });
+
+    it('answers 400 for a role that does not exist', async () => {
+      const response = await invite({ email: 'ghost-role@example.com', role: 'superuser' });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('ROLE_NOT_FOUND');
+    });
+
+    it('ignores fields a client may not set (mass assignment)', async () => {
+      const response = await invite({
+        email: 'mass@example.com',
+        _id: 'chosen-id',
+        joined_date: '2020-01-01T00:00:00.000Z',
+        invited_by: 'someone-else',
+        permissions: ['users:read'],
+      });
+      expect(response.status).toBe(201);
+      const list = await app.request('GET', '/v1/users?page_size=100', { token: adminToken });
+      const user = list.body.users.find((u: { email: string }) => u.email === 'mass@example.com');
+      expect(user._id).not.toBe('chosen-id');
+      expect(user).not.toHaveProperty('joined_date');
+      expect(user.invited_by).toBe(adminId);
+      expect(user.role.name).toBe('member');
+    });
+
+    it('answers 403 when the role holds a permission the inviter lacks', async () => {
+      const dataSource = app.api.container.cradle.dataSource;
+      const inviterRole = '01a1fc99-0000-7000-8000-000000000001';
+      await dataSource.query('INSERT INTO roles (id, name, created_at) VALUES (?, ?, ?)', [inviterRole, 'inviter', new Date()]);
+      await dataSource.query('INSERT INTO role_permissions (role_id, permission_id) VALUES (?, ?)', [
+        inviterRole,
+        SEEDED_PERMISSIONS.find((p) => p.name === 'users:invite')!.id,
+      ]);
+      await app.addJoinedUser({
+        username: 'inviter',
+        password: 'inviter-password-1',
+        email: 'inviter@example.com',
+        role: { id: inviterRole, name: 'inviter', permissions: ['users:invite'] },
+      });
+      const token = await app.signIn('inviter', 'inviter-password-1');
+      const escalate = await invite({ email: 'would-be-admin@example.com', role: 'admin' }, token);
+      expect(escalate.status).toBe(403);
+      expect(escalate.body.code).toBe('PERMISSION_DENIED');
+      expect((await invite({ email: 'plain-member@example.com' }, token)).status).toBe(201);
+      expect((await invite({ email: 'same-role@example.com', role: 'inviter' }, token)).status).toBe(201);
+    });
+  });
+
+  describe('permissions per endpoint', () => {
+    let memberToken: string;
+
+    beforeAll(async () => {
+      await app.addJoinedUser({ username: 'plain.member', password: 'member-password-1', email: 'member@example.com', role: member });
+      memberToken = await app.signIn('plain.member', 'member-password-1');
+    });
+
+    it.each([
+      ['GET', '/v1/users', undefined],
+      ['POST', '/v1/users/invite', { email: 'blocked@example.com' }],
+      ['GET', '/v1/permissions', undefined],
+    ])('a member gets 403 on %s %s', async (method, path, json) => {
+      const response = await app.request(method, path, { token: memberToken, json });
+      expect(response.status).toBe(403);
+      expect(response.body.code).toBe('PERMISSION_DENIED');
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    });
+  });
+
+  describe('GET /v1/users pagination', () => {
+    let total: number;
+
+    beforeAll(async () => {
+      for (let i = 0; i < 23; i++) expect((await invite({ email: `page${String(i).padStart(2, '0')}@example.com` })).status).toBe(201);
+      total = (await app.request('GET', '/v1/users', { token: adminToken })).body.pagination.total_document;
+    });
+
+    it('defaults to page 1 of 10', async () => {
+      const response = await app.request('GET', '/v1/users', { token: adminToken });
+      expect(response.status).toBe(200);
+      expect(response.body.users).toHaveLength(10);
+      expect(response.body.pagination).toEqual({ page: 1, page_size: 10, page_count: Math.ceil(total / 10), total_document: total });
+    });
+
+    it('walks every user once, in a stable order, across pages', async () => {
+      const seen: string[] = [];
+      const pageCount = Math.ceil(total / 7);
+      for (let page = 1; page <= pageCount; page++) {
+        const response = await app.request('GET', `/v1/users?page=${page}&page_size=7`, { token: adminToken });
+        expect(response.body.pagination).toEqual({ page, page_size: 7, page_count: pageCount, total_document: total });
+        seen.push(...response.body.users.map((u: { _id: string }) => u._id));
+      }
+      expect(seen).toHaveLength(total);
+      expect(new Set(seen).size).toBe(total);
+      expect(seen[0]).toBe(adminId);
+    });
+
+    it('answers a page past the end with an empty list and the true counts', async () => {
+      const response = await app.request('GET', '/v1/users?page=999&page_size=10', { token: adminToken });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        users: [],
+        pagination: { page: 999, page_size: 10, page_count: Math.ceil(total / 10), total_document: total },
+      });
+    });
+
+    it('counts pages exactly when the total is a multiple of the page size', async () => {
+      const response = await app.request(`GET`, `/v1/users?page_size=${total}`, { token: adminToken });
+      expect(response.body.pagination.page_count).toBe(1);
+      const last = await app.request('GET', `/v1/users?page=2&page_size=${total}`, { token: adminToken });
+      expect(last.body.users).toEqual([]);
+    });
+
+    it('accepts page_size 100 and shows pending users without unknown fields', async () => {
+      const response = await app.request('GET', '/v1/users?page_size=100', { token: adminToken });
+      expect(response.status).toBe(200);
+      const pending = response.body.users.find((u: { email: string }) => u.email === 'page00@example.com');
+      expect(Object.keys(pending).sort()).toEqual(['_id', 'email', 'invited_by', 'invited_date', 'role']);
+      for (const user of response.body.users) {
+        expect(JSON.stringify(user)).not.toMatch(/password|argon2/i);
+        expect(user.invited_date).toMatch(ISO_MS);
+        if (user.joined_date) expect(user.joined_date).toMatch(ISO_MS);
+      }
+    });
+
+    it.each(['page=0', 'page=-1', 'page=abc', 'page=1.5', 'page=', 'page=1e3', 'page=%201', 'page=0x10', 'page=1&page=2',
+      'page_size=0', 'page_size=101', 'page_size=-5', 'page_size=ten', 'page=99999999999'])(
+      'answers 400 for %s',
+      async (query) => {
+        const response = await app.request('GET', `/v1/users?${query}`, { token: adminToken });
+        expect(response.status).toBe(400);
+        expect(response.body.code).toBe('VALIDATION_FAILED');
+      },
+    );
+  });
+});

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Role } from '../../src/domain/roles/role';
+import { Email } from '../../src/domain/users/email';
+import { User } from '../../src/domain/users/user';
+import { Username } from '../../src/domain/users/username';
+import { loadConfig } from '../../src/infrastructure/config/config';
+import { createLogger } from '../../src/infrastructure/logging/logger';
+import { type RunningApi, startApi } from '../../src/interfaces/http/server';
+import { createTestDatabase, type TestDatabase } from './test-database';
+
+export const ADMIN = { username: 'admin', password: 'admin-password-123', email: 'admin@example.com', name: 'Ada Admin' };
+
+/** The whole service, listening on a free port, on a database of its own on the real server. */
+export interface TestApp {
+  api: RunningApi;
+  url: string;
+  database: TestDatabase;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  signIn(username?: string, password?: string): Promise<string>;
+  /** Adds a joined user with the given role directly, as a fixture. */
+  addJoinedUser(input: { username: string; password: string; email: string; role: Role }): Promise<User>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  token?: string;
+  json?: unknown;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-app-'));
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_NAME: ADMIN.name,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const api = await startApi({ config, logger: createLogger(config.logLevel) });
+  const url = api.url;
+
+  const request = async (method: string, target: string, options: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${url}${target}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  };
+
+  return {
+    api,
+    url,
+    database,
+    request,
+    async signIn(username = ADMIN.username, password = ADMIN.password) {
+      const response = await request('POST', '/v1/auth/signin', { json: { username, password } });
+      if (response.status !== 200) throw new Error(`sign-in as ${username} failed: ${response.status} ${response.text}`);
+      return response.body.accessToken as string;
+    },
+    async addJoinedUser({ username, password, email, role }) {
+      const { passwordHasher, idGenerator, clock, userRepository } = api.container.cradle;
+      const user = User.createJoined({
+        id: idGenerator.next(),
+        email: Email.parse(email),
+        name: username,
+        username: Username.parse(username),
+        passwordHash: await passwordHasher.hash(password),
+        role,
+        now: clock.now(),
+      });
+      await userRepository.add(user);
+      return user;
+    },
+    async close() {
+      await api.close();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
