@@ -4,6 +4,7 @@ import { parseDisplayName } from '../../domain/users/display-name';
 import { Email } from '../../domain/users/email';
 import { assertAcceptablePassword } from '../../domain/users/password-policy';
 import { User } from '../../domain/users/user';
+import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
@@ -63,12 +64,19 @@ export class CreateAdminUseCase {
       role,
       now: this.clock.now(),
     });
-    return this.unitOfWork.run(async ({ users }) => {
-      if ((await users.existsWithUsername(username.normalized)) || (await users.existsWithEmail(email.normalized))) {
-        return { created: false, reason: 'exists' } as const;
-      }
-      await users.add(user);
-      return { created: true, userId: user.id } as const;
-    });
+    const exists = { created: false, reason: 'exists' } as const;
+    try {
+      return await this.unitOfWork.run(async ({ users }) => {
+        if ((await users.existsWithUsername(username.normalized)) || (await users.existsWithEmail(email.normalized))) {
+          return exists;
+        }
+        await users.add(user);
+        return { created: true, userId: user.id } as const;
+      });
+    } catch (error) {
+      // Replicas starting together race to create the same admin: the loser finds it exists.
+      if (error instanceof UsernameAlreadyTakenError || error instanceof EmailAlreadyTakenError) return exists;
+      throw error;
+    }
   }
 }

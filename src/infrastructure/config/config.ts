@@ -76,12 +76,12 @@ export function loadConfig(env: Env = process.env): Config {
     return Number(raw);
   };
 
-  const duration = (name: string, fallback: string, { allowZero = false } = {}): number => {
+  const duration = (name: string, fallback: string, { min = 1 } = {}): number => {
     const raw = get(name) ?? fallback;
     const seconds = parseDurationSeconds(raw);
-    if (seconds === null || (seconds === 0 && !allowZero)) {
-      problems.push(`${name} must be a ${allowZero ? '' : 'positive '}duration such as 90s, 15m, 12h or 7d (got "${raw}")`);
-      return parseDurationSeconds(fallback) ?? 0;
+    if (seconds === null || seconds < min) {
+      problems.push(`${name} must be a duration of at least ${min}s, such as 90s, 15m, 12h or 7d (got "${raw}")`);
+      return parseDurationSeconds(fallback) ?? min;
     }
     return seconds;
   };
@@ -119,7 +119,10 @@ export function loadConfig(env: Env = process.env): Config {
   let kafka: Config['kafka'] = null;
   if (brokersRaw !== undefined) {
     const brokers = brokersRaw.split(',').map((b) => b.trim()).filter(Boolean);
-    const bad = brokers.filter((b) => !/^[A-Za-z0-9.\-_[\]:]+:\d{1,5}$/.test(b));
+    const bad = brokers.filter((b) => {
+      const match = /^([A-Za-z0-9.\-_[\]:]+):(\d{1,5})$/.exec(b);
+      return !match || Number(match[2]) < 1 || Number(match[2]) > 65535;
+    });
     if (brokers.length === 0 || bad.length > 0) {
       problems.push(`KAFKA_BROKERS must be a comma-separated list of host:port (bad: "${bad.join(',') || brokersRaw}")`);
     }
@@ -147,7 +150,9 @@ export function loadConfig(env: Env = process.env): Config {
   const adminVars = ['ADMIN_USERNAME', 'ADMIN_PASSWORD', 'ADMIN_EMAIL'] as const;
   const adminSet = adminVars.filter((name) => get(name) !== undefined);
   let admin: AdminBootstrap | null = null;
-  if (adminSet.length > 0 && adminSet.length < adminVars.length) {
+  if (adminSet.length === 0 && get('ADMIN_NAME') !== undefined) {
+    problems.push(`ADMIN_NAME is set but ${adminVars.join(', ')} are not: set all of them to bootstrap an admin`);
+  } else if (adminSet.length > 0 && adminSet.length < adminVars.length) {
     problems.push(`to bootstrap an admin set all of ${adminVars.join(', ')} (missing: ${adminVars.filter((n) => !adminSet.includes(n)).join(', ')})`);
   } else if (adminSet.length === adminVars.length) {
     admin = {
@@ -189,7 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     invitationTtlSeconds: duration('INVITATION_TTL', '7d'),
     logLevel,
     bodyLimitBytes: integer('BODY_LIMIT', 16 * 1024, 256, 10 * 1024 * 1024),
-    shutdownDrainSeconds: duration('SHUTDOWN_DRAIN', '0s', { allowZero: true }),
+    shutdownDrainSeconds: duration('SHUTDOWN_DRAIN', '0s', { min: 0 }),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

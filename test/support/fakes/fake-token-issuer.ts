@@ -1,0 +1,21 @@
+import type { Clock } from '../../../src/application/ports/clock.port';
+import type { IssuedToken, TokenIssuer } from '../../../src/application/ports/token-issuer.port';
+import { ioBoundary } from './io-boundary';
+
+/** Opaque, distinct tokens; every issue is recorded with its subject. */
+export class FakeTokenIssuer implements TokenIssuer {
+  readonly issued: { subject: string; token: string; expiresAt: Date }[] = [];
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlSeconds = 900,
+  ) {}
+
+  async issue(subject: string): Promise<IssuedToken> {
+    await ioBoundary();
+    const token = `fake-token.${subject}.${this.issued.length + 1}`;
+    const expiresAt = new Date(this.clock.now().getTime() + this.ttlSeconds * 1000);
+    this.issued.push({ subject, token, expiresAt });
+    return { token, expiresAt };
+  }
+}

@@ -1,0 +1,152 @@
+import { SignInUseCase } from '../../../../src/application/auth/sign-in.use-case';
+import { InvalidCredentialsError } from '../../../../src/domain/users/user.errors';
+import { FakePasswordHasher, fakeHashOf } from '../../../support/fakes/fake-password-hasher';
+import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
+import { FixedClock } from '../../../support/fakes/fixed-clock';
+import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
+import { InMemoryUserRepository } from '../../../support/fakes/in-memory-user.repository';
+import { RoleMother } from '../../../support/mothers/role.mother';
+import { DEFAULT_PASSWORD, UserMother } from '../../../support/mothers/user.mother';
+
+function setup() {
+  const clock = new FixedClock();
+  const hasher = new FakePasswordHasher();
+  const tokens = new FakeTokenIssuer(clock);
+  const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
+  const users = new InMemoryUserRepository();
+  const ada = UserMother.joined({
+    name: 'Ada Lovelace',
+    username: 'Ada.Lovelace',
+    email: 'Ada@Example.com',
+    role: RoleMother.admin(),
+  });
+  users.seed(ada);
+  const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, tokenIssuer: tokens });
+  return { signIn, users, roles, hasher, tokens, ada };
+}
+
+describe('SignInUseCase', () => {
+  it('returns name, username, email, the role with its permissions, and an access token for the user', async () => {
+    const { signIn, tokens, ada } = setup();
+
+    const result = await signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD });
+
+    expect(result).toEqual({
+      name: 'Ada Lovelace',
+      username: 'Ada.Lovelace',
+      email: 'Ada@Example.com',
+      role: { name: 'admin', permissions: RoleMother.admin().permissions },
+      accessToken: tokens.issued[0].token,
+    });
+    expect(tokens.issued).toHaveLength(1);
+    expect(tokens.issued[0].subject).toBe(ada.id);
+  });
+
+  it('shows no _id in the role and nothing beyond the five fields (no password, no hash)', async () => {
+    const { signIn } = setup();
+
+    const result = await signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD });
+
+    expect(result.role).not.toHaveProperty('_id');
+    expect(Object.keys(result).sort()).toEqual(['accessToken', 'email', 'name', 'role', 'username']);
+    expect(Object.keys(result.role).sort()).toEqual(['name', 'permissions']);
+    expect(JSON.stringify(result)).not.toContain(fakeHashOf(DEFAULT_PASSWORD));
+    expect(JSON.stringify(result)).not.toContain(DEFAULT_PASSWORD);
+  });
+
+  it('gives a member the member role and its (empty) permissions', async () => {
+    const { signIn, users } = setup();
+    users.seed(UserMother.joined({ username: 'grace', role: RoleMother.member() }));
+
+    const result = await signIn.execute({ username: 'grace', password: DEFAULT_PASSWORD });
+
+    expect(result.role).toEqual({ name: 'member', permissions: [] });
+  });
+
+  it.each(['ada.lovelace', 'ADA.LOVELACE', 'aDa.LoVeLaCe'])('compares the username case-insensitively (%s)', async (typed) => {
+    const { signIn, ada } = setup();
+
+    const result = await signIn.execute({ username: typed, password: DEFAULT_PASSWORD });
+
+    expect(result.username).toBe(ada.username);
+    expect(result.email).toBe(ada.email);
+  });
+
+  describe('refuses with one and the same InvalidCredentialsError, after exactly one hash verification', () => {
+    it('for an unknown username (verified against no hash, i.e. the dummy one)', async () => {
+      const { signIn, hasher, tokens } = setup();
+
+      await expect(signIn.execute({ username: 'nobody', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(
+        InvalidCredentialsError,
+      );
+
+      expect(hasher.verifications).toEqual([{ plain: DEFAULT_PASSWORD, hash: undefined }]);
+      expect(tokens.issued).toHaveLength(0);
+    });
+
+    it('for a wrong password (verified against the stored hash)', async () => {
+      const { signIn, hasher, tokens } = setup();
+
+      await expect(signIn.execute({ username: 'Ada.Lovelace', password: 'not the password at all' })).rejects.toBeInstanceOf(
+        InvalidCredentialsError,
+      );
+
+      expect(hasher.verifications).toEqual([{ plain: 'not the password at all', hash: fakeHashOf(DEFAULT_PASSWORD) }]);
+      expect(tokens.issued).toHaveLength(0);
+    });
+
+    it('for a pending invitee, whose e-mail is not a username', async () => {
+      const { signIn, users, hasher, tokens } = setup();
+      const pending = UserMother.pending({ email: 'pending@example.com' });
+      users.seed(pending);
+
+      // A pending user has no username to sign in with; its e-mail must not work as one either.
+      await expect(signIn.execute({ username: 'pending@example.com', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(
+        InvalidCredentialsError,
+      );
+
+      expect(hasher.verifyCalls).toBe(1);
+      expect(tokens.issued).toHaveLength(0);
+    });
+
+    it('for a user that has a username and a stored hash but never joined, even with the right password', async () => {
+      const { signIn, users, hasher, tokens } = setup();
+      users.seed(UserMother.pending({ username: 'halfway', passwordHash: fakeHashOf(DEFAULT_PASSWORD) }));
+
+      await expect(signIn.execute({ username: 'halfway', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(
+        InvalidCredentialsError,
+      );
+
+      expect(hasher.verifyCalls).toBe(1);
+      expect(tokens.issued).toHaveLength(0);
+    });
+
+    it('so the three failures cannot be told apart by error code or message', async () => {
+      const { signIn, users } = setup();
+      users.seed(UserMother.pending({ username: 'pending.one' }));
+      const failures = await Promise.all([
+        signIn.execute({ username: 'nobody', password: DEFAULT_PASSWORD }).catch((e: unknown) => e),
+        signIn.execute({ username: 'Ada.Lovelace', password: 'wrong password!' }).catch((e: unknown) => e),
+        signIn.execute({ username: 'pending.one', password: DEFAULT_PASSWORD }).catch((e: unknown) => e),
+      ]);
+
+      const shapes = failures.map((e) => {
+        const error = e as InvalidCredentialsError;
+        return { type: error.constructor, code: error.code, message: error.message, details: error.details };
+      });
+      expect(shapes[0].code).toBe('INVALID_CREDENTIALS');
+      expect(shapes[1]).toEqual(shapes[0]);
+      expect(shapes[2]).toEqual(shapes[0]);
+    });
+  });
+
+  it('refuses a joined user whose role no longer exists, without issuing a token', async () => {
+    const { signIn, roles, tokens } = setup();
+    roles.remove(RoleMother.admin().id);
+
+    await expect(signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(
+      InvalidCredentialsError,
+    );
+    expect(tokens.issued).toHaveLength(0);
+  });
+});

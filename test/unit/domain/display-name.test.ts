@@ -1,0 +1,48 @@
+import { ValidationError } from '../../../src/domain/shared/domain-error';
+import { parseDisplayName } from '../../../src/domain/users/display-name';
+
+describe('parseDisplayName', () => {
+  it.each(['A', 'Ada Lovelace', 'José Álvarez-Núñez', '李小龍', 'x'.repeat(200)])('accepts %j', (raw) => {
+    expect(parseDisplayName(raw)).toBe(raw);
+  });
+
+  it('trims surrounding white space', () => {
+    expect(parseDisplayName('   Ada Lovelace \t')).toBe('Ada Lovelace');
+  });
+
+  it.each([
+    ['empty', ''],
+    ['blank', '   \t '],
+    ['201 characters', 'x'.repeat(201)],
+    ['a newline', 'Ada\nLovelace'],
+    ['a tab inside', 'Ada\tLovelace'],
+    ['a NUL', 'Ada\u0000'],
+    ['a DEL', 'Ada\u007f'],
+    ['an escape sequence', 'Ada\u001b[31m'],
+  ])('refuses a name that is %s', (_label, raw) => {
+    expect(() => parseDisplayName(raw)).toThrow(ValidationError);
+  });
+
+  it('counts characters (code points), not UTF-16 units', () => {
+    expect(parseDisplayName('😀'.repeat(200))).toBe('😀'.repeat(200));
+    expect(() => parseDisplayName('😀'.repeat(201))).toThrow(ValidationError);
+  });
+
+  it('measures the length after trimming', () => {
+    expect(parseDisplayName(`  ${'x'.repeat(200)}  `)).toHaveLength(200);
+  });
+
+  it('names the field "name" by default and the given field otherwise', () => {
+    const fieldOf = (field?: string) => {
+      try {
+        parseDisplayName('', field);
+      } catch (error) {
+        return (error as ValidationError).problems.map((p) => p.field);
+      }
+      throw new Error('expected a ValidationError');
+    };
+
+    expect(fieldOf()).toEqual(['name']);
+    expect(fieldOf('ADMIN_NAME')).toEqual(['ADMIN_NAME']);
+  });
+});

@@ -1,0 +1,84 @@
+import { ValidationError } from '../../../src/domain/shared/domain-error';
+import { Email } from '../../../src/domain/users/email';
+
+const local64 = 'l'.repeat(64);
+// 64 + 1 + 189 = 254 characters, every label within 63.
+const domain189 = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(57)}.com`;
+
+describe('Email', () => {
+  it.each([
+    'ada@example.com',
+    'first.last+tag@sub.example.co.uk',
+    "o'brien@example.ie",
+    'x@a-b.io',
+    'user@bücher.de',
+    'UPPER@EXAMPLE.COM',
+    `${local64}@example.com`,
+    `${local64}@${domain189}`,
+  ])('accepts %s', (raw) => {
+    expect(Email.parse(raw).value).toBe(raw);
+  });
+
+  it('accepts exactly 254 characters and refuses 255', () => {
+    const at254 = `${local64}@${domain189}`;
+    expect(at254).toHaveLength(254);
+    expect(() => Email.parse(at254)).not.toThrow();
+    expect(() => Email.parse(`${local64}@a${domain189}`)).toThrow(ValidationError);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['blank', '   '],
+    ['no @', 'ada.example.com'],
+    ['nothing before @', '@example.com'],
+    ['nothing after @', 'ada@'],
+    ['a domain without a dot', 'ada@localhost'],
+    ['two @', 'ada@home@example.com'],
+    ['a space inside', 'ada lovelace@example.com'],
+    ['a space in the domain', 'ada@exa mple.com'],
+    ['a quoted local part', '"ada"@example.com'],
+    ['a leading dot', '.ada@example.com'],
+    ['a trailing dot in the local part', 'ada.@example.com'],
+    ['two dots in a row', 'ada..lovelace@example.com'],
+    ['a label starting with a hyphen', 'ada@-example.com'],
+    ['a label ending with a hyphen', 'ada@example-.com'],
+    ['an empty label', 'ada@example..com'],
+    ['a trailing dot in the domain', 'ada@example.com.'],
+    ['a label of 64 characters', `ada@${'d'.repeat(64)}.com`],
+    ['a local part of 65 characters', `${'l'.repeat(65)}@example.com`],
+    ['a control character', 'ada\u0007@example.com'],
+    ['angle brackets', '<ada@example.com>'],
+  ])('refuses an address with %s', (_label, raw) => {
+    expect(() => Email.parse(raw)).toThrow(ValidationError);
+  });
+
+  it('names the field "email" by default and the given field otherwise', () => {
+    const problems = (raw: string, field?: string) => {
+      try {
+        Email.parse(raw, field);
+      } catch (error) {
+        return (error as ValidationError).problems;
+      }
+      throw new Error('expected a ValidationError');
+    };
+
+    expect(problems('nope')).toEqual([{ field: 'email', message: expect.stringContaining('254') }]);
+    expect(problems('nope', 'ADMIN_EMAIL').map((p) => p.field)).toEqual(['ADMIN_EMAIL']);
+  });
+
+  it('carries the stable code VALIDATION_FAILED', () => {
+    expect(() => Email.parse('nope')).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+  });
+
+  it('keeps the address as given (trimmed) and keys it case-insensitively', () => {
+    const email = Email.parse('  Ada.Lovelace@Example.COM ');
+
+    expect(email.value).toBe('Ada.Lovelace@Example.COM');
+    expect(email.normalized).toBe('ada.lovelace@example.com');
+    expect(Email.parse('ADA.LOVELACE@example.com').normalized).toBe(email.normalized);
+  });
+
+  it('normalizes a raw string the same way parse does', () => {
+    expect(Email.normalize(' MiXeD@Case.Org ')).toBe('mixed@case.org');
+  });
+});

@@ -1,0 +1,45 @@
+import { ValidationError } from '../../../src/domain/shared/domain-error';
+import {
+  assertAcceptablePassword,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+} from '../../../src/domain/users/password-policy';
+
+describe('assertAcceptablePassword', () => {
+  it('allows 12 to 128 characters, as the product rules say', () => {
+    expect([PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH]).toEqual([12, 128]);
+    expect(() => assertAcceptablePassword('x'.repeat(12))).not.toThrow();
+    expect(() => assertAcceptablePassword('x'.repeat(128))).not.toThrow();
+  });
+
+  it.each([0, 1, 11, 129, 1000])('refuses %i characters', (length) => {
+    expect(() => assertAcceptablePassword('x'.repeat(length))).toThrow(ValidationError);
+  });
+
+  it.each(['aaaaaaaaaaaa', '            ', 'alllowercase', '123456789012'])('has no composition rules (%j)', (password) => {
+    expect(() => assertAcceptablePassword(password)).not.toThrow();
+  });
+
+  it('counts characters (code points), not UTF-16 units', () => {
+    // Each emoji is two UTF-16 units: 11 of them are 22 units but only 11 characters.
+    expect(() => assertAcceptablePassword('🔑'.repeat(11))).toThrow(ValidationError);
+    expect(() => assertAcceptablePassword('🔑'.repeat(12))).not.toThrow();
+    expect(() => assertAcceptablePassword('🔑'.repeat(128))).not.toThrow();
+    expect(() => assertAcceptablePassword('🔑'.repeat(129))).toThrow(ValidationError);
+  });
+
+  it('names the field "password" by default and the given field otherwise, without echoing the password', () => {
+    const problemsOf = (field?: string) => {
+      try {
+        assertAcceptablePassword('hunter2', field);
+      } catch (error) {
+        return (error as ValidationError).problems;
+      }
+      throw new Error('expected a ValidationError');
+    };
+
+    expect(problemsOf().map((p) => p.field)).toEqual(['password']);
+    expect(problemsOf('ADMIN_PASSWORD').map((p) => p.field)).toEqual(['ADMIN_PASSWORD']);
+    expect(JSON.stringify(problemsOf())).not.toContain('hunter2');
+  });
+});
