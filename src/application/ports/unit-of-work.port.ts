@@ -1,9 +1,13 @@
+import type { InvitationRepository } from './invitation-repository.port';
 import type { Outbox } from './outbox.port';
+import type { ProcessedEventStore } from './processed-event-store.port';
 import type { UserRepository } from './user-repository.port';
 
 export interface TransactionScope {
   users: UserRepository;
   outbox: Outbox;
+  invitations: InvitationRepository;
+  processedEvents: ProcessedEventStore;
 }
 
 /** Runs `work` in one database transaction: all of it commits, or none of it. */

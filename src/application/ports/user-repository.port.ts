@@ -10,6 +10,9 @@ export interface UserRepository {
   existsWithUsername(username: string): Promise<boolean>;
   /** Adds a new user; throws EmailAlreadyTakenError / UsernameAlreadyTakenError on a duplicate. */
   add(user: User): Promise<void>;
+  /** Saves a changed user; throws UsernameAlreadyTakenError when its new username is taken. */
+  update(user: User): Promise<void>;
+  delete(id: string): Promise<void>;
   /** In creation order, then id: a stable order across pages. */
   list(slice: Slice): Promise<{ items: User[]; total: number }>;
 }

@@ -2,7 +2,16 @@ import { AggregateRoot } from '../shared/domain-event';
 import type { Role } from '../roles/role';
 import type { Email } from './email';
 import type { Username } from './username';
+import { UserAlreadyJoinedError } from '../invitations/invitation.errors';
 import { USER_INVITED, type UserInvited } from './user-invited.event';
+import {
+  USER_INVITATION_RESENT,
+  USER_INVITATION_REVOKED,
+  USER_JOINED,
+  type UserInvitationResent,
+  type UserInvitationRevoked,
+  type UserJoined,
+} from './user-events';
 
 export type IdFactory = () => string;
 
@@ -126,6 +135,78 @@ export class User extends AggregateRoot {
   /** Only a joined user has credentials to sign in with. */
   get isJoined(): boolean {
     return this.props.joinedAt !== undefined && this.props.passwordHash !== undefined;
+  }
+
+  /** The invitee accepts: it gets its credentials, and `UserJoined` is recorded. */
+  join(input: { name: string; username: Username; passwordHash: string; role: Role; now: Date; newId: IdFactory }): void {
+    this.assertPending();
+    this.props = {
+      ...this.props,
+      name: input.name,
+      username: input.username.value,
+      passwordHash: input.passwordHash,
+      joinedAt: input.now,
+      updatedAt: input.now,
+      updatedBy: this.props.id,
+    };
+    const event: UserJoined = {
+      id: input.newId(),
+      type: USER_JOINED,
+      aggregateId: this.props.id,
+      occurredAt: input.now,
+      data: {
+        user_id: this.props.id,
+        email: this.props.email,
+        username: input.username.value,
+        name: input.name,
+        role: { _id: input.role.id, name: input.role.name },
+        joined_date: input.now.toISOString(),
+      },
+    };
+    this.record(event);
+  }
+
+  /** A new link is to be mailed; the old one dies when the mailer issues the new. */
+  resendInvitation(input: { by: string; role: Role; now: Date; newId: IdFactory }): void {
+    this.assertPending();
+    this.props = { ...this.props, updatedAt: input.now, updatedBy: input.by };
+    const event: UserInvitationResent = {
+      id: input.newId(),
+      type: USER_INVITATION_RESENT,
+      aggregateId: this.props.id,
+      occurredAt: input.now,
+      data: {
+        user_id: this.props.id,
+        email: this.props.email,
+        ...(this.props.name !== undefined ? { name: this.props.name } : {}),
+        role: { _id: input.role.id, name: input.role.name },
+        resent_by: input.by,
+        resent_date: input.now.toISOString(),
+      },
+    };
+    this.record(event);
+  }
+
+  /** The invitation is withdrawn: the pending user is to be removed. */
+  revokeInvitation(input: { by: string; now: Date; newId: IdFactory }): void {
+    this.assertPending();
+    const event: UserInvitationRevoked = {
+      id: input.newId(),
+      type: USER_INVITATION_REVOKED,
+      aggregateId: this.props.id,
+      occurredAt: input.now,
+      data: {
+        user_id: this.props.id,
+        email: this.props.email,
+        revoked_by: input.by,
+        revoked_date: input.now.toISOString(),
+      },
+    };
+    this.record(event);
+  }
+
+  private assertPending(): void {
+    if (this.props.joinedAt !== undefined) throw new UserAlreadyJoinedError();
   }
 
   toSnapshot(): Readonly<UserProps> {

@@ -1,3 +1,4 @@
 // `npm run migrate`: the migration job of a deployment.
-process.argv.splice(2, process.argv.length, 'migrate');
-require('./main');
+import { runCli } from './cli';
+
+void runCli(['migrate']).then((code) => process.exit(code));

@@ -44,6 +44,20 @@ export interface OutboxRecord {
   attempts: number;
 }
 
+export interface InvitationRecord {
+  userId: string;
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+export interface ProcessedEventRecord {
+  consumer: string;
+  eventId: string;
+  processedAt: Date;
+}
+
 const id = { type: String, length: 36, primary: true } as const;
 const datetime = { type: 'datetime', precision: 3 } as const;
 
@@ -110,4 +124,34 @@ export const OutboxSchema = new EntitySchema<OutboxRecord>({
   },
 });
 
-export const ENTITY_SCHEMAS = [RoleSchema, PermissionSchema, RolePermissionSchema, UserSchema, OutboxSchema];
+export const InvitationSchema = new EntitySchema<InvitationRecord>({
+  name: 'Invitation',
+  tableName: 'invitations',
+  columns: {
+    userId: { type: String, length: 36, primary: true, name: 'user_id' },
+    tokenHash: { type: String, length: 64, name: 'token_hash' },
+    createdAt: { ...datetime, name: 'created_at' },
+    expiresAt: { ...datetime, name: 'expires_at' },
+    usedAt: { ...datetime, nullable: true, name: 'used_at' },
+  },
+});
+
+export const ProcessedEventSchema = new EntitySchema<ProcessedEventRecord>({
+  name: 'ProcessedEvent',
+  tableName: 'processed_events',
+  columns: {
+    consumer: { type: String, length: 64, primary: true },
+    eventId: { type: String, length: 36, primary: true, name: 'event_id' },
+    processedAt: { ...datetime, name: 'processed_at' },
+  },
+});
+
+export const ENTITY_SCHEMAS = [
+  RoleSchema,
+  PermissionSchema,
+  RolePermissionSchema,
+  UserSchema,
+  OutboxSchema,
+  InvitationSchema,
+  ProcessedEventSchema,
+];

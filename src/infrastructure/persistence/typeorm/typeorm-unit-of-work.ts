@@ -1,7 +1,9 @@
 import type { DataSource } from 'typeorm';
 import type { TransactionScope, UnitOfWork } from '../../../application/ports/unit-of-work.port';
 import { isMysqlFamily } from './data-source';
+import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
 import { TypeOrmOutbox } from './typeorm-outbox';
+import { TypeOrmProcessedEventStore } from './typeorm-processed-event.store';
 import { TypeOrmUserRepository } from './typeorm-user.repository';
 
 export class TypeOrmUnitOfWork implements UnitOfWork {
@@ -13,7 +15,12 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
   run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
     const transaction = () =>
       this.dataSource.transaction((manager) =>
-        work({ users: new TypeOrmUserRepository(manager), outbox: new TypeOrmOutbox(manager) }),
+        work({
+          users: new TypeOrmUserRepository(manager),
+          outbox: new TypeOrmOutbox(manager),
+          invitations: new TypeOrmInvitationRepository(manager),
+          processedEvents: new TypeOrmProcessedEventStore(manager),
+        }),
       );
     if (isMysqlFamily(this.dataSource)) return transaction();
     const result = this.queue.then(transaction, transaction);

@@ -44,6 +44,19 @@ export class TypeOrmUserRepository implements UserRepository {
     }
   }
 
+  async update(user: User): Promise<void> {
+    try {
+      await this.repository.update({ id: user.id }, toRecord(user));
+    } catch (error) {
+      if (uniqueViolationOn(error)?.includes('username')) throw new UsernameAlreadyTakenError();
+      throw error;
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.repository.delete({ id });
+  }
+
   async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
     const [records, total] = await Promise.all([
       this.repository.find({ order: { id: 'ASC' }, skip: offset, take: limit }),

@@ -1,0 +1,100 @@
+import { invitationStatus } from '../../domain/invitations/invitation';
+import { InvitationExpiredError, InvitationNotFoundError, InvitationUsedError } from '../../domain/invitations/invitation.errors';
+import { ValidationError, type FieldProblem } from '../../domain/shared/domain-error';
+import { parseDisplayName } from '../../domain/users/display-name';
+import { assertAcceptablePassword } from '../../domain/users/password-policy';
+import { UsernameAlreadyTakenError } from '../../domain/users/user.errors';
+import { Username } from '../../domain/users/username';
+import type { Clock } from '../ports/clock.port';
+import type { IdGenerator } from '../ports/id-generator.port';
+import type { PasswordHasher } from '../ports/password-hasher.port';
+import type { RoleRepository } from '../ports/role-repository.port';
+import type { SecretTokens } from '../ports/secret-tokens.port';
+import type { UnitOfWork } from '../ports/unit-of-work.port';
+
+export interface AcceptInvitationInput {
+  token: string;
+  name: string;
+  username: string;
+  password: string;
+}
+
+/**
+ * The invitee joins: name, username and password are set, the token is used up and `UserJoined`
+ * is recorded, all in one transaction. Afterwards the user signs in like any other.
+ */
+export class AcceptInvitationUseCase {
+  private readonly unitOfWork: UnitOfWork;
+  private readonly roles: RoleRepository;
+  private readonly tokens: SecretTokens;
+  private readonly hasher: PasswordHasher;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+
+  constructor(deps: {
+    unitOfWork: UnitOfWork;
+    roleRepository: RoleRepository;
+    secretTokens: SecretTokens;
+    passwordHasher: PasswordHasher;
+    clock: Clock;
+    idGenerator: IdGenerator;
+  }) {
+    this.unitOfWork = deps.unitOfWork;
+    this.roles = deps.roleRepository;
+    this.tokens = deps.secretTokens;
+    this.hasher = deps.passwordHasher;
+    this.clock = deps.clock;
+    this.ids = deps.idGenerator;
+  }
+
+  async execute(input: AcceptInvitationInput): Promise<{ userId: string }> {
+    const { name, username } = this.validate(input);
+    const tokenHash = this.tokens.hash(input.token);
+    // Hashing is slow: do it before the transaction, so no row stays locked meanwhile.
+    const passwordHash = await this.hasher.hash(input.password);
+
+    return this.unitOfWork.run(async ({ users, invitations, outbox }) => {
+      const invitation = await invitations.findByTokenHash(tokenHash);
+      if (!invitation) throw new InvitationNotFoundError();
+      const now = this.clock.now();
+      const status = invitationStatus(invitation, now);
+      if (status === 'used') throw new InvitationUsedError();
+      if (status === 'expired') throw new InvitationExpiredError();
+
+      const user = await users.findById(invitation.userId);
+      if (!user) throw new InvitationNotFoundError();
+      if (await users.existsWithUsername(username.normalized)) throw new UsernameAlreadyTakenError();
+      const role = await this.roles.findById(user.roleId);
+      user.join({
+        name,
+        username,
+        passwordHash,
+        role: role ?? { id: user.roleId, name: '', permissions: [] },
+        now,
+        newId: () => this.ids.next(),
+      });
+      await users.update(user);
+      await invitations.markUsed(user.id, now);
+      await outbox.append(user.pullDomainEvents());
+      return { userId: user.id };
+    });
+  }
+
+  private validate(input: AcceptInvitationInput): { name: string; username: Username } {
+    const problems: FieldProblem[] = [];
+    const collect = <T>(check: () => T): T | undefined => {
+      try {
+        return check();
+      } catch (error) {
+        if (error instanceof ValidationError) problems.push(...error.problems);
+        else throw error;
+        return undefined;
+      }
+    };
+    const name = collect(() => parseDisplayName(input.name));
+    const username = collect(() => Username.parse(input.username));
+    collect(() => assertAcceptablePassword(input.password));
+    if (problems.length > 0 || name === undefined || username === undefined) throw new ValidationError(problems);
+    return { name, username };
+  }
+}

@@ -1,0 +1,82 @@
+import type { Clock } from '../ports/clock.port';
+import type { Mailer } from '../ports/mailer.port';
+import type { SecretTokens } from '../ports/secret-tokens.port';
+import type { UnitOfWork } from '../ports/unit-of-work.port';
+import type { UserRepository } from '../ports/user-repository.port';
+
+export const MAILER_CONSUMER = 'mailer';
+
+export interface IssueInvitationInput {
+  /** The UserInvited or UserInvitationResent event that asks for the mail. */
+  eventId: string;
+  userId: string;
+}
+
+export type IssueInvitationOutcome = 'sent' | 'duplicate' | 'not-pending';
+
+export interface InvitationSettings {
+  publicUrl: string;
+  invitationTtlSeconds: number;
+}
+
+/**
+ * Issues a fresh single-use token for a pending user and mails the link. Idempotent per event:
+ * an event handled before sends nothing. The only duplicate possible is a crash after the mail
+ * server accepted the mail and before the event was recorded as handled.
+ */
+export class IssueInvitationUseCase {
+  private readonly users: UserRepository;
+  private readonly unitOfWork: UnitOfWork;
+  private readonly tokens: SecretTokens;
+  private readonly mailer: Mailer;
+  private readonly clock: Clock;
+  private readonly settings: InvitationSettings;
+
+  constructor(deps: {
+    userRepository: UserRepository;
+    unitOfWork: UnitOfWork;
+    secretTokens: SecretTokens;
+    mailer: Mailer;
+    clock: Clock;
+    invitationSettings: InvitationSettings;
+  }) {
+    this.users = deps.userRepository;
+    this.unitOfWork = deps.unitOfWork;
+    this.tokens = deps.secretTokens;
+    this.mailer = deps.mailer;
+    this.clock = deps.clock;
+    this.settings = deps.invitationSettings;
+  }
+
+  async execute({ eventId, userId }: IssueInvitationInput): Promise<IssueInvitationOutcome> {
+    const now = this.clock.now();
+    const prepared = await this.unitOfWork.run(async ({ processedEvents, invitations }) => {
+      if (await processedEvents.has(MAILER_CONSUMER, eventId)) return 'duplicate' as const;
+      const user = await this.users.findById(userId);
+      if (!user || user.joinedAt !== undefined) {
+        // Revoked or joined before the mail went out: nothing to send, ever.
+        await processedEvents.record(MAILER_CONSUMER, eventId, now);
+        return 'not-pending' as const;
+      }
+      const { token, hash } = this.tokens.generate();
+      const invitation = {
+        userId,
+        tokenHash: hash,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + this.settings.invitationTtlSeconds * 1000),
+      };
+      await invitations.replaceForUser(invitation);
+      return { token, user, invitation };
+    });
+    if (prepared === 'duplicate' || prepared === 'not-pending') return prepared;
+
+    await this.mailer.sendInvitation({
+      to: prepared.user.email,
+      name: prepared.user.name,
+      link: `${this.settings.publicUrl}/invitations/accept?token=${encodeURIComponent(prepared.token)}`,
+      expiresAt: prepared.invitation.expiresAt,
+    });
+    await this.unitOfWork.run(({ processedEvents }) => processedEvents.record(MAILER_CONSUMER, eventId, this.clock.now()));
+    return 'sent';
+  }
+}

@@ -1,0 +1,46 @@
+import { Permissions } from '../../domain/permissions/permission';
+import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
+import { missingPermissions } from '../../domain/roles/role';
+import { UserNotFoundError } from '../../domain/users/user.errors';
+import { type Actor, requirePermission } from '../auth/actor';
+import type { Clock } from '../ports/clock.port';
+import type { IdGenerator } from '../ports/id-generator.port';
+import type { RoleRepository } from '../ports/role-repository.port';
+import type { UnitOfWork } from '../ports/unit-of-work.port';
+
+/**
+ * Asks for a new invitation mail. Works after expiry; the mailer's new token kills the old one.
+ * Re-sending hands out the role again, so the inviter must hold its permissions.
+ */
+export class ResendInvitationUseCase {
+  private readonly unitOfWork: UnitOfWork;
+  private readonly roles: RoleRepository;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+
+  constructor(deps: { unitOfWork: UnitOfWork; roleRepository: RoleRepository; clock: Clock; idGenerator: IdGenerator }) {
+    this.unitOfWork = deps.unitOfWork;
+    this.roles = deps.roleRepository;
+    this.clock = deps.clock;
+    this.ids = deps.idGenerator;
+  }
+
+  async execute({ actor, userId }: { actor: Actor; userId: string }): Promise<void> {
+    requirePermission(actor, Permissions.usersInvite);
+    await this.unitOfWork.run(async ({ users, outbox }) => {
+      const user = await users.findById(userId);
+      if (!user) throw new UserNotFoundError();
+      const role = await this.roles.findById(user.roleId);
+      const beyond = missingPermissions(actor.permissions, role?.permissions ?? []);
+      if (beyond.length > 0) throw new PermissionDeniedError(beyond);
+      user.resendInvitation({
+        by: actor.userId,
+        role: role ?? { id: user.roleId, name: '', permissions: [] },
+        now: this.clock.now(),
+        newId: () => this.ids.next(),
+      });
+      await users.update(user);
+      await outbox.append(user.pullDomainEvents());
+    });
+  }
+}

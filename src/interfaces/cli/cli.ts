@@ -1,0 +1,73 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../infrastructure/config/config';
+import { buildContainer } from '../../infrastructure/container';
+import { createLogger } from '../../infrastructure/logging/logger';
+import { runMigrations } from '../../infrastructure/persistence/typeorm/migrate';
+import { DomainError } from '../../domain/shared/domain-error';
+import { describe, exitOnStartupError, prepareDatabase } from '../process-runtime';
+
+const USAGE = `usage:
+  npm run cli -- migrate
+      apply pending database migrations and exit
+  npm run cli -- create-admin --username NAME --email ADDRESS [--name "Full Name"]
+      create a joined admin; the password is read from ADMIN_PASSWORD or, if unset, from standard input
+      (never from the command line, where other users of the machine could see it)`;
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command !== 'migrate' && command !== 'create-admin') {
+    process.stderr.write(`${USAGE}\n`);
+    return command === undefined || command === '--help' ? 0 : 2;
+  }
+  let config;
+  try {
+    // The CLI never bootstraps the admin from the environment: it does what it is told.
+    config = { ...loadConfig(), admin: null };
+  } catch (error) {
+    exitOnStartupError(error);
+  }
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const container = buildContainer(config, logger);
+  try {
+    if (command === 'migrate') {
+      await prepareDatabase(container, { migrate: false });
+      const applied = await runMigrations(container.cradle.dataSource);
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
+      return 0;
+    }
+    const { values } = parseArgs({
+      args: rest,
+      options: { username: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } },
+    });
+    if (!values.username || !values.email) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    const password = process.env.ADMIN_PASSWORD ?? (await readStdinLine());
+    await prepareDatabase(container, { migrate: config.migrateOnStart });
+    const outcome = await container.cradle.createAdmin.execute({
+      username: values.username,
+      email: values.email,
+      name: values.name,
+      password,
+    });
+    process.stdout.write(outcome.created ? `admin ${values.username} created\n` : 'a user with that username or e-mail exists already; nothing changed\n');
+    return outcome.created ? 0 : 1;
+  } catch (error) {
+    process.stderr.write(`${error instanceof DomainError ? error.message : describe(error)}\n`);
+    return 1;
+  } finally {
+    await container.dispose();
+  }
+}
+
+async function readStdinLine(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('password: ');
+  let data = '';
+  for await (const chunk of process.stdin) {
+    data += chunk;
+    if (data.includes('\n')) break;
+  }
+  return data.split(/\r?\n/)[0];
+}
+
