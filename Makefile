@@ -41,6 +41,7 @@ lint: install
 # are provisioned locally (see test/support). The last line is "N passed, N failed".
 test: install lint
 	$(NPM) run build
+	@bash scripts/ensure-chromium.sh
 	@mkdir -p .cache
 	@status=0; npx jest --ci --json --outputFile=.cache/jest-results.json || status=$$?; \
 	  node scripts/test-summary.js .cache/jest-results.json; exit $$status

@@ -13,14 +13,23 @@ import type { RoleRepository } from '../application/ports/role-repository.port';
 import type { TokenIssuer } from '../application/ports/token-issuer.port';
 import type { UnitOfWork } from '../application/ports/unit-of-work.port';
 import type { UserRepository } from '../application/ports/user-repository.port';
+import { AcceptInvitationUseCase } from '../application/invitations/accept-invitation.use-case';
+import { InspectInvitationUseCase } from '../application/invitations/inspect-invitation.use-case';
+import { type InvitationSettings } from '../application/invitations/issue-invitation.use-case';
+import { ResendInvitationUseCase } from '../application/invitations/resend-invitation.use-case';
+import { RevokeInvitationUseCase } from '../application/invitations/revoke-invitation.use-case';
+import type { InvitationRepository } from '../application/ports/invitation-repository.port';
+import type { SecretTokens } from '../application/ports/secret-tokens.port';
 import { CreateAdminUseCase } from '../application/users/create-admin.use-case';
 import { ListUsersUseCase } from '../application/users/list-users.use-case';
 import type { Config } from './config/config';
 import { Argon2PasswordHasher } from './crypto/argon2-password-hasher';
 import { JwtTokenIssuer } from './crypto/jwt-token-issuer';
+import { RandomSecretTokens } from './crypto/random-secret-tokens';
 import { loadOrCreateLocalSigningKey, type SigningKey, signingKeyFromPem } from './crypto/signing-keys';
 import type { Logger } from './logging/logger';
 import { createDataSource } from './persistence/typeorm/data-source';
+import { TypeOrmInvitationRepository } from './persistence/typeorm/typeorm-invitation.repository';
 import { TypeOrmPermissionRepository } from './persistence/typeorm/typeorm-permission.repository';
 import { TypeOrmRoleRepository } from './persistence/typeorm/typeorm-role.repository';
 import { TypeOrmUnitOfWork } from './persistence/typeorm/typeorm-unit-of-work';
@@ -42,6 +51,9 @@ export interface Cradle {
   roleRepository: RoleRepository;
   permissionRepository: PermissionRepository;
   unitOfWork: UnitOfWork;
+  invitationRepository: InvitationRepository;
+  secretTokens: SecretTokens;
+  invitationSettings: InvitationSettings;
   readiness: Readiness;
   signIn: SignInUseCase;
   authenticateActor: { execute(subject: string): Promise<Actor | null> };
@@ -49,6 +61,10 @@ export interface Cradle {
   inviteUser: InviteUserUseCase;
   listPermissions: ListPermissionsUseCase;
   createAdmin: CreateAdminUseCase;
+  acceptInvitation: AcceptInvitationUseCase;
+  inspectInvitation: InspectInvitationUseCase;
+  resendInvitation: ResendInvitationUseCase;
+  revokeInvitation: RevokeInvitationUseCase;
 }
 
 export type AppContainer = AwilixContainer<Cradle>;
@@ -81,6 +97,9 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     roleRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmRoleRepository(dataSource)).singleton(),
     permissionRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmPermissionRepository(dataSource)).singleton(),
     unitOfWork: asFunction(({ dataSource }: Cradle) => new TypeOrmUnitOfWork(dataSource)).singleton(),
+    invitationRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmInvitationRepository(dataSource.manager)).singleton(),
+    secretTokens: asClass(RandomSecretTokens).singleton(),
+    invitationSettings: asValue({ publicUrl: config.publicUrl, invitationTtlSeconds: config.invitationTtlSeconds }),
     readiness: asFunction(({ dataSource }: Cradle) => new Readiness(dataSource)).singleton(),
     signIn: asClass(SignInUseCase).singleton(),
     authenticateActor: asClass(AuthenticateActorUseCase).singleton(),
@@ -88,6 +107,10 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     inviteUser: asClass(InviteUserUseCase).singleton(),
     listPermissions: asClass(ListPermissionsUseCase).singleton(),
     createAdmin: asClass(CreateAdminUseCase).singleton(),
+    acceptInvitation: asClass(AcceptInvitationUseCase).singleton(),
+    inspectInvitation: asClass(InspectInvitationUseCase).singleton(),
+    resendInvitation: asClass(ResendInvitationUseCase).singleton(),
+    revokeInvitation: asClass(RevokeInvitationUseCase).singleton(),
   });
   container.register(overrides as Record<string, Resolver<unknown>>);
   return container;

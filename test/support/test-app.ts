@@ -7,6 +7,7 @@ import { User } from '../../src/domain/users/user';
 import { Username } from '../../src/domain/users/username';
 import { loadConfig } from '../../src/infrastructure/config/config';
 import { createLogger } from '../../src/infrastructure/logging/logger';
+import type { Overrides } from '../../src/infrastructure/container';
 import { type RunningApi, startApi } from '../../src/interfaces/http/server';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -38,7 +39,7 @@ export interface TestResponse {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, overrides: Overrides = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-app-'));
   const config = loadConfig({
@@ -53,7 +54,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const api = await startApi({ config, logger: createLogger(config.logLevel) });
+  const api = await startApi({ config, logger: createLogger(config.logLevel), overrides });
   const url = api.url;
 
   const request = async (method: string, target: string, options: RequestOptions = {}): Promise<TestResponse> => {

@@ -8,6 +8,8 @@ import { registerErrorHandler, sendProblem } from './error-handler';
 import authentication from './plugins/authentication';
 import { problem } from './problem';
 import { authRoutes } from './routes/auth.routes';
+import { invitationsRoutes } from './routes/invitations.routes';
+import { pagesRoutes } from './routes/pages.routes';
 import { permissionsRoutes } from './routes/permissions.routes';
 import { systemRoutes } from './routes/system.routes';
 import { usersRoutes } from './routes/users.routes';
@@ -65,6 +67,7 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
   });
 
   await app.register(systemRoutes({ readiness: cradle.readiness, signingKey: cradle.signingKey }));
+  await app.register(pagesRoutes({ inspectInvitation: cradle.inspectInvitation }));
 
   await app.register(
     async (v1) => {
@@ -75,6 +78,13 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
       await v1.register(authRoutes({ signIn: cradle.signIn }));
       await v1.register(usersRoutes({ listUsers: cradle.listUsers, inviteUser: cradle.inviteUser }));
       await v1.register(permissionsRoutes({ listPermissions: cradle.listPermissions }));
+      await v1.register(
+        invitationsRoutes({
+          acceptInvitation: cradle.acceptInvitation,
+          resendInvitation: cradle.resendInvitation,
+          revokeInvitation: cradle.revokeInvitation,
+        }),
+      );
       // An unknown /v1 path: 401 without a valid token, 404 with one, so the API's shape is not probed anonymously.
       v1.setNotFoundHandler(async (request, reply) => {
         await app.authenticate(request);
