@@ -61,6 +61,8 @@ export class AcceptInvitationUseCase {
       if (status === 'used') throw new InvitationUsedError();
       if (status === 'expired') throw new InvitationExpiredError();
 
+      // First, so a concurrent acceptance of the same token finds it used (the row lock orders them).
+      if (!(await invitations.markUsed(invitation.userId, now))) throw new InvitationUsedError();
       const user = await users.findById(invitation.userId);
       if (!user) throw new InvitationNotFoundError();
       if (await users.existsWithUsername(username.normalized)) throw new UsernameAlreadyTakenError();
@@ -74,7 +76,6 @@ export class AcceptInvitationUseCase {
         newId: () => this.ids.next(),
       });
       await users.update(user);
-      await invitations.markUsed(user.id, now);
       await outbox.append(user.pullDomainEvents());
       return { userId: user.id };
     });

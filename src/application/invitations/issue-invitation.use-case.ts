@@ -2,7 +2,6 @@ import type { Clock } from '../ports/clock.port';
 import type { Mailer } from '../ports/mailer.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
-import type { UserRepository } from '../ports/user-repository.port';
 
 export const MAILER_CONSUMER = 'mailer';
 
@@ -25,7 +24,6 @@ export interface InvitationSettings {
  * server accepted the mail and before the event was recorded as handled.
  */
 export class IssueInvitationUseCase {
-  private readonly users: UserRepository;
   private readonly unitOfWork: UnitOfWork;
   private readonly tokens: SecretTokens;
   private readonly mailer: Mailer;
@@ -33,14 +31,12 @@ export class IssueInvitationUseCase {
   private readonly settings: InvitationSettings;
 
   constructor(deps: {
-    userRepository: UserRepository;
     unitOfWork: UnitOfWork;
     secretTokens: SecretTokens;
     mailer: Mailer;
     clock: Clock;
     invitationSettings: InvitationSettings;
   }) {
-    this.users = deps.userRepository;
     this.unitOfWork = deps.unitOfWork;
     this.tokens = deps.secretTokens;
     this.mailer = deps.mailer;
@@ -50,9 +46,9 @@ export class IssueInvitationUseCase {
 
   async execute({ eventId, userId }: IssueInvitationInput): Promise<IssueInvitationOutcome> {
     const now = this.clock.now();
-    const prepared = await this.unitOfWork.run(async ({ processedEvents, invitations }) => {
+    const prepared = await this.unitOfWork.run(async ({ users, processedEvents, invitations }) => {
       if (await processedEvents.has(MAILER_CONSUMER, eventId)) return 'duplicate' as const;
-      const user = await this.users.findById(userId);
+      const user = await users.findById(userId);
       if (!user || user.joinedAt !== undefined) {
         // Revoked or joined before the mail went out: nothing to send, ever.
         await processedEvents.record(MAILER_CONSUMER, eventId, now);

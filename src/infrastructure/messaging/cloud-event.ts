@@ -43,3 +43,58 @@ export interface InProcessEventBus extends EventPublisher {
 /** Event types the service emits, and the types the mailer acts on. */
 export const EVENT_TYPES = ['UserInvited', 'UserJoined', 'UserInvitationResent', 'UserInvitationRevoked'] as const;
 export const MAIL_EVENT_TYPES: readonly string[] = ['UserInvited', 'UserInvitationResent'];
+
+/** Default CloudEvents `source`: stable across deployments, unlike a PUBLIC_URL. */
+export const DEFAULT_EVENT_SOURCE = '/access-control';
+
+/** Version of the event contract; it is also the suffix of the default topic (`….v1`). */
+export const EVENT_CONTRACT_VERSION = 'v1';
+
+/** Kafka `content-type` header of a structured-mode CloudEvent. */
+export const CLOUD_EVENT_CONTENT_TYPE = 'application/cloudevents+json; charset=UTF-8';
+
+/**
+ * The `dataschema` of a known event type: the `$id` of docs/events/<type>.schema.json.
+ * Stable per type and contract version (additive changes keep it).
+ */
+export function dataSchemaFor(type: string): string | undefined {
+  return (EVENT_TYPES as readonly string[]).includes(type)
+    ? `urn:access-control:events:${type}:${EVENT_CONTRACT_VERSION}`
+    : undefined;
+}
+
+/** Thrown when an outbox row's payload is not the JSON object it must be. */
+export class MalformedOutboxPayloadError extends Error {
+  constructor(readonly eventId: string) {
+    super(`outbox event ${eventId} has a payload that is not a JSON object`);
+    this.name = 'MalformedOutboxPayloadError';
+  }
+}
+
+/** The CloudEvent of an outbox row: `id` = the row id, `subject` = the user id, `data` = the parsed payload. */
+export function toCloudEvent(message: OutboxMessage, source: string = DEFAULT_EVENT_SOURCE): CloudEvent {
+  let data: unknown;
+  try {
+    data = JSON.parse(message.payload);
+  } catch {
+    throw new MalformedOutboxPayloadError(message.id);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new MalformedOutboxPayloadError(message.id);
+  const dataschema = dataSchemaFor(message.type);
+  return {
+    specversion: '1.0',
+    id: message.id,
+    type: message.type,
+    source,
+    time: message.occurredAt.toISOString(),
+    subject: message.aggregateId,
+    datacontenttype: 'application/json',
+    ...(dataschema !== undefined ? { dataschema } : {}),
+    data,
+  };
+}
+
+/** Kafka headers of an event: the structured-mode content type plus `ce_id`/`ce_type` for routing without parsing. */
+export function kafkaHeadersFor(event: CloudEvent): Record<string, string> {
+  return { 'content-type': CLOUD_EVENT_CONTENT_TYPE, ce_id: event.id, ce_type: event.type };
+}

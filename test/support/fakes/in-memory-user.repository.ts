@@ -8,15 +8,19 @@ import { ioBoundary } from './io-boundary';
 
 type Row = Readonly<UserProps>;
 
+/** A write made through a transactional copy, replayed (and so re-checked) on commit. */
+type Write = { kind: 'add'; row: Row } | { kind: 'update'; row: Row } | { kind: 'delete'; id: string };
+
 /**
  * Users kept as rows (snapshots), not as live objects: what comes out is a fresh `User`, as
  * a database read would be, and pending domain events never survive a save.
  * Unique keys are the e-mail and the username, both case-insensitive, like the real indexes.
+ * `update` and `delete` of a missing id change nothing, as an UPDATE or DELETE matching no row.
  */
 export class InMemoryUserRepository implements UserRepository {
   private rows = new Map<string, Row>();
-  /** Ids added through this instance: what a transactional copy hands to `commit`. */
-  private readonly added: string[] = [];
+  /** Writes made through this instance, in order: what a transactional copy hands to `commit`. */
+  private readonly writes: Write[] = [];
   private closed = false;
 
   constructor(users: readonly User[] = []) {
@@ -57,7 +61,20 @@ export class InMemoryUserRepository implements UserRepository {
     await this.io();
     const row = toRow(user);
     insertInto(this.rows, row);
-    this.added.push(row.id);
+    this.writes.push({ kind: 'add', row });
+  }
+
+  async update(user: User): Promise<void> {
+    await this.io();
+    const row = toRow(user);
+    updateIn(this.rows, row);
+    this.writes.push({ kind: 'update', row });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.io();
+    this.rows.delete(id);
+    this.writes.push({ kind: 'delete', id });
   }
 
   async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
@@ -92,12 +109,17 @@ export class InMemoryUserRepository implements UserRepository {
   }
 
   /**
-   * Checks that the copy's inserts still fit (a concurrent commit may have taken a key meanwhile,
-   * which is what the unique index catches) and returns the step that applies them all.
+   * Replays the copy's writes on what is committed now, so its inserts and updates are checked
+   * again (a concurrent commit may have taken a key meanwhile, which is what the unique index
+   * catches), and returns the step that applies them all. Throws, applying nothing, on a conflict.
    */
   prepareCommit(transaction: InMemoryUserRepository): () => void {
     const staged = new Map(this.rows);
-    for (const id of transaction.added) insertInto(staged, transaction.rows.get(id)!);
+    for (const write of transaction.writes) {
+      if (write.kind === 'add') insertInto(staged, write.row);
+      else if (write.kind === 'update') updateIn(staged, write.row);
+      else staged.delete(write.id);
+    }
     return () => {
       this.rows = staged;
     };
@@ -119,15 +141,28 @@ export class InMemoryUserRepository implements UserRepository {
 
 function insertInto(rows: Map<string, Row>, row: Row): void {
   if (rows.has(row.id)) throw new Error(`InMemoryUserRepository: duplicate primary key ${row.id}`);
+  assertKeysFree(rows, row);
+  rows.set(row.id, row);
+}
+
+/** Replaces an existing row, its unique keys checked against every other row; no row, no change. */
+function updateIn(rows: Map<string, Row>, row: Row): void {
+  if (!rows.has(row.id)) return;
+  assertKeysFree(rows, row);
+  rows.set(row.id, row);
+}
+
+/** What the unique indexes check: no *other* row has the e-mail or the username, in any case. */
+function assertKeysFree(rows: Map<string, Row>, row: Row): void {
   const emailKey = Email.normalize(row.email);
   const usernameKey = row.username === undefined ? undefined : Username.normalize(row.username);
   for (const other of rows.values()) {
+    if (other.id === row.id) continue;
     if (Email.normalize(other.email) === emailKey) throw new EmailAlreadyTakenError();
     if (usernameKey !== undefined && other.username !== undefined && Username.normalize(other.username) === usernameKey) {
       throw new UsernameAlreadyTakenError();
     }
   }
-  rows.set(row.id, row);
 }
 
 function toRow(user: User): Row {

@@ -1,4 +1,4 @@
-import type { EntityManager, Repository } from 'typeorm';
+import { type EntityManager, IsNull, type Repository } from 'typeorm';
 import type { InvitationRepository } from '../../../application/ports/invitation-repository.port';
 import type { Invitation } from '../../../domain/invitations/invitation';
 import { type InvitationRecord, InvitationSchema } from './records';
@@ -34,8 +34,11 @@ export class TypeOrmInvitationRepository implements InvitationRepository {
     };
   }
 
-  async markUsed(userId: string, at: Date): Promise<void> {
-    await this.repository.update({ userId }, { usedAt: at });
+  async markUsed(userId: string, at: Date): Promise<boolean> {
+    // Conditional, so two acceptances racing on one token cannot both succeed: the second waits
+    // for the first's row lock, then finds the row used and changes nothing.
+    const result = await this.repository.update({ userId, usedAt: IsNull() }, { usedAt: at });
+    return (result.affected ?? 0) > 0;
   }
 
   async deleteForUser(userId: string): Promise<void> {

@@ -1,0 +1,342 @@
+import {
+  type Consumer,
+  type EachBatchPayload,
+  type IHeaders,
+  Kafka,
+  type KafkaMessage,
+  Partitioners,
+  type Producer,
+} from 'kafkajs';
+import type { Logger } from '../../infrastructure/logging/logger';
+import {
+  decodeEventJson,
+  handleMailEvent,
+  type IssueInvitation,
+  MalformedEventError,
+  type MailEventOutcome,
+  safeErrorText,
+} from './invitation-mail-handler';
+import { kafkaLogCreator, kafkaLogLevel } from './kafka-log';
+
+export const DEFAULT_MAILER_GROUP_ID = 'access-control-mailer';
+
+export function defaultDeadLetterTopic(topic: string): string {
+  return `${topic}.mailer-dlq`;
+}
+
+export interface InvitationMailWorkerOptions {
+  issueInvitation: IssueInvitation;
+  logger: Logger;
+  /** Where the events are: config.kafka. */
+  kafka: { brokers: string[]; clientId: string; topic: string };
+  /** Consumer group; default `access-control-mailer`. */
+  groupId?: string;
+  /** Dead-letter topic; default `<topic>.mailer-dlq`. Created at start when missing. */
+  deadLetterTopic?: string;
+  /** Where a group with no committed offset starts; default true: nothing published before is lost. */
+  fromBeginning?: boolean;
+  /** Backoff of a temporary failure: doubles from `initialDelayMs` (500) up to `maxDelayMs` (60 000), ±20 % jitter. */
+  retry?: { initialDelayMs?: number; maxDelayMs?: number };
+  /** Partitions handled at once (one message at a time per partition, so one user's events keep their order); default 2. */
+  partitionsConsumedConcurrently?: number;
+  /** kafkajs group session timeout (default 30 000) and heartbeat interval (default 3 000). */
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+}
+
+type DeadLetter = Extract<MailEventOutcome, { action: 'dead-letter' }>;
+
+const HEADER_PREFIX = 'x-dlq-';
+
+/**
+ * The mailer process: a Kafka consumer group on the events topic that mails an invitation for
+ * each UserInvited / UserInvitationResent event.
+ *
+ * - Offsets are committed by hand, one message at a time and only after it is handled (sent,
+ *   found a duplicate, ignored or dead-lettered), so a crash never skips a message; a message
+ *   handled but not yet committed is delivered again and the use case's idempotency (per event
+ *   id) sends nothing the second time. The one duplicate possible is a crash after the mail
+ *   server accepted a mail and before the event was recorded as handled.
+ * - A temporary failure (a 4xx, SMTP or the database away) is retried in place with a capped
+ *   exponential backoff, heartbeating meanwhile, until it succeeds, the worker stops or the
+ *   partition is taken away; the offset stays uncommitted, so nothing is lost. The partition
+ *   waits meanwhile, which keeps one user's events in order.
+ * - A permanent failure (a 5xx, a refused address) or a malformed message goes to the
+ *   dead-letter topic with its key, value and headers and `x-dlq-*` headers saying why, is
+ *   logged, and is committed: the consumer moves on.
+ * - If kafkajs gives up on its consumer (a crash it does not restart), the worker starts a new
+ *   one after a capped backoff, for as long as it runs.
+ */
+export class InvitationMailWorker {
+  readonly topic: string;
+  readonly groupId: string;
+  readonly deadLetterTopic: string;
+  private readonly kafka: Kafka;
+  private readonly logger: Logger;
+  private readonly options: InvitationMailWorkerOptions;
+  private readonly initialDelayMs: number;
+  private readonly maxDelayMs: number;
+  private producer: Producer | null = null;
+  private consumer: Consumer | null = null;
+  private stopping = false;
+  private readonly stopController = new AbortController();
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartAttempts = 0;
+  private stopped: Promise<void> | null = null;
+
+  constructor(options: InvitationMailWorkerOptions) {
+    this.options = options;
+    this.topic = options.kafka.topic;
+    this.groupId = options.groupId ?? DEFAULT_MAILER_GROUP_ID;
+    this.deadLetterTopic = options.deadLetterTopic ?? defaultDeadLetterTopic(this.topic);
+    if (this.deadLetterTopic === this.topic) throw new Error('the dead-letter topic must differ from the events topic');
+    this.initialDelayMs = options.retry?.initialDelayMs ?? 500;
+    this.maxDelayMs = Math.max(this.initialDelayMs, options.retry?.maxDelayMs ?? 60_000);
+    this.logger = options.logger.child({ component: 'invitation-mail-worker' });
+    this.kafka = new Kafka({
+      clientId: options.kafka.clientId,
+      brokers: options.kafka.brokers,
+      logLevel: kafkaLogLevel(options.logger),
+      logCreator: kafkaLogCreator(options.logger),
+      retry: { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 },
+    });
+  }
+
+  /** Connects, makes sure the dead-letter topic exists, and resolves once the consumer has joined its group. */
+  async start(): Promise<void> {
+    if (this.producer) throw new Error('the worker is started already');
+    this.producer = this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+    await this.producer.connect();
+    await this.ensureDeadLetterTopic();
+    await this.startConsumer();
+  }
+
+  /**
+   * Stops cleanly: the message in hand is finished (or, if it is waiting for a retry, left
+   * uncommitted for the next owner of its partition), its offset committed, the group left and
+   * the connections closed. Safe to call more than once.
+   */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.stopping = true;
+      this.stopController.abort();
+      clearTimeout(this.restartTimer);
+      await this.consumer?.disconnect().catch((error: unknown) => this.logger.warn({ reason: safeErrorText(error) }, 'consumer disconnect failed'));
+      await this.producer?.disconnect().catch((error: unknown) => this.logger.warn({ reason: safeErrorText(error) }, 'producer disconnect failed'));
+      this.logger.info({ groupId: this.groupId }, 'invitation mail worker stopped');
+    })();
+    return this.stopped;
+  }
+
+  private async ensureDeadLetterTopic(): Promise<void> {
+    const admin = this.kafka.admin();
+    try {
+      await admin.connect();
+      const created = await admin.createTopics({ topics: [{ topic: this.deadLetterTopic }], waitForLeaders: true });
+      if (created) this.logger.info({ topic: this.deadLetterTopic }, 'dead-letter topic created');
+    } catch (error) {
+      // Not allowed to create topics, say: the first dead letter will tell whether it exists.
+      this.logger.warn({ topic: this.deadLetterTopic, reason: safeErrorText(error) }, 'could not make sure the dead-letter topic exists');
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  private async startConsumer(): Promise<void> {
+    const consumer = this.kafka.consumer({
+      groupId: this.groupId,
+      sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: this.options.heartbeatIntervalMs ?? 3_000,
+      retry: { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 },
+    });
+    this.consumer = consumer;
+    let onJoin: () => void = () => undefined;
+    const joined = new Promise<void>((resolve) => (onJoin = resolve));
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.restartAttempts = 0;
+      this.logger.info(
+        { groupId: payload.groupId, memberId: payload.memberId, assignment: payload.memberAssignment },
+        'joined the consumer group',
+      );
+      onJoin();
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (this.stopping || this.consumer !== consumer) return;
+      if (payload.restart) {
+        this.logger.warn({ reason: safeErrorText(payload.error) }, 'consumer crashed; kafkajs restarts it');
+        return;
+      }
+      this.scheduleRestart(consumer, payload.error);
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [this.topic], fromBeginning: this.options.fromBeginning ?? true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 2,
+      eachBatch: (payload) => this.onBatch(payload),
+    });
+    const stopRequested = new Promise<void>((resolve) => this.stopController.signal.addEventListener('abort', () => resolve(), { once: true }));
+    await Promise.race([joined, stopRequested]);
+  }
+
+  private scheduleRestart(failed: Consumer, error: unknown): void {
+    if (this.stopping) return;
+    this.restartAttempts++;
+    const delay = this.backoff(this.restartAttempts, 1_000, 60_000);
+    this.logger.error({ reason: safeErrorText(error), restartInMs: delay, attempt: this.restartAttempts }, 'consumer crashed; starting a new one');
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      void (async () => {
+        await failed.disconnect().catch(() => undefined);
+        if (this.stopping) return;
+        try {
+          await this.startConsumer();
+        } catch (restartError) {
+          if (this.consumer) this.scheduleRestart(this.consumer, restartError);
+        }
+      })();
+    }, delay);
+  }
+
+  private canContinue(payload: EachBatchPayload): boolean {
+    return !this.stopping && payload.isRunning() && !payload.isStale();
+  }
+
+  private async onBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    for (const message of batch.messages) {
+      if (!this.canContinue(payload)) return;
+      const done = await this.handleWithRetry(batch.topic, batch.partition, message, payload);
+      if (!done) return; // stopping, or the partition went elsewhere: left uncommitted, delivered again
+      payload.resolveOffset(message.offset);
+      await payload.commitOffsetsIfNecessary({
+        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(message.offset) + 1n).toString() }] }],
+      });
+      await payload.heartbeat();
+    }
+  }
+
+  /** true once the message is handled for good (its offset may be committed); false when it must be left for later. */
+  private async handleWithRetry(topic: string, partition: number, message: KafkaMessage, payload: EachBatchPayload): Promise<boolean> {
+    const where = { topic, partition, offset: message.offset };
+    let deadLetter: DeadLetter | null = null;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!deadLetter) {
+          const outcome = await this.handle(message);
+          if (outcome.action !== 'dead-letter') {
+            this.logOutcome(outcome, where, attempt);
+            return true;
+          }
+          deadLetter = outcome;
+        }
+        // Only the publishing is retried once a message is known to be dead: no second mail attempt.
+        await this.publishDeadLetter(deadLetter, message, where);
+        return true;
+      } catch (error) {
+        if (!this.canContinue(payload)) {
+          this.logger.info({ ...where, reason: safeErrorText(error) }, 'stopping: message left uncommitted for redelivery');
+          return false;
+        }
+        const delay = this.backoff(attempt, this.initialDelayMs, this.maxDelayMs);
+        this.logger.warn(
+          { ...where, attempt, retryInMs: delay, reason: safeErrorText(error), stage: deadLetter ? 'dead-letter' : 'handle' },
+          'temporary failure; retrying',
+        );
+        if (!(await this.waitBeforeRetry(delay, payload))) return false;
+      }
+    }
+  }
+
+  private async handle(message: KafkaMessage): Promise<MailEventOutcome> {
+    let event: unknown;
+    try {
+      event = decodeEventJson(message.value);
+    } catch (error) {
+      if (error instanceof MalformedEventError) return { action: 'dead-letter', reason: 'malformed-event', error: error.message };
+      throw error;
+    }
+    return handleMailEvent(event, this.options.issueInvitation);
+  }
+
+  private logOutcome(outcome: Exclude<MailEventOutcome, DeadLetter>, where: object, attempt: number): void {
+    if (outcome.action === 'ignored') {
+      this.logger.debug({ ...where, eventId: outcome.eventId, type: outcome.type }, 'event ignored (not a mail event)');
+      return;
+    }
+    this.logger.info(
+      { ...where, eventId: outcome.eventId, userId: outcome.userId, type: outcome.type, outcome: outcome.outcome, attempts: attempt },
+      outcome.outcome === 'sent' ? 'invitation mail sent' : `invitation mail event handled: ${outcome.outcome}`,
+    );
+  }
+
+  private async publishDeadLetter(deadLetter: DeadLetter, message: KafkaMessage, where: { topic: string; partition: number; offset: string }): Promise<void> {
+    if (!this.producer) throw new Error('the worker is not started');
+    const headers: IHeaders = {};
+    // The original headers, except any x-dlq-* of an earlier dead-lettering (replayed from a DLQ).
+    for (const [name, value] of Object.entries(message.headers ?? {})) {
+      if (!name.toLowerCase().startsWith(HEADER_PREFIX) && value !== undefined) headers[name] = value;
+    }
+    Object.assign(headers, {
+      'x-dlq-reason': deadLetter.reason,
+      'x-dlq-error': deadLetter.error,
+      'x-dlq-source-topic': where.topic,
+      'x-dlq-source-partition': String(where.partition),
+      'x-dlq-source-offset': where.offset,
+      'x-dlq-consumer-group': this.groupId,
+      'x-dlq-failed-at': new Date().toISOString(),
+    });
+    await this.producer.send({
+      topic: this.deadLetterTopic,
+      acks: -1,
+      messages: [{ key: message.key, value: message.value, headers, timestamp: message.timestamp }],
+    });
+    this.logger.error(
+      {
+        ...where,
+        reason: deadLetter.reason,
+        error: deadLetter.error,
+        eventId: deadLetter.eventId,
+        userId: deadLetter.userId,
+        type: deadLetter.type,
+        deadLetterTopic: this.deadLetterTopic,
+      },
+      'event dead-lettered',
+    );
+  }
+
+  /** Sleeps `ms`, heartbeating on the way; false when the worker stops or the partition is taken away meanwhile. */
+  private async waitBeforeRetry(ms: number, payload: EachBatchPayload): Promise<boolean> {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      await this.sleep(Math.min(1_000, until - Date.now()));
+      if (!this.canContinue(payload)) return false;
+      await payload.heartbeat(); // a rebalance error propagates: kafkajs rejoins, the message stays uncommitted
+    }
+    return this.canContinue(payload);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    const signal = this.stopController.signal;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private backoff(attempt: number, initial: number, max: number): number {
+    const base = Math.min(max, initial * 2 ** Math.min(attempt - 1, 30));
+    return Math.round(Math.min(max, base * (0.8 + Math.random() * 0.4)));
+  }
+}

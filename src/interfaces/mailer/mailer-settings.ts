@@ -1,0 +1,51 @@
+import { ConfigError } from '../../infrastructure/config/config';
+import { parseDurationSeconds } from '../../infrastructure/config/duration';
+import { DEFAULT_MAILER_GROUP_ID, defaultDeadLetterTopic } from './invitation-mail-worker';
+
+/** Settings only the mailer process reads, validated like the rest of the configuration. */
+export interface MailerSettings {
+  groupId: string;
+  deadLetterTopic: string;
+  retryMaxDelayMs: number;
+  partitionsConsumedConcurrently: number;
+}
+
+export const MAILER_VARIABLES = ['MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY'] as const;
+
+const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
+const GROUP = /^[A-Za-z0-9._-]{1,255}$/;
+
+export function loadMailerSettings(eventsTopic: string, env: Record<string, string | undefined> = process.env): MailerSettings {
+  const problems: string[] = [];
+  const get = (name: string) => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+
+  const groupId = get('MAILER_GROUP_ID') ?? DEFAULT_MAILER_GROUP_ID;
+  if (!GROUP.test(groupId)) problems.push(`MAILER_GROUP_ID must be 1 to 255 of letters, digits, ".", "_", "-" (got "${groupId}")`);
+
+  const deadLetterTopic = get('MAILER_DLQ_TOPIC') ?? defaultDeadLetterTopic(eventsTopic);
+  if (!TOPIC.test(deadLetterTopic)) problems.push(`MAILER_DLQ_TOPIC must be a Kafka topic name: 1 to 249 of letters, digits, ".", "_", "-" (got "${deadLetterTopic}")`);
+  else if (deadLetterTopic === eventsTopic) problems.push('MAILER_DLQ_TOPIC must differ from KAFKA_TOPIC');
+
+  const retryRaw = get('MAILER_RETRY_MAX') ?? '60s';
+  const retrySeconds = parseDurationSeconds(retryRaw);
+  if (retrySeconds === null || retrySeconds < 1 || retrySeconds > 3600) {
+    problems.push(`MAILER_RETRY_MAX must be a duration from 1s to 1h, such as 30s or 5m (got "${retryRaw}")`);
+  }
+
+  const concurrencyRaw = get('MAILER_CONCURRENCY') ?? '2';
+  const concurrency = Number(concurrencyRaw);
+  if (!/^\d+$/.test(concurrencyRaw) || concurrency < 1 || concurrency > 64) {
+    problems.push(`MAILER_CONCURRENCY must be an integer from 1 to 64 (got "${concurrencyRaw}")`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    groupId,
+    deadLetterTopic,
+    retryMaxDelayMs: Math.round((retrySeconds ?? 60) * 1000),
+    partitionsConsumedConcurrently: concurrency,
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The mailer process (`npm run start:mailer`): consumes the invitation events from Kafka and
+ * sends the mails. Needs KAFKA_BROKERS and a migrated database (it never migrates: that is the
+ * migrate job's or the API's), and SMTP_URL in production (without it mails become .eml files).
+ *
+ * SIGTERM/SIGINT: the message in hand is finished and committed, the group left, connections
+ * closed, exit 0 (exit 1 when that takes longer than 30 s).
+ */
+import { type Config, ConfigError, loadConfig } from '../../infrastructure/config/config';
+import { buildContainer } from '../../infrastructure/container';
+import { createLogger } from '../../infrastructure/logging/logger';
+import { hasPendingMigrations } from '../../infrastructure/persistence/typeorm/migrate';
+import { describe, exitOnStartupError, prepareDatabase } from '../process-runtime';
+import type { IssueInvitation } from './invitation-mail-handler';
+import { InvitationMailWorker } from './invitation-mail-worker';
+import { loadMailerSettings, type MailerSettings } from './mailer-settings';
+
+const GRACE_MS = 30_000;
+
+async function main(): Promise<void> {
+  let config: Config;
+  let settings: MailerSettings;
+  let kafka: NonNullable<Config['kafka']>;
+  try {
+    config = loadConfig();
+    if (!config.kafka) {
+      throw new ConfigError([
+        'KAFKA_BROKERS is not set: the mailer process consumes events from Kafka (on the embedded default the API process sends the mails itself)',
+      ]);
+    }
+    kafka = config.kafka;
+    settings = loadMailerSettings(kafka.topic);
+  } catch (error) {
+    exitOnStartupError(error);
+  }
+
+  const logger = createLogger(config.logLevel).child({ process: 'mailer' });
+  // Bootstrapping the admin is the API's business, not the mailer's.
+  const container = buildContainer({ ...config, admin: null }, logger);
+  const abort = new AbortController();
+  let worker: InvitationMailWorker | null = null;
+  let shuttingDown = false;
+
+  const shutdown = (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal }, 'shutting down');
+    abort.abort();
+    setTimeout(() => {
+      logger.error('graceful shutdown took too long; exiting');
+      process.exit(1);
+    }, GRACE_MS).unref();
+    (async () => {
+      await worker?.stop();
+      await container.dispose();
+    })().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ reason: describe(error) }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
+  try {
+    await prepareDatabase(container, { migrate: false, signal: abort.signal });
+    if (shuttingDown) return;
+    if (await hasPendingMigrations(container.cradle.dataSource)) {
+      logger.warn('the database has pending migrations: run `npm run migrate`; mail events are retried meanwhile');
+    }
+    if (!container.hasRegistration('issueInvitation')) {
+      throw new Error('the container registers no issueInvitation (IssueInvitationUseCase): see src/infrastructure/container.ts');
+    }
+    const { issueInvitation, mailer } = container.cradle as unknown as { issueInvitation: IssueInvitation; mailer?: { verify?: () => Promise<void> } };
+    if (container.hasRegistration('mailer') && typeof mailer?.verify === 'function') {
+      // Not fatal: mails are retried until SMTP answers; this only says so early.
+      mailer.verify().catch((error: unknown) => logger.warn({ reason: describe(error) }, 'the SMTP server does not accept us yet'));
+    }
+    worker = new InvitationMailWorker({
+      issueInvitation,
+      logger,
+      kafka,
+      groupId: settings.groupId,
+      deadLetterTopic: settings.deadLetterTopic,
+      retry: { maxDelayMs: settings.retryMaxDelayMs },
+      partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
+    });
+    await worker.start();
+    if (shuttingDown) return;
+    logger.info(
+      { topic: kafka.topic, groupId: worker.groupId, deadLetterTopic: worker.deadLetterTopic, smtp: config.smtpUrl ? 'SMTP_URL' : 'files' },
+      'mailer ready',
+    );
+  } catch (error) {
+    if (shuttingDown) return; // the shutdown path exits
+    exitOnStartupError(error, logger);
+  }
+}
+
+void main();
