@@ -80,6 +80,21 @@ export class KafkaEventPublisher implements EventPublisher {
     }
   }
 
+  /**
+   * Connects the producer now rather than on the first publish (saves that publish ~100 ms).
+   * Optional; rejects when Kafka is unreachable, and the next publish simply tries again.
+   */
+  async connect(): Promise<void> {
+    if (this.closed) throw new Error('KafkaEventPublisher is closed');
+    const attempt = this.connectedProducer();
+    try {
+      await attempt;
+    } catch (error) {
+      this.discard(attempt);
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const producer = this.producer;

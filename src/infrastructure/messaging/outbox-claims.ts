@@ -12,6 +12,7 @@ export interface OutboxRow {
   type: string;
   payload: string;
   occurred_at: Date | string;
+  attempts: number | string;
 }
 
 /**
@@ -28,7 +29,7 @@ export interface OutboxRow {
 export function claimSql(limit: number, skipLocked: boolean): string {
   assertPositiveInteger(limit, 'limit');
   return (
-    'SELECT o.id, o.aggregate_id, o.type, o.payload, o.occurred_at FROM outbox_events o ' +
+    'SELECT o.id, o.aggregate_id, o.type, o.payload, o.occurred_at, o.attempts FROM outbox_events o ' +
     'WHERE o.published_at IS NULL AND NOT EXISTS (' +
     'SELECT 1 FROM outbox_events o2 WHERE o2.aggregate_id = o.aggregate_id AND o2.published_at IS NULL AND o2.id < o.id' +
     `) ORDER BY o.id LIMIT ${limit}` +

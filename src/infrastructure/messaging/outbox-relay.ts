@@ -171,9 +171,14 @@ export class OutboxRelay {
     if (this.loopDone) return;
     this.stopping = false;
     this.nextSweepAt = 0;
-    this.loopDone = this.loop().finally(() => {
-      this.loopDone = null;
-    });
+    this.loopDone = this.loop()
+      .catch((error: unknown) => {
+        // Not expected (every pass and sweep failure is handled in the loop); never an unhandled rejection.
+        this.logger.error({ reason: describeError(error) }, 'outbox relay loop ended unexpectedly');
+      })
+      .finally(() => {
+        this.loopDone = null;
+      });
     this.logger.info({ batchSize: this.batchSize, pollIntervalMs: this.pollIntervalMs }, 'outbox relay started');
   }
 
@@ -321,14 +326,17 @@ export class OutboxRelay {
         malformed.push(row);
       }
     }
-    if (malformed.length > 0) {
-      // Left unpublished: only this user's later events wait behind it (they are not claimable).
+    // Left unpublished: only this user's later events wait behind it (they are not claimable).
+    // Said once, at error, when first seen (attempts still 0); later passes skip it quietly.
+    const firstSeen = malformed.filter((row) => Number(row.attempts) === 0);
+    if (firstSeen.length > 0) {
       this.logger.error(
-        { events: malformed.map((row) => ({ id: row.id, type: row.type })) },
-        'outbox events with a payload that is not a JSON object; their users\' events are held back',
+        { events: firstSeen.map((row) => ({ id: row.id, type: row.type })) },
+        'outbox events with a payload that is not a JSON object; their users\' later events are held back',
       );
-      await execute(countFailedAttemptSql(malformed.length), malformed.map((row) => row.id));
+      await execute(countFailedAttemptSql(firstSeen.length), firstSeen.map((row) => row.id));
     }
+    if (malformed.length > firstSeen.length) this.logger.debug({ count: malformed.length - firstSeen.length }, 'malformed outbox events skipped');
     if (events.length === 0) return { published: 0 };
 
     const ids = events.map((event) => event.id);

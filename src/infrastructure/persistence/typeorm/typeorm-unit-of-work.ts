@@ -22,8 +22,16 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           processedEvents: new TypeOrmProcessedEventStore(manager),
         }),
       );
-    if (isMysqlFamily(this.dataSource)) return transaction();
-    const result = this.queue.then(transaction, transaction);
+    return this.exclusive(transaction);
+  }
+
+  /**
+   * Runs `work` alone on SQLite (after any transaction in progress, before the next); on MySQL at
+   * once. Other writers sharing SQLite's one connection (the outbox relay) take their turn here too.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (isMysqlFamily(this.dataSource)) return work();
+    const result = this.queue.then(work, work);
     this.queue = result.catch(() => undefined);
     return result;
   }

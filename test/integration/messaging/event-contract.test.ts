@@ -1,0 +1,244 @@
+/**
+ * The published event contract (docs/events/*.schema.json and docs/asyncapi.yaml) against the
+ * events the relay really emits: the four types written through the domain and the outbox,
+ * published to Kafka, read back raw.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { DataSource } from 'typeorm';
+import { parse } from 'yaml';
+import { loadConfig } from '../../../src/infrastructure/config/config';
+import { type CloudEvent, dataSchemaFor, EVENT_TYPES } from '../../../src/infrastructure/messaging/cloud-event';
+import { KafkaEventPublisher } from '../../../src/infrastructure/messaging/kafka-event-publisher';
+import { OutboxRelay } from '../../../src/infrastructure/messaging/outbox-relay';
+import { createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
+import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
+import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import { capturingLogger, createTopic, kafkaBrokers, keysOf, type ReadMessage, secretsIn, startReader, uniqueTopic } from './kafka-test-kit';
+import { UserLifecycle } from './user-lifecycle';
+
+const DOCS = path.resolve(__dirname, '../../../docs');
+const EVENTS_DIR = path.join(DOCS, 'events');
+
+type Json = Record<string, unknown>;
+
+const asyncapi = parse(readFileSync(path.join(DOCS, 'asyncapi.yaml'), 'utf8')) as Json;
+const schemaFiles = readdirSync(EVENTS_DIR).filter((f) => f.endsWith('.schema.json')).sort();
+const schemas = new Map(schemaFiles.map((file) => [file, JSON.parse(readFileSync(path.join(EVENTS_DIR, file), 'utf8')) as Json]));
+
+function ajv(): Ajv2020 {
+  const instance = new Ajv2020({ allErrors: true, strict: true });
+  addFormats(instance);
+  return instance;
+}
+
+/** The value at a local `#/a/b` pointer of the AsyncAPI document. */
+function resolvePointer(pointer: string): unknown {
+  return pointer
+    .replace(/^#\//, '')
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, part) => (node as Json | undefined)?.[part], asyncapi);
+}
+
+/** Follows `$ref`s inside the AsyncAPI document (not into files). */
+function deref<T = Json>(node: unknown): T {
+  let current = node as Json;
+  while (current && typeof current.$ref === 'string' && current.$ref.startsWith('#/')) current = resolvePointer(current.$ref) as Json;
+  return current as T;
+}
+
+function allRefs(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(allRefs);
+  if (node !== null && typeof node === 'object') {
+    return Object.entries(node).flatMap(([key, value]) => (key === '$ref' && typeof value === 'string' ? [value] : allRefs(value)));
+  }
+  return [];
+}
+
+/** What one AsyncAPI message says: payload schema file, headers schema, key schema (traits applied). */
+function messageContract(type: string) {
+  const message = deref((asyncapi.components as Json).messages as Json)[type] as Json;
+  const traits = ((message.traits as unknown[]) ?? []).map((t) => deref(t));
+  const pick = (name: string) => message[name] ?? traits.map((t) => t[name]).find((v) => v !== undefined);
+  const payload = message.payload as { schemaFormat: string; schema: { $ref: string } };
+  const kafka = deref((pick('bindings') as Json).kafka) as Json;
+  return {
+    message,
+    payload,
+    contentType: pick('contentType') as string,
+    headers: deref(pick('headers')),
+    key: deref(kafka.key),
+  };
+}
+
+describe('event contract: JSON Schemas and AsyncAPI', () => {
+  it('has one JSON Schema (draft 2020-12) per event type, identified by its dataschema URN', () => {
+    expect(schemaFiles).toEqual([...EVENT_TYPES].map((t) => `${t}.schema.json`).sort());
+    for (const type of EVENT_TYPES) {
+      const schema = schemas.get(`${type}.schema.json`)!;
+      expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      expect(schema.$id).toBe(dataSchemaFor(type));
+      expect(schema).toMatchObject({ properties: { type: { const: type }, dataschema: { const: dataSchemaFor(type) } } });
+      expect(() => ajv().compile(schema)).not.toThrow();
+    }
+  });
+
+  it('is an AsyncAPI 3.0 document whose channel is the topic and whose messages reference every schema file', () => {
+    expect(asyncapi.asyncapi).toBe('3.0.0');
+    const channels = Object.values(asyncapi.channels as Json) as Json[];
+    expect(channels).toHaveLength(1);
+    const channel = channels[0]!;
+    expect(channel.address).toBe(loadConfig({ KAFKA_BROKERS: 'localhost:9092' }).kafka?.topic);
+    expect(Object.keys(channel.messages as Json).sort()).toEqual([...EVENT_TYPES].sort());
+
+    const operations = Object.values(asyncapi.operations as Json) as Json[];
+    expect(operations.map((o) => [o.action, deref(o.channel)])).toEqual([['send', channel]]);
+    expect(((operations[0]!.messages as unknown[]) ?? []).map((m) => (deref(m) as Json).name).sort()).toEqual([...EVENT_TYPES].sort());
+
+    const referenced: string[] = [];
+    for (const type of EVENT_TYPES) {
+      const contract = messageContract(type);
+      expect(deref((channel.messages as Json)[type])).toBe(contract.message);
+      expect(contract.message.name).toBe(type);
+      expect(contract.contentType).toBe('application/cloudevents+json; charset=UTF-8');
+      expect(contract.payload.schemaFormat).toBe('application/schema+json;version=draft-2020-12');
+      const file = path.resolve(DOCS, contract.payload.schema.$ref);
+      expect(existsSync(file)).toBe(true);
+      expect(path.basename(file)).toBe(`${type}.schema.json`);
+      referenced.push(path.basename(file));
+      expect(contract.headers).toMatchObject({ required: ['content-type', 'ce_id', 'ce_type'] });
+      expect(contract.key).toMatchObject({ type: 'string', format: 'uuid' });
+    }
+    expect(referenced.sort()).toEqual(schemaFiles);
+
+    // Every reference resolves: a local pointer to a node, a relative path to a file.
+    for (const ref of allRefs(asyncapi)) {
+      if (ref.startsWith('#/')) expect([ref, resolvePointer(ref) !== undefined]).toEqual([ref, true]);
+      else expect([ref, existsSync(path.resolve(DOCS, ref))]).toEqual([ref, true]);
+    }
+  });
+
+  it('schemas reject what breaks the contract (they constrain, not just describe)', () => {
+    const validate = ajv().compile(schemas.get('UserJoined.schema.json')!);
+    const good = {
+      specversion: '1.0',
+      id: '019a3c1e-8f0b-7c41-9d2e-5b8f0a1c2d3e',
+      type: 'UserJoined',
+      source: '/access-control',
+      time: '2026-01-31T12:00:00.123Z',
+      subject: '019a3c1e-8f0a-7b11-8a6f-0e2d4c6b8a10',
+      datacontenttype: 'application/json',
+      dataschema: dataSchemaFor('UserJoined'),
+      data: {
+        user_id: '019a3c1e-8f0a-7b11-8a6f-0e2d4c6b8a10',
+        email: 'ada@example.com',
+        username: 'ada',
+        name: 'Ada',
+        role: { _id: '01a1fc94-6d94-7441-a6a7-5c24f14ccb6a', name: 'member' },
+        joined_date: '2026-01-31T12:00:00.123Z',
+      },
+    };
+    expect(validate(good) ? [] : validate.errors).toEqual([]);
+    const broken: [string, unknown][] = [
+      ['missing username', { ...good, data: { ...good.data, username: undefined } }],
+      ['wrong type', { ...good, type: 'UserInvited' }],
+      ['time without milliseconds', { ...good, time: '2026-01-31T12:00:00Z' }],
+      ['subject not a uuid', { ...good, subject: 'ada' }],
+      ['role without id', { ...good, data: { ...good.data, role: { name: 'member' } } }],
+    ];
+    for (const [why, event] of broken) expect([why, validate(JSON.parse(JSON.stringify(event)))]).toEqual([why, false]);
+  });
+
+  describe('against the events the relay emits to Kafka', () => {
+    let database: TestDatabase;
+    let dataSource: DataSource;
+    let received: ReadMessage[];
+    let written: { type: string; userId: string; eventId: string }[];
+
+    beforeAll(async () => {
+      database = await createTestDatabase('ac_contract');
+      dataSource = createDataSource(database.config);
+      await dataSource.initialize();
+      await runMigrations(dataSource);
+
+      const topic = uniqueTopic('event-contract');
+      await createTopic(topic, 2);
+      const lifecycle = new UserLifecycle(new TypeOrmUnitOfWork(dataSource));
+      written = [];
+      const record = (w: { userId: string; eventIds: string[]; types: string[] }) =>
+        w.eventIds.forEach((eventId, i) => written.push({ type: w.types[i]!, userId: w.userId, eventId }));
+      const joiner = await lifecycle.invite('joiner@example.com', 'Joiner');
+      record(joiner);
+      record(await lifecycle.join(joiner.userId, 'joiner'));
+      const revoked = await lifecycle.invite('ünïcode.revoked@exämple.com');
+      record(revoked);
+      record(await lifecycle.resend(revoked.userId));
+      record(await lifecycle.revoke(revoked.userId));
+
+      const publisher = new KafkaEventPublisher({ brokers: kafkaBrokers(), topic, clientId: 'contract-test', logger: capturingLogger('warn').logger });
+      const relay = new OutboxRelay({ dataSource, publisher, logger: capturingLogger('warn').logger });
+      try {
+        await publisher.connect();
+        expect(await relay.flush()).toBe(written.length);
+      } finally {
+        await publisher.close();
+      }
+      const reader = await startReader(topic);
+      try {
+        received = [...(await reader.waitFor(written.length))];
+      } finally {
+        await reader.stop();
+      }
+    });
+
+    afterAll(async () => {
+      if (dataSource?.isInitialized) await dataSource.destroy();
+      await database?.drop();
+    });
+
+    it('covers all four event types', () => {
+      expect(received).toHaveLength(written.length);
+      expect(new Set(received.map((m) => m.headers.ce_type))).toEqual(new Set(EVENT_TYPES));
+    });
+
+    it('every value validates against its type\'s JSON Schema, and declares nothing the schema does not', () => {
+      const validators = new Map<string, ValidateFunction>();
+      const compiler = ajv();
+      for (const type of EVENT_TYPES) validators.set(type, compiler.compile(schemas.get(`${type}.schema.json`)!));
+      for (const message of received) {
+        const event = JSON.parse(message.value) as CloudEvent<Json>;
+        const validate = validators.get(event.type)!;
+        expect([event.type, validate(event) ? [] : validate.errors]).toEqual([event.type, []]);
+        // Schemas allow additional properties (consumers ignore unknown fields), so an undocumented
+        // field would pass validation: check there is none.
+        const schema = schemas.get(`${event.type}.schema.json`)!;
+        const envelopeFields = Object.keys(schema.properties as Json);
+        const dataFields = Object.keys(((schema.$defs as Json).data as Json).properties as Json);
+        expect(Object.keys(event).filter((k) => !envelopeFields.includes(k))).toEqual([]);
+        expect(Object.keys(event.data).filter((k) => !dataFields.includes(k))).toEqual([]);
+        const w = written.find((x) => x.eventId === event.id)!;
+        expect([event.type, event.subject, event.data.user_id]).toEqual([w.type, w.userId, w.userId]);
+      }
+    });
+
+    it('key and headers match the AsyncAPI message, and no secret travels', () => {
+      const compiler = ajv();
+      for (const message of received) {
+        const event = JSON.parse(message.value) as CloudEvent;
+        const contract = messageContract(event.type);
+        const headers = compiler.compile(contract.headers);
+        const key = compiler.compile(contract.key);
+        expect(headers(message.headers) ? [] : headers.errors).toEqual([]);
+        expect(key(message.key) ? [] : key.errors).toEqual([]);
+        expect(message.key).toBe(event.subject);
+        expect(message.headers).toMatchObject({ ce_id: event.id, ce_type: event.type });
+        expect(secretsIn(message.value)).toEqual([]);
+        expect(keysOf(event)).not.toContain('passwordHash');
+      }
+    });
+  });
+});

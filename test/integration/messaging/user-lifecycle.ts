@@ -1,0 +1,69 @@
+/**
+ * Writes real domain events through the real write path (TypeOrmUnitOfWork → TypeOrmOutbox), so
+ * the messaging tests publish exactly what the service would.
+ */
+import type { TransactionScope, UnitOfWork } from '../../../src/application/ports/unit-of-work.port';
+import type { Role } from '../../../src/domain/roles/role';
+import { Email } from '../../../src/domain/users/email';
+import { User } from '../../../src/domain/users/user';
+import { Username } from '../../../src/domain/users/username';
+import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
+
+const ids = new UuidV7IdGenerator();
+const newId = () => ids.next();
+export const MEMBER: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
+export const INVITER = '019a0000-0000-7000-8000-0000000000aa';
+/** What a real hash looks like: it must never reach an event. */
+export const PASSWORD_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaA';
+
+export interface Written {
+  userId: string;
+  eventIds: string[];
+  types: string[];
+}
+
+/** The four user events, each committed in a transaction of `unitOfWork` with the change that caused it. */
+export class UserLifecycle {
+  constructor(private readonly unitOfWork: UnitOfWork) {}
+
+  /** Invites a user (UserInvited). */
+  async invite(email: string, name?: string): Promise<Written> {
+    const user = User.invite({ id: newId(), email: Email.parse(email), name, role: MEMBER, invitedBy: INVITER, now: new Date(), newId });
+    return this.commit(user, (scope) => scope.users.add(user));
+  }
+
+  /** The invitee joins (UserJoined): the user now has a password hash, which the event must not carry. */
+  async join(userId: string, username: string): Promise<Written> {
+    const user = await this.load(userId);
+    user.join({ name: 'Zoë 🚀 Ünïcode', username: Username.parse(username), passwordHash: PASSWORD_HASH, role: MEMBER, now: new Date(), newId });
+    return this.commit(user, (scope) => scope.users.update(user));
+  }
+
+  async resend(userId: string): Promise<Written> {
+    const user = await this.load(userId);
+    user.resendInvitation({ by: INVITER, role: MEMBER, now: new Date(), newId });
+    return this.commit(user, (scope) => scope.users.update(user));
+  }
+
+  async revoke(userId: string): Promise<Written> {
+    const user = await this.load(userId);
+    user.revokeInvitation({ by: INVITER, now: new Date(), newId });
+    return this.commit(user, (scope) => scope.users.delete(user.id));
+  }
+
+  private async load(userId: string): Promise<User> {
+    const found = await this.unitOfWork.run((scope) => scope.users.findById(userId));
+    if (!found) throw new Error(`no user ${userId}`);
+    return found;
+  }
+
+  private async commit(user: User, change: (scope: TransactionScope) => Promise<void>): Promise<Written> {
+    const events = user.pullDomainEvents();
+    await this.unitOfWork.run(async (scope) => {
+      await change(scope);
+      await scope.outbox.append(events);
+    });
+    return { userId: user.id, eventIds: events.map((e) => e.id), types: events.map((e) => e.type) };
+  }
+}
