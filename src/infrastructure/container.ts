@@ -15,7 +15,8 @@ import type { UnitOfWork } from '../application/ports/unit-of-work.port';
 import type { UserRepository } from '../application/ports/user-repository.port';
 import { AcceptInvitationUseCase } from '../application/invitations/accept-invitation.use-case';
 import { InspectInvitationUseCase } from '../application/invitations/inspect-invitation.use-case';
-import { type InvitationSettings } from '../application/invitations/issue-invitation.use-case';
+import { type InvitationSettings, IssueInvitationUseCase } from '../application/invitations/issue-invitation.use-case';
+import type { Mailer } from '../application/ports/mailer.port';
 import { ResendInvitationUseCase } from '../application/invitations/resend-invitation.use-case';
 import { RevokeInvitationUseCase } from '../application/invitations/revoke-invitation.use-case';
 import type { InvitationRepository } from '../application/ports/invitation-repository.port';
@@ -28,6 +29,12 @@ import { JwtTokenIssuer } from './crypto/jwt-token-issuer';
 import { RandomSecretTokens } from './crypto/random-secret-tokens';
 import { loadOrCreateLocalSigningKey, type SigningKey, signingKeyFromPem } from './crypto/signing-keys';
 import type { Logger } from './logging/logger';
+import { createMailer } from './mail/create-mailer';
+import type { EventPublisher, InProcessEventBus } from './messaging/cloud-event';
+import { CommitSignal } from './messaging/commit-signal';
+import { createInProcessEventBus } from './messaging/in-process-event-bus';
+import { KafkaEventPublisher } from './messaging/kafka-event-publisher';
+import { OutboxRelay } from './messaging/outbox-relay';
 import { createDataSource } from './persistence/typeorm/data-source';
 import { TypeOrmInvitationRepository } from './persistence/typeorm/typeorm-invitation.repository';
 import { TypeOrmPermissionRepository } from './persistence/typeorm/typeorm-permission.repository';
@@ -55,6 +62,13 @@ export interface Cradle {
   secretTokens: SecretTokens;
   invitationSettings: InvitationSettings;
   readiness: Readiness;
+  commitSignal: CommitSignal;
+  /** Kafka when KAFKA_BROKERS is set; otherwise the in-process bus (also registered as `inProcessBus`). */
+  eventPublisher: EventPublisher;
+  inProcessBus: InProcessEventBus | null;
+  outboxRelay: OutboxRelay;
+  mailer: Mailer;
+  issueInvitation: IssueInvitationUseCase;
   signIn: SignInUseCase;
   authenticateActor: { execute(subject: string): Promise<Actor | null> };
   listUsers: ListUsersUseCase;
@@ -96,7 +110,34 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     userRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmUserRepository(dataSource.manager)).singleton(),
     roleRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmRoleRepository(dataSource)).singleton(),
     permissionRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmPermissionRepository(dataSource)).singleton(),
-    unitOfWork: asFunction(({ dataSource }: Cradle) => new TypeOrmUnitOfWork(dataSource)).singleton(),
+    commitSignal: asClass(CommitSignal).singleton(),
+    unitOfWork: asFunction(
+      ({ dataSource, commitSignal }: Cradle) => new TypeOrmUnitOfWork(dataSource, () => commitSignal.notify()),
+    ).singleton(),
+    inProcessBus: asFunction(() => (config.kafka ? null : createInProcessEventBus())).singleton(),
+    eventPublisher: asFunction(({ inProcessBus, logger }: Cradle) =>
+      config.kafka
+        ? new KafkaEventPublisher({ brokers: config.kafka.brokers, topic: config.kafka.topic, clientId: config.kafka.clientId, logger })
+        : inProcessBus!,
+    )
+      .singleton()
+      .disposer((publisher) => publisher.close()),
+    outboxRelay: asFunction(({ dataSource, eventPublisher, logger, unitOfWork, commitSignal }: Cradle) => {
+      const relay = new OutboxRelay({
+        dataSource,
+        publisher: eventPublisher,
+        logger,
+        ...(unitOfWork instanceof TypeOrmUnitOfWork ? { exclusive: (work) => unitOfWork.exclusive(work) } : {}),
+      });
+      commitSignal.subscribe(() => relay.nudge());
+      return relay;
+    })
+      .singleton()
+      .disposer((relay) => relay.stop()),
+    mailer: asFunction(({ logger }: Cradle) => createMailer(config, logger))
+      .singleton()
+      .disposer((mailer) => (mailer as { close?: () => Promise<void> }).close?.()),
+    issueInvitation: asClass(IssueInvitationUseCase).singleton(),
     invitationRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmInvitationRepository(dataSource.manager)).singleton(),
     secretTokens: asClass(RandomSecretTokens).singleton(),
     invitationSettings: asValue({ publicUrl: config.publicUrl, invitationTtlSeconds: config.invitationTtlSeconds }),

@@ -19,6 +19,8 @@ export interface Config {
   dataDir: string;
   database: DatabaseConfig;
   migrateOnStart: boolean;
+  /** Whether the API process runs the outbox relay (it may instead run as its own process). */
+  relayEnabled: boolean;
   kafka: { brokers: string[]; topic: string; clientId: string } | null;
   smtpUrl: string | null;
   mailFrom: string;
@@ -49,11 +51,13 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Every variable the service reads; anything else in the environment is ignored. */
 export const CONFIG_VARIABLES = [
-  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'MIGRATE_ON_START', 'KAFKA_BROKERS', 'KAFKA_TOPIC',
+  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'MIGRATE_ON_START', 'RELAY_ENABLED', 'KAFKA_BROKERS', 'KAFKA_TOPIC',
   'KAFKA_CLIENT_ID', 'SMTP_URL', 'MAIL_FROM', 'PUBLIC_URL', 'ADMIN_USERNAME', 'ADMIN_PASSWORD',
   'ADMIN_EMAIL', 'ADMIN_NAME', 'JWT_PRIVATE_KEY', 'JWT_PRIVATE_KEY_FILE', 'JWT_PUBLIC_KEY',
   'JWT_PUBLIC_KEY_FILE', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL', 'INVITATION_TTL',
   'LOG_LEVEL', 'BODY_LIMIT', 'SHUTDOWN_DRAIN',
+  // Read by the mailer process only (src/interfaces/mailer/mailer-settings.ts).
+  'MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY',
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -179,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database,
     migrateOnStart: boolean('MIGRATE_ON_START', true),
+    relayEnabled: boolean('RELAY_ENABLED', true),
     kafka,
     smtpUrl,
     mailFrom: get('MAIL_FROM') ?? 'Access Control <no-reply@localhost>',

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfig } from '../../infrastructure/config/config';
 import { type AppContainer, buildContainer, type Overrides } from '../../infrastructure/container';
 import { createLogger, type Logger } from '../../infrastructure/logging/logger';
-import { prepareDatabase, sleep } from '../process-runtime';
+import { subscribeInvitationMails } from '../mailer/in-process-invitation-mails';
+import { describe, prepareDatabase, sleep } from '../process-runtime';
 import { buildHttpApp } from './app';
 
 export interface RunningApi {
@@ -25,6 +26,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   const container = buildContainer(config, logger, options.overrides);
   const app = await buildHttpApp(container);
   await prepareDatabase(container, { migrate: config.migrateOnStart });
+  const stopEvents = await startEventFlow(container);
   await app.listen({ port: config.port, host: config.host });
 
   const address = app.server.address();
@@ -38,9 +40,33 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       container.cradle.readiness.startDraining();
       if (config.shutdownDrainSeconds > 0) await sleep(config.shutdownDrainSeconds * 1000);
       await app.close();
+      await stopEvents();
       await container.dispose();
     })();
     return closing;
   };
   return { app, container, url, close };
+}
+
+/**
+ * Starts the outbox relay (unless RELAY_ENABLED=false) and, on the embedded default (no Kafka),
+ * the mailer on the in-process bus. Returns the orderly stop: relay, last flush, mailer.
+ */
+async function startEventFlow(container: AppContainer): Promise<() => Promise<void>> {
+  const { config, logger, inProcessBus, eventPublisher } = container.cradle;
+  const unsubscribe = inProcessBus
+    ? subscribeInvitationMails(inProcessBus, { issueInvitation: container.cradle.issueInvitation, logger })
+    : () => undefined;
+  if (!config.relayEnabled) return async () => unsubscribe();
+
+  const relay = container.cradle.outboxRelay;
+  // Connecting ahead of the first publish keeps the first event fast; Kafka being away is no reason not to start.
+  const connect = (eventPublisher as { connect?: () => Promise<void> }).connect;
+  if (connect) await connect.call(eventPublisher).catch((error: unknown) => logger.warn({ reason: describe(error) }, 'Kafka not reachable yet; the relay will retry'));
+  relay.start();
+  return async () => {
+    await relay.stop();
+    await relay.flush().catch((error: unknown) => logger.warn({ reason: describe(error) }, 'events left in the outbox at shutdown; another replica or the next start publishes them'));
+    unsubscribe();
+  };
 }

@@ -42,6 +42,8 @@ export interface InvitationMailWorkerOptions {
   /** kafkajs group session timeout (default 30 000) and heartbeat interval (default 3 000). */
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
+  /** How long a fetch waits for new messages (default 2 000); a stop waits for the fetch in flight. */
+  maxWaitTimeMs?: number;
 }
 
 type DeadLetter = Extract<MailEventOutcome, { action: 'dead-letter' }>;
@@ -105,13 +107,15 @@ export class InvitationMailWorker {
   /** Connects, makes sure the dead-letter topic exists, and resolves once the consumer has joined its group. */
   async start(): Promise<void> {
     if (this.producer) throw new Error('the worker is started already');
+    // Not idempotent: kafkajs wants unbounded retries for that, and a dead letter written twice
+    // after a lost acknowledgement is harmless (its x-dlq-source-* headers identify it).
     this.producer = this.kafka.producer({
-      idempotent: true,
       maxInFlightRequests: 1,
       createPartitioner: Partitioners.DefaultPartitioner,
     });
     await this.producer.connect();
     await this.ensureDeadLetterTopic();
+    if (this.stopping) return;
     await this.startConsumer();
   }
 
@@ -151,6 +155,7 @@ export class InvitationMailWorker {
       groupId: this.groupId,
       sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
       heartbeatInterval: this.options.heartbeatIntervalMs ?? 3_000,
+      maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 2_000,
       retry: { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 },
     });
     this.consumer = consumer;
@@ -174,13 +179,18 @@ export class InvitationMailWorker {
     });
     await consumer.connect();
     await consumer.subscribe({ topics: [this.topic], fromBeginning: this.options.fromBeginning ?? true });
+    if (this.stopping) return; // stop() disconnects this.consumer
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 2,
       eachBatch: (payload) => this.onBatch(payload),
     });
-    const stopRequested = new Promise<void>((resolve) => this.stopController.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const signal = this.stopController.signal;
+    const stopRequested = new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
     await Promise.race([joined, stopRequested]);
   }
 
@@ -223,7 +233,7 @@ export class InvitationMailWorker {
 
   /** true once the message is handled for good (its offset may be committed); false when it must be left for later. */
   private async handleWithRetry(topic: string, partition: number, message: KafkaMessage, payload: EachBatchPayload): Promise<boolean> {
-    const where = { topic, partition, offset: message.offset };
+    const where = { topic, partition, offset: message.offset, eventId: peekEventId(message.value) };
     let deadLetter: DeadLetter | null = null;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -275,7 +285,11 @@ export class InvitationMailWorker {
     );
   }
 
-  private async publishDeadLetter(deadLetter: DeadLetter, message: KafkaMessage, where: { topic: string; partition: number; offset: string }): Promise<void> {
+  private async publishDeadLetter(
+    deadLetter: DeadLetter,
+    message: KafkaMessage,
+    where: { topic: string; partition: number; offset: string; eventId?: string },
+  ): Promise<void> {
     if (!this.producer) throw new Error('the worker is not started');
     const headers: IHeaders = {};
     // The original headers, except any x-dlq-* of an earlier dead-lettering (replayed from a DLQ).
@@ -301,7 +315,7 @@ export class InvitationMailWorker {
         ...where,
         reason: deadLetter.reason,
         error: deadLetter.error,
-        eventId: deadLetter.eventId,
+        eventId: deadLetter.eventId ?? where.eventId,
         userId: deadLetter.userId,
         type: deadLetter.type,
         deadLetterTopic: this.deadLetterTopic,
@@ -338,5 +352,15 @@ export class InvitationMailWorker {
   private backoff(attempt: number, initial: number, max: number): number {
     const base = Math.min(max, initial * 2 ** Math.min(attempt - 1, 30));
     return Math.round(Math.min(max, base * (0.8 + Math.random() * 0.4)));
+  }
+}
+
+/** The event id of a message, for log lines only (undefined when the value is not a JSON object with a string id). */
+function peekEventId(value: Buffer | null): string | undefined {
+  try {
+    const id = (JSON.parse(value?.toString('utf8') ?? '') as { id?: unknown } | null)?.id;
+    return typeof id === 'string' ? id.slice(0, 64) : undefined;
+  } catch {
+    return undefined;
   }
 }

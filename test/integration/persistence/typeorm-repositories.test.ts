@@ -5,7 +5,10 @@ import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../src/
 import { Username } from '../../../src/domain/users/username';
 import type { Role } from '../../../src/domain/roles/role';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { MIGRATIONS } from '../../../src/infrastructure/persistence/migrations';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
+import { TypeOrmInvitationRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-invitation.repository';
+import { TypeOrmProcessedEventStore } from '../../../src/infrastructure/persistence/typeorm/typeorm-processed-event.store';
 import { TypeOrmPermissionRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-permission.repository';
 import { TypeOrmRoleRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
 import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
@@ -49,7 +52,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
   beforeAll(async () => {
     ({ dataSource, dispose } = await target.open());
-    expect(await runMigrations(dataSource)).toEqual(['InitialSchema1763700000000']);
+    expect(await runMigrations(dataSource)).toEqual(MIGRATIONS.map((m) => m.name));
   });
 
   afterAll(async () => dispose());
@@ -142,6 +145,81 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       for (let offset = 0; offset < all.total; offset += 3) pages.push(...(await users.list({ offset, limit: 3 })).items);
       expect(pages.map((u) => u.id)).toEqual(all.items.map((u) => u.id));
       expect((await users.list({ offset: all.total + 10, limit: 3 })).items).toEqual([]);
+    });
+  });
+
+  describe('TypeOrmUserRepository updates', () => {
+    it('saves a join, and refuses a username taken in another case', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      await users.add(joinedUser('Holder', 'holder@example.com'));
+      const pending = pendingUser('joining@example.com');
+      await users.add(pending);
+      const loaded = (await users.findById(pending.id))!;
+      loaded.join({
+        name: 'Joiner',
+        username: Username.parse('HOLDER'),
+        passwordHash: 'h',
+        role: member,
+        now: new Date('2026-03-01T00:00:00.001Z'),
+        newId: () => ids.next(),
+      });
+      await expect(users.update(loaded)).rejects.toBeInstanceOf(UsernameAlreadyTakenError);
+      const fresh = (await users.findById(pending.id))!;
+      fresh.join({ name: 'Joiner', username: Username.parse('joiner'), passwordHash: 'h', role: member, now: new Date('2026-03-01T00:00:00.001Z'), newId: () => ids.next() });
+      await users.update(fresh);
+      const saved = await users.findById(pending.id);
+      expect(saved?.isJoined).toBe(true);
+      expect(saved?.joinedAt?.toISOString()).toBe('2026-03-01T00:00:00.001Z');
+      expect((await users.findByUsername('JOINER'))?.id).toBe(pending.id);
+    });
+
+    it('deletes a user and, with it, its invitation', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const invitations = new TypeOrmInvitationRepository(dataSource.manager);
+      const user = pendingUser('deleted@example.com');
+      await users.add(user);
+      await invitations.replaceForUser({ userId: user.id, tokenHash: 'd'.repeat(64), createdAt: new Date(), expiresAt: new Date() });
+      await users.delete(user.id);
+      expect(await users.findById(user.id)).toBeNull();
+      expect(await invitations.findByTokenHash('d'.repeat(64))).toBeNull();
+    });
+  });
+
+  describe('TypeOrmInvitationRepository', () => {
+    it('keeps one live invitation per user: a new one kills the old token', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const invitations = new TypeOrmInvitationRepository(dataSource.manager);
+      const user = pendingUser('invited.once@example.com');
+      await users.add(user);
+      const first = { userId: user.id, tokenHash: 'a'.repeat(64), createdAt: new Date('2026-01-01T00:00:00.000Z'), expiresAt: new Date('2026-01-08T00:00:00.000Z') };
+      await invitations.replaceForUser(first);
+      expect(await invitations.findByTokenHash('a'.repeat(64))).toEqual(first);
+      await invitations.replaceForUser({ ...first, tokenHash: 'b'.repeat(64) });
+      expect(await invitations.findByTokenHash('a'.repeat(64))).toBeNull();
+      expect((await invitations.findByTokenHash('b'.repeat(64)))?.userId).toBe(user.id);
+    });
+
+    it('marks an invitation used once: a second mark changes nothing', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const invitations = new TypeOrmInvitationRepository(dataSource.manager);
+      const user = pendingUser('used.once@example.com');
+      await users.add(user);
+      await invitations.replaceForUser({ userId: user.id, tokenHash: 'c'.repeat(64), createdAt: new Date(), expiresAt: new Date() });
+      expect(await invitations.markUsed(user.id, new Date('2026-02-02T02:02:02.002Z'))).toBe(true);
+      expect(await invitations.markUsed(user.id, new Date('2026-03-03T03:03:03.003Z'))).toBe(false);
+      expect((await invitations.findByTokenHash('c'.repeat(64)))?.usedAt?.toISOString()).toBe('2026-02-02T02:02:02.002Z');
+    });
+  });
+
+  describe('TypeOrmProcessedEventStore', () => {
+    it('remembers handled events per consumer, and a second record is harmless', async () => {
+      const store = new TypeOrmProcessedEventStore(dataSource.manager);
+      const eventId = ids.next();
+      expect(await store.has('mailer', eventId)).toBe(false);
+      await store.record('mailer', eventId, new Date());
+      await store.record('mailer', eventId, new Date());
+      expect(await store.has('mailer', eventId)).toBe(true);
+      expect(await store.has('other-consumer', eventId)).toBe(false);
     });
   });
 

@@ -5,10 +5,14 @@ import { OutboxSchema } from './records';
 
 /** Writes events through the transaction's manager, so they commit or roll back with the change. */
 export class TypeOrmOutbox implements Outbox {
+  /** Events appended through this instance (one transaction's). */
+  appended = 0;
+
   constructor(private readonly manager: EntityManager) {}
 
   async append(events: readonly DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
+    this.appended += events.length;
     await this.manager.getRepository(OutboxSchema).insert(
       events.map((event) => ({
         id: event.id,

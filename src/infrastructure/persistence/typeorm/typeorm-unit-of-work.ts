@@ -10,19 +10,27 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
   // SQLite has one connection: TypeORM would interleave two transactions on it, so they take turns.
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    /** Called after a commit that wrote outbox events (the relay's nudge). */
+    private readonly onEventsCommitted: () => void = () => undefined,
+  ) {}
 
-  run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
+  async run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
+    let outbox: TypeOrmOutbox | undefined;
     const transaction = () =>
-      this.dataSource.transaction((manager) =>
-        work({
+      this.dataSource.transaction((manager) => {
+        outbox = new TypeOrmOutbox(manager);
+        return work({
           users: new TypeOrmUserRepository(manager),
-          outbox: new TypeOrmOutbox(manager),
+          outbox,
           invitations: new TypeOrmInvitationRepository(manager),
           processedEvents: new TypeOrmProcessedEventStore(manager),
-        }),
-      );
-    return this.exclusive(transaction);
+        });
+      });
+    const result = await this.exclusive(transaction);
+    if (outbox && outbox.appended > 0) this.onEventsCommitted();
+    return result;
   }
 
   /**

@@ -25,6 +25,11 @@ export function pagesRoutes(deps: { inspectInvitation: InspectInvitationUseCase 
       },
     );
 
+    // Browsers ask for it with every page; an empty answer beats a 404 in their console.
+    app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+      reply.code(204).header('cache-control', 'public, max-age=86400').send(),
+    );
+
     app.get('/invitations/accept.js', { schema: { hide: true } }, async (_request, reply) =>
       reply.header('cache-control', 'public, max-age=300').type('text/javascript; charset=utf-8').send(ACCEPT_INVITATION_SCRIPT),
     );

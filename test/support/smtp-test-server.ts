@@ -1,0 +1,328 @@
+/**
+ * A real SMTP server inside the test process (`smtp-server`), for the mail adapter and the
+ * mailer worker tests. It records every message it accepts and can be told to misbehave:
+ *
+ *  - `failNext(n, code, command?)`: answer the next n commands (MAIL FROM, RCPT TO, DATA, or only
+ *    the one named) with that code (a 4xx by default);
+ *  - `rejectRecipient(address, code)`: answer RCPT TO for that address with a 5xx, always;
+ *  - `refuseRandomly(fraction, code)`: answer that fraction of commands with a 4xx, at random;
+ *  - `failGreeting(code)`: refuse every new connection at the greeting;
+ *  - `setLatency(ms)`: wait before accepting each message (to catch a sender mid-burst).
+ *
+ * A refused command means the message was not accepted, so it is not recorded.
+ */
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+
+export interface ParsedMail {
+  /** Header names lower-cased; the first occurrence, unfolded and with RFC 2047 words decoded. */
+  headers: Record<string, string>;
+  subject?: string;
+  from?: string;
+  to?: string;
+  text?: string;
+  html?: string;
+}
+
+export interface ReceivedMail {
+  /** Envelope sender and recipients, as given in MAIL FROM and RCPT TO. */
+  envelopeFrom: string;
+  envelopeTo: string[];
+  /** The authenticated user of the session, if any. */
+  user?: string;
+  raw: string;
+  parsed: ParsedMail;
+  receivedAt: Date;
+}
+
+export interface SmtpTestServerOptions {
+  /** When set, AUTH is required with these credentials. */
+  username?: string;
+  password?: string;
+  /** Random source for refuseRandomly (default Math.random). */
+  random?: () => number;
+}
+
+export type Command = 'MAIL FROM' | 'RCPT TO' | 'DATA';
+
+function smtpError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+export class SmtpTestServer {
+  readonly messages: ReceivedMail[] = [];
+  /** Every command answered with an injected fault, in order. */
+  readonly faults: { command: Command | 'GREETING'; code: number }[] = [];
+  private failNextCount = 0;
+  private failNextCode = 451;
+  private failNextCommand: Command | undefined;
+  private readonly rejected = new Map<string, number>();
+  private refuseFraction = 0;
+  private refuseCode = 451;
+  private greetingCode: number | null = null;
+  private latencyMs = 0;
+  private waiters: (() => void)[] = [];
+
+  private constructor(
+    private readonly server: SMTPServer,
+    readonly port: number,
+    private readonly options: SmtpTestServerOptions,
+  ) {}
+
+  static async start(options: SmtpTestServerOptions = {}): Promise<SmtpTestServer> {
+    const requireAuth = options.username !== undefined;
+    // eslint-disable-next-line prefer-const
+    let self: SmtpTestServer | undefined;
+    const server = new SMTPServer({
+      logger: false,
+      disabledCommands: requireAuth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+      authOptional: !requireAuth,
+      allowInsecureAuth: true,
+      authMethods: ['PLAIN', 'LOGIN'],
+      closeTimeout: 200,
+      onAuth(auth, _session, callback) {
+        if (auth.username === options.username && auth.password === options.password) {
+          callback(null, { user: auth.username });
+        } else {
+          callback(smtpError(535, 'Authentication credentials invalid'));
+        }
+      },
+      onConnect(_session, callback) {
+        const code = self?.greetingCode;
+        if (code) {
+          self?.faults.push({ command: 'GREETING', code });
+          callback(smtpError(code, 'Service not available, closing transmission channel'));
+        } else {
+          callback();
+        }
+      },
+      onMailFrom(_address: SMTPServerAddress, _session: SMTPServerSession, callback) {
+        callback(self?.fault('MAIL FROM') ?? null);
+      },
+      onRcptTo(address: SMTPServerAddress, _session: SMTPServerSession, callback) {
+        callback(self?.fault('RCPT TO', address.address) ?? null);
+      },
+      onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          const answer = () => {
+            const error = self?.fault('DATA');
+            if (error) return callback(error);
+            self?.record(Buffer.concat(chunks).toString('utf8'), session);
+            callback(null);
+          };
+          if (self && self.latencyMs > 0) setTimeout(answer, self.latencyMs);
+          else answer();
+        });
+      },
+    });
+    server.on('error', () => undefined); // a client resetting its socket is not a test failure
+    const port = await new Promise<number>((resolve, reject) => {
+      server.server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.server.address();
+        resolve(typeof address === 'object' && address ? address.port : 0);
+      });
+    });
+    self = new SmtpTestServer(server, port, options);
+    return self;
+  }
+
+  /** `smtp://user:pass@127.0.0.1:port` (credentials percent-encoded), or without credentials. */
+  get url(): string {
+    const { username, password } = this.options;
+    const auth = username !== undefined ? `${encodeURIComponent(username)}:${encodeURIComponent(password ?? '')}@` : '';
+    return `smtp://${auth}127.0.0.1:${this.port}`;
+  }
+
+  failNext(count: number, code = 451, command?: Command): void {
+    this.failNextCount = count;
+    this.failNextCode = code;
+    this.failNextCommand = command;
+  }
+
+  rejectRecipient(address: string, code = 550): void {
+    this.rejected.set(address.toLowerCase(), code);
+  }
+
+  refuseRandomly(fraction: number, code = 451): void {
+    this.refuseFraction = fraction;
+    this.refuseCode = code;
+  }
+
+  failGreeting(code: number | null): void {
+    this.greetingCode = code;
+  }
+
+  setLatency(ms: number): void {
+    this.latencyMs = ms;
+  }
+
+  /** Back to a well-behaved server; recorded messages are kept. */
+  clearFaults(): void {
+    this.failNextCount = 0;
+    this.rejected.clear();
+    this.refuseFraction = 0;
+    this.greetingCode = null;
+    this.latencyMs = 0;
+  }
+
+  messagesTo(address: string): ReceivedMail[] {
+    const wanted = address.toLowerCase();
+    return this.messages.filter((m) => m.envelopeTo.some((to) => to.toLowerCase() === wanted));
+  }
+
+  /** Resolves once `predicate` holds for the recorded messages; rejects after `timeoutMs`. */
+  async waitFor(predicate: (messages: readonly ReceivedMail[]) => boolean, timeoutMs = 20_000, what = 'messages'): Promise<void> {
+    if (predicate(this.messages)) return;
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!predicate(this.messages)) return;
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== check);
+        reject(new Error(`SMTP test server: still waiting for ${what} after ${timeoutMs} ms (${this.messages.length} recorded)`));
+      }, timeoutMs);
+      this.waiters.push(check);
+    });
+  }
+
+  async waitForMessages(count: number, timeoutMs = 20_000): Promise<ReceivedMail[]> {
+    await this.waitFor((messages) => messages.length >= count, timeoutMs, `${count} messages`);
+    return this.messages.slice(0, count);
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private fault(command: Command, recipient?: string): Error | null {
+    if (this.failNextCount > 0 && (this.failNextCommand === undefined || this.failNextCommand === command)) {
+      this.failNextCount--;
+      this.faults.push({ command, code: this.failNextCode });
+      return smtpError(this.failNextCode, 'Requested action aborted: try again later');
+    }
+    const rejectedCode = recipient === undefined ? undefined : this.rejected.get(recipient.toLowerCase());
+    if (rejectedCode !== undefined) {
+      this.faults.push({ command, code: rejectedCode });
+      return smtpError(rejectedCode, 'Mailbox unavailable');
+    }
+    if (this.refuseFraction > 0 && (this.options.random ?? Math.random)() < this.refuseFraction) {
+      this.faults.push({ command, code: this.refuseCode });
+      return smtpError(this.refuseCode, 'Greylisted, try again later');
+    }
+    return null;
+  }
+
+  private record(raw: string, session: SMTPServerSession): void {
+    const from = session.envelope.mailFrom;
+    this.messages.push({
+      envelopeFrom: from ? from.address : '',
+      envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+      user: typeof session.user === 'string' ? session.user : undefined,
+      raw,
+      parsed: parseMail(raw),
+      receivedAt: new Date(),
+    });
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// A small MIME reader: enough for what nodemailer writes (multipart/alternative, text/plain and
+// text/html in quoted-printable, base64, 7bit or 8bit; RFC 2047 encoded words in headers).
+// -------------------------------------------------------------------------------------------
+
+export function parseMail(raw: string): ParsedMail {
+  const { headers, body } = splitEntity(raw);
+  const mail: ParsedMail = {
+    headers,
+    subject: headers.subject,
+    from: headers.from,
+    to: headers.to,
+  };
+  collectBodies(headers, body, mail);
+  return mail;
+}
+
+function splitEntity(raw: string): { headers: Record<string, string>; body: string } {
+  const match = /\r?\n\r?\n/.exec(raw);
+  const head = match ? raw.slice(0, match.index) : raw;
+  const body = match ? raw.slice(match.index + match[0].length) : '';
+  const headers: Record<string, string> = {};
+  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (!(name in headers)) headers[name] = decodeWords(line.slice(colon + 1).trim());
+  }
+  return { headers, body };
+}
+
+function collectBodies(headers: Record<string, string>, body: string, mail: ParsedMail): void {
+  const contentType = (headers['content-type'] ?? 'text/plain').toLowerCase();
+  if (contentType.startsWith('multipart/')) {
+    const boundary = /boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
+    if (!boundary) return;
+    const parts = body.split(new RegExp(`\\r?\\n?--${escapeRegExp(boundary)}(?:--)?[ \\t]*\\r?\\n?`));
+    for (const part of parts) {
+      if (part.trim() === '') continue;
+      const entity = splitEntity(part);
+      if (Object.keys(entity.headers).length === 0) continue;
+      collectBodies(entity.headers, entity.body, mail);
+    }
+    return;
+  }
+  const decoded = decodeBody(body, headers['content-transfer-encoding']);
+  if (contentType.startsWith('text/plain') && mail.text === undefined) mail.text = decoded;
+  if (contentType.startsWith('text/html') && mail.html === undefined) mail.html = decoded;
+}
+
+function decodeBody(body: string, encoding = '7bit'): string {
+  switch (encoding.toLowerCase()) {
+    case 'quoted-printable':
+      return decodeQuotedPrintable(body);
+    case 'base64':
+      return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+    default:
+      return body;
+  }
+}
+
+function decodeQuotedPrintable(text: string): string {
+  const joined = text.replace(/=\r?\n/g, '');
+  const bytes: number[] = [];
+  for (let i = 0; i < joined.length; i++) {
+    const hex = joined.slice(i + 1, i + 3);
+    if (joined[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(joined[i], 'utf8'));
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+function decodeWords(value: string): string {
+  return value
+    .replace(/(=\?[^?]+\?[BbQq]\?[^?]*\?=)\s+(?==\?)/g, '$1')
+    .replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (_all, _charset: string, kind: string, text: string) =>
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+    );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The invitation token of the first accept link in a text, percent-decoded. */
+export function tokenFromText(text: string | undefined): string | undefined {
+  const match = /\/invitations\/accept\?token=([^\s"'<>&]+)/.exec(text ?? '');
+  return match ? decodeURIComponent(match[1]) : undefined;
+}
