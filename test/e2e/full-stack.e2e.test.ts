@@ -1,0 +1,237 @@
+/**
+ * The whole path across real processes, as a deployment runs it: the built api and mailer
+ * (node dist/…), a real MariaDB, a real Kafka broker and a real SMTP server (in this process).
+ * HTTP invite → outbox → relay → Kafka → mailer → SMTP → the page at the link → accept → sign in.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { Kafka, logLevel } from 'kafkajs';
+import { LocalKafkaBroker } from '../support/local-kafka';
+import { SmtpTestServer, tokenFromText } from '../support/smtp-test-server';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+jest.setTimeout(120_000);
+
+const ROOT = path.resolve(__dirname, '../..');
+const API = path.join(ROOT, 'dist/src/interfaces/http/main.js');
+const MAILER = path.join(ROOT, 'dist/src/interfaces/mailer/main.js');
+const ADMIN = { username: 'stack.admin', password: 'stack-admin-password', email: 'stack.admin@example.com' };
+
+interface Running {
+  child: ChildProcess;
+  output: string[];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startProcess(script: string, env: Record<string, string>, readyLine: RegExp): Promise<Running> {
+  const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${path.basename(script)} not ready in 30 s:\n${output.join('').slice(-3000)}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (readyLine.test(chunk.toString())) {
+        clearTimeout(timer);
+        resolve({ child, output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${path.basename(script)} exited with ${code}:\n${output.join('').slice(-3000)}`));
+    });
+  });
+}
+
+async function stopProcess(running: Running | undefined): Promise<number | null> {
+  if (!running || running.child.exitCode !== null) return running?.child.exitCode ?? null;
+  const exited = new Promise<number | null>((resolve) => running.child.once('exit', (code) => resolve(code)));
+  running.child.kill('SIGTERM');
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), 20_000);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+describe('the whole stack across processes', () => {
+  let db: TestDatabase;
+  let smtp: SmtpTestServer;
+  let ownBroker: LocalKafkaBroker | undefined;
+  let brokers: string;
+  let api: Running;
+  let mailer: Running;
+  let baseUrl: string;
+  let dataDir: string;
+  const topic = `user-events-${randomUUID().slice(0, 8)}`;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    if (!existsSync(API) || !existsSync(MAILER)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    // A broker of our own when we can provision one, so the outage test can stop and restart it.
+    if (process.env.KAFKA_SOURCE === 'local') ownBroker = await LocalKafkaBroker.start();
+    brokers = ownBroker?.brokers ?? process.env.KAFKA_BROKERS!;
+    const admin = new Kafka({ clientId: 'stack-test', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true });
+    await admin.disconnect();
+
+    db = await createTestDatabase();
+    smtp = await SmtpTestServer.start({ username: 'mailer', password: 'smtp-secret-password' });
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-stack-'));
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    env = {
+      DATABASE_URL: db.url,
+      KAFKA_BROKERS: brokers,
+      KAFKA_TOPIC: topic,
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Access Control <no-reply@stack.example.test>',
+      PUBLIC_URL: baseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      ADMIN_EMAIL: ADMIN.email,
+      MAILER_GROUP_ID: `mailer-${topic}`,
+    };
+    api = await startProcess(API, env, /access-control ready/);
+    mailer = await startProcess(MAILER, env, /mailer ready/);
+  });
+
+  afterAll(async () => {
+    const codes = [await stopProcess(api), await stopProcess(mailer)];
+    await ownBroker?.destroy();
+    await smtp?.close();
+    await db?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    // Both processes stop cleanly on SIGTERM.
+    expect(codes).toEqual([0, 0]);
+    // No secret reached a log line of either process.
+    const logs = [...(api?.output ?? []), ...(mailer?.output ?? [])].join('');
+    expect(logs).not.toContain(ADMIN.password);
+    expect(logs).not.toContain('smtp-secret-password');
+    expect(logs).not.toMatch(/token=[A-Za-z0-9_-]{20,}/);
+  });
+
+  async function http(method: string, target: string, body?: unknown, token?: string) {
+    const response = await fetch(`${baseUrl}${target}`, {
+      method,
+      headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await response.text();
+    return { status: response.status, text, json: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined };
+  }
+
+  async function adminToken(): Promise<string> {
+    const response = await http('POST', '/v1/auth/signin', { username: ADMIN.username, password: ADMIN.password });
+    expect(response.status).toBe(200);
+    return response.json.accessToken;
+  }
+
+  it('invites, mails the link over SMTP, shows the page, joins, and the new user signs in', async () => {
+    const token = await adminToken();
+    expect((await http('POST', '/v1/users/invite', { email: 'stack.joiner@example.com', name: 'Stack Joiner' }, token)).status).toBe(201);
+
+    await smtp.waitFor((messages) => messages.some((m) => m.envelopeTo.includes('stack.joiner@example.com')), 20_000, 'the invitation mail');
+    const [mail] = smtp.messagesTo('stack.joiner@example.com');
+    expect(mail.parsed.from).toContain('no-reply@stack.example.test');
+    expect(mail.parsed.html).toContain('/invitations/accept?token=');
+    const secret = tokenFromText(mail.parsed.text)!;
+    expect(secret).toBeTruthy();
+
+    const page = await http('GET', `/invitations/accept?token=${secret}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('stack.joiner@example.com');
+
+    const accepted = await http('POST', '/v1/invitations/accept', { token: secret, name: 'Stack Joiner', username: 'stack.joiner', password: 'stack joiner passphrase' });
+    expect(accepted.status).toBe(200);
+    const signIn = await http('POST', '/v1/auth/signin', { username: 'stack.joiner', password: 'stack joiner passphrase' });
+    expect(signIn.status).toBe(200);
+    expect(signIn.json.role.name).toBe('member');
+  });
+
+  it('puts valid, secret-free CloudEvents on the topic, keyed by user, read by an independent consumer', async () => {
+    const consumer = new Kafka({ clientId: 'independent-reader', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).consumer({
+      groupId: `reader-${randomUUID()}`,
+    });
+    const seen: { key: string; headers: Record<string, string>; value: Record<string, unknown> }[] = [];
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
+        seen.push({ key: String(message.key), headers, value: JSON.parse(String(message.value)) });
+      },
+    });
+    const deadline = Date.now() + 20_000;
+    while (!seen.some((e) => e.value.type === 'UserJoined') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await consumer.disconnect();
+
+    const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
+    const joiner = seen.filter((e) => (e.value.data as { email?: string }).email === 'stack.joiner@example.com');
+    expect(joiner.map((e) => e.value.type)).toEqual(['UserInvited', 'UserJoined']);
+    for (const event of seen) {
+      const schema = JSON.parse(readFileSync(path.join(ROOT, 'docs/events', `${String(event.value.type)}.schema.json`), 'utf8'));
+      const valid = ajv.validate(schema, event.value);
+      expect({ type: event.value.type, errors: valid ? null : ajv.errors }).toEqual({ type: event.value.type, errors: null });
+      expect(event.key).toBe(event.value.subject);
+      expect(event.headers.ce_id).toBe(event.value.id);
+      expect(event.headers.ce_type).toBe(event.value.type);
+      expect(JSON.stringify(event.value)).not.toMatch(/password|argon2|token|passphrase/i);
+    }
+  });
+
+  const outageTest = process.env.KAFKA_SOURCE === 'local' ? it : it.skip;
+  outageTest('answers every invite while Kafka is down, and mails each invitee exactly once after it returns', async () => {
+    const token = await adminToken();
+    await ownBroker!.stop();
+    const emails = Array.from({ length: 15 }, (_, i) => `outage${i}@example.com`);
+    const statuses = await Promise.all(emails.map((email) => http('POST', '/v1/users/invite', { email }, token).then((r) => r.status)));
+    expect(statuses).toEqual(emails.map(() => 201));
+
+    const [{ pending }] = await (await import('mysql2/promise'))
+      .createConnection(db.url.replace(/^mariadb:/, 'mysql:'))
+      .then(async (connection) => {
+        const [rows] = await connection.query('SELECT COUNT(*) AS pending FROM outbox_events WHERE published_at IS NULL');
+        await connection.end();
+        return rows as { pending: number }[];
+      });
+    expect(Number(pending)).toBeGreaterThanOrEqual(emails.length);
+
+    await ownBroker!.restart();
+    await smtp.waitFor((messages) => emails.every((e) => messages.some((m) => m.envelopeTo.includes(e))), 90_000, 'a mail to every invitee');
+    // Give a duplicate time to show up, then count.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(emails.map((e) => smtp.messagesTo(e).length)).toEqual(emails.map(() => 1));
+  });
+
+  it('sends no new mail when a second mailer replays the topic from the beginning', async () => {
+    const before = smtp.messages.length;
+    const replay = await startProcess(MAILER, { ...env, MAILER_GROUP_ID: `replay-${randomUUID()}` }, /mailer ready/);
+    // Let it read the whole topic.
+    await new Promise((r) => setTimeout(r, 6_000));
+    expect(await stopProcess(replay)).toBe(0);
+    expect(smtp.messages.length).toBe(before);
+    expect(replay.output.join('')).toMatch(/duplicate|not-pending/);
+  });
+});
