@@ -5,7 +5,7 @@ import { createTransport, type Transporter } from 'nodemailer';
 import { type InvitationMail, type Mailer, MailDeliveryError } from '../../application/ports/mailer.port';
 import type { Clock } from '../../application/ports/clock.port';
 import type { Logger } from '../logging/logger';
-import { renderInvitationMail } from './invitation-mail.template';
+import { invitationMessage } from './invitation-mail.template';
 
 export interface FileMailerOptions {
   /** DATA_DIR: mails go to `<dataDir>/mail`. */
@@ -41,18 +41,12 @@ export class FileMailer implements Mailer {
   }
 
   async sendInvitation(mail: InvitationMail): Promise<void> {
-    const rendered = renderInvitationMail(mail, { productName: this.productName });
     const now = this.clock.now();
     const file = path.join(this.directory, this.fileName(now));
     try {
       const info = await this.transport.sendMail({
-        from: this.from,
-        to: mail.name ? { name: mail.name, address: mail.to } : mail.to,
-        subject: rendered.subject,
-        text: rendered.text,
-        html: rendered.html,
+        ...invitationMessage(mail, this.from, { productName: this.productName }),
         date: now,
-        headers: { 'Auto-Submitted': 'auto-generated' },
       });
       const message = info.message as unknown;
       if (!Buffer.isBuffer(message)) throw new Error('the stream transport returned no message buffer');

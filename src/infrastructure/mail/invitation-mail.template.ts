@@ -85,3 +85,17 @@ export function renderInvitationMail(mail: InvitationMail, settings: TemplateSet
 
   return { subject: `Your invitation to ${product}`, text, html };
 }
+
+/** The nodemailer message of an invitation, the same whichever transport carries it. */
+export function invitationMessage(mail: InvitationMail, from: string, settings: TemplateSettings = {}) {
+  const rendered = renderInvitationMail(mail, settings);
+  return {
+    from,
+    to: mail.name ? { name: mail.name, address: mail.to } : mail.to,
+    subject: rendered.subject,
+    text: rendered.text,
+    html: rendered.html,
+    // An automated mail (RFC 3834): no out-of-office or vacation replies back to MAIL_FROM.
+    headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
+  };
+}

@@ -1,7 +1,7 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import type { InvitationMail, Mailer } from '../../application/ports/mailer.port';
 import type { Logger } from '../logging/logger';
-import { renderInvitationMail } from './invitation-mail.template';
+import { invitationMessage } from './invitation-mail.template';
 import { scrubSecrets, toMailDeliveryError } from './smtp-delivery-error';
 
 export interface NodemailerMailerOptions {
@@ -122,17 +122,8 @@ export class NodemailerMailer implements Mailer {
 
   async sendInvitation(mail: InvitationMail): Promise<void> {
     const token = tokenOf(mail.link);
-    const rendered = renderInvitationMail(mail, { productName: this.productName });
     try {
-      const info = await this.transport.sendMail({
-        from: this.from,
-        to: mail.name ? { name: mail.name, address: mail.to } : mail.to,
-        subject: rendered.subject,
-        text: rendered.text,
-        html: rendered.html,
-        // An automated mail (RFC 3834): no out-of-office or vacation replies back to MAIL_FROM.
-        headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
-      });
+      const info = await this.transport.sendMail(invitationMessage(mail, this.from, { productName: this.productName }));
       this.logger.debug(
         { messageId: info.messageId, response: scrubSecrets(String(info.response ?? ''), [this.password, token]) },
         'invitation mail accepted by the SMTP server',
