@@ -39,8 +39,12 @@ export interface TestResponse {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-export async function startTestApp(env: Record<string, string> = {}, overrides: Overrides = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function startTestApp(
+  env: Record<string, string> = {},
+  overrides: Overrides = {},
+  existing?: TestDatabase,
+): Promise<TestApp> {
+  const database = existing ?? (await createTestDatabase());
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-app-'));
   const config = loadConfig({
     DATABASE_URL: database.url,
