@@ -1,22 +1,37 @@
 # syntax=docker/dockerfile:1
-# One image; the command selects the process: api (default), mailer or migrate.
-FROM node:20-bookworm-slim AS build
+# One image; its argument selects the process: api (default), mailer, migrate (or cli …).
+#   docker build -t access-control .
+#   docker run --read-only --tmpfs /tmp -v ac-data:/data -p 3000:3000 access-control api
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
 
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production DATA_DIR=/data
+# Production dependencies only, installed apart from the build so no dev tool reaches the image.
+FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
-COPY --from=build /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    DATA_DIR=/data \
+    HOME=/tmp \
+    NPM_CONFIG_UPDATE_NOTIFIER=false
+WORKDIR /app
+# Owned by root and not writable by the service user; the only writable paths are /data and /tmp,
+# so the container runs with a read-only root filesystem (mount /data and /tmp as volumes).
+COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY package.json ./
-RUN mkdir -p /data && chown node:node /data
-USER node
-EXPOSE 3000
-# Node runs as PID 1 and handles SIGTERM itself (graceful shutdown in src/interfaces/http/main.ts).
-ENTRYPOINT ["node"]
-CMD ["dist/src/interfaces/http/main.js"]
+COPY package.json docker-entrypoint.sh ./
+RUN chmod 0755 docker-entrypoint.sh && mkdir -p /data && chown node:node /data
+# The numeric id of the image's `node` user, so Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+EXPOSE 3000 9464
+ENTRYPOINT ["/app/docker-entrypoint.sh"]
+CMD ["api"]
