@@ -1,0 +1,532 @@
+/**
+ * `npm run bench`: seeds MariaDB, starts the service and its baselines as separate processes,
+ * drives them with autocannon (closed loop, throughput) and an open-loop scheduler (latency
+ * percentiles at fixed rates), interleaving each scenario with its baseline and repeating
+ * the pair; the reported ratio is the median of the per-round ratios.
+ *
+ * BENCH_SMOKE=1: a few hundred users, short runs (what `make test` runs; it asserts nothing about speed).
+ * BENCH_OUT_DIR: where results.json and BENCHMARKS.md go (default: bench/ and docs/ of the project).
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { Kafka, logLevel } from 'kafkajs';
+import { provideDatabaseServer } from '../test/support/database-server';
+import { provideKafka } from '../test/support/kafka';
+import { SmtpTestServer } from '../test/support/smtp-test-server';
+import { createTestDatabase, type TestDatabase } from '../test/support/test-database';
+import { seedUsers } from './seed';
+
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const ROOT = path.resolve(__dirname, '..', '..');
+const OUT_DIR = process.env.BENCH_OUT_DIR;
+const ADMIN = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
+
+const SETTINGS = SMOKE
+  ? { small: 100, mid: 300, big: 600, rounds: 2, seconds: 1, connections: 4, probe: [1, 2], probeSeconds: 1, openRate: 50, latRate: 20, latSeconds: 2 }
+  : { small: 10_000, mid: 100_000, big: 1_000_000, rounds: 3, seconds: 4, connections: 10, probe: [2, 4, 8], probeSeconds: 2, openRate: 200, latRate: 200, latSeconds: 8 };
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+
+export interface Row {
+  id: string;
+  scenario: string;
+  baseline: string;
+  figure: number | null;
+  baselineFigure: number | null;
+  unit: string;
+  ratio: number | null;
+  target: string;
+  met: boolean | null;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  note?: string;
+}
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const percentile = (values: number[], p: number) => {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ------------------------------------------------------------------------------------------
+// Processes under test
+// ------------------------------------------------------------------------------------------
+
+interface Target {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  call<T>(message: Record<string, unknown>): Promise<T>;
+  stop(): Promise<void>;
+}
+
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
+
+function startTarget(name: string, mode: string, env: Record<string, string>): Promise<Target> {
+  const child = fork(path.join(__dirname, 'target.js'), [], {
+    env: { PATH: process.env.PATH ?? '', ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}), BENCH_MODE: mode, LOG_LEVEL, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  children.push(child);
+  const stderr: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  let nextId = 1;
+  const pending = new Map<number, (value: unknown) => void>();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} not ready in 120 s: ${stderr.join('').slice(-2000)}`)), 120_000);
+    child.on('message', (message: { type: string; id?: number; url?: string; reason?: string; stats?: unknown; result?: unknown }) => {
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        resolve({
+          name,
+          url: message.url ?? '',
+          child,
+          call: <T>(payload: Record<string, unknown>) =>
+            new Promise<T>((done) => {
+              const id = nextId++;
+              pending.set(id, done as (value: unknown) => void);
+              child.send({ ...payload, id });
+            }),
+          stop: async () => {
+            if (child.exitCode !== null) return;
+            const exited = new Promise((done) => child.once('exit', done));
+            child.send({ type: 'stop' });
+            const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+            await exited;
+            clearTimeout(kill);
+          },
+        });
+      } else if (message.type === 'failed') {
+        clearTimeout(timer);
+        reject(new Error(`${name} failed to start: ${message.reason}`));
+      } else if (message.id !== undefined) {
+        pending.get(message.id)?.(message.stats ?? message.result);
+        pending.delete(message.id);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}: ${stderr.join('').slice(-2000)}`));
+    });
+  });
+}
+
+interface Stats { eldP50Ms: number; eldP99Ms: number; eldMaxMs: number; rssBytes: number; peakRssBytes: number }
+const stats = (target: Target, reset = false) => target.call<Stats>({ type: 'stats', reset });
+
+// ------------------------------------------------------------------------------------------
+// Load generators
+// ------------------------------------------------------------------------------------------
+
+interface Measure { rps: number; p50: number; p99: number; errors: number }
+
+interface LoadSpec {
+  method?: 'GET' | 'POST';
+  path: string;
+  token?: string;
+  body?: () => string;
+}
+
+async function closedLoop(url: string, spec: LoadSpec, connections: number, seconds: number): Promise<Measure> {
+  const headers: Record<string, string> = {};
+  if (spec.token) headers.authorization = `Bearer ${spec.token}`;
+  if (spec.body) headers['content-type'] = 'application/json';
+  const body = spec.body;
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: spec.method ?? 'GET',
+        path: spec.path,
+        headers,
+        ...(body ? { setupRequest: (request: autocannon.Request) => ({ ...request, body: body() }) } : {}),
+      },
+    ],
+  });
+  const ok = result['2xx'];
+  return { rps: ok / seconds, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+
+function request(url: string, spec: LoadSpec): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const body = spec.body?.();
+    const req = http.request(
+      `${url}${spec.path}`,
+      {
+        method: spec.method ?? 'GET',
+        agent,
+        headers: {
+          ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}),
+          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Open loop: request i is sent at t0 + i/rate whatever happened to the others; latency counts from the scheduled time. */
+async function openLoop(url: string, spec: LoadSpec, rate: number, seconds: number, onSent?: (scheduledAt: number, i: number) => void): Promise<Measure> {
+  const total = Math.max(1, Math.round(rate * seconds));
+  const latencies: number[] = [];
+  let errors = 0;
+  const t0 = performance.now() + 20;
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const at = t0 + (i * 1000) / rate;
+    const wait = at - performance.now();
+    if (wait > 1) await sleep(wait);
+    onSent?.(Date.now() - Math.max(0, performance.now() - at), i);
+    inFlight.push(
+      request(url, spec).then(
+        (status) => {
+          if (status >= 400) errors++;
+          latencies.push(performance.now() - at);
+        },
+        () => {
+          errors++;
+        },
+      ),
+    );
+  }
+  await Promise.all(inFlight);
+  return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+}
+
+// ------------------------------------------------------------------------------------------
+// Interleaved pairs
+// ------------------------------------------------------------------------------------------
+
+interface PairResult { figure: Measure[]; baseline: Measure[]; ratios: number[] }
+
+async function pair(label: string, figure: () => Promise<Measure>, baseline: () => Promise<Measure>, ratio: (f: Measure, b: Measure) => number): Promise<PairResult> {
+  const out: PairResult = { figure: [], baseline: [], ratios: [] };
+  for (let round = 0; round < SETTINGS.rounds; round++) {
+    let f: Measure;
+    let b: Measure;
+    if (round % 2 === 0) {
+      f = await figure();
+      b = await baseline();
+    } else {
+      b = await baseline();
+      f = await figure();
+    }
+    out.figure.push(f);
+    out.baseline.push(b);
+    out.ratios.push(ratio(f, b));
+    log(`${label} round ${round + 1}: figure ${f.rps.toFixed(0)}/s p99 ${f.p99.toFixed(1)} ms (errors ${f.errors}); baseline ${b.rps.toFixed(0)}/s p99 ${b.p99.toFixed(1)} ms; ratio ${ratio(f, b).toFixed(3)}`);
+  }
+  return out;
+}
+
+const throughputRatio = (f: Measure, b: Measure) => (b.rps > 0 ? f.rps / b.rps : 0);
+const p99Ratio = (f: Measure, b: Measure) => (b.p99 > 0 ? f.p99 / b.p99 : 0);
+
+function rowOf(id: string, scenario: string, baseline: string, result: PairResult, unit: 'req/s' | 'p99 ms', target: string, meets: (ratio: number) => boolean, note?: string): Row {
+  const pick = (m: Measure) => (unit === 'req/s' ? m.rps : m.p99);
+  const ratio = median(result.ratios);
+  return {
+    id,
+    scenario,
+    baseline,
+    figure: median(result.figure.map(pick)),
+    baselineFigure: median(result.baseline.map(pick)),
+    unit,
+    ratio,
+    target,
+    met: meets(ratio),
+    p50Ms: median(result.figure.map((m) => m.p50)),
+    p99Ms: median(result.figure.map((m) => m.p99)),
+    ...(note ? { note } : {}),
+  };
+}
+
+// ------------------------------------------------------------------------------------------
+// The run
+// ------------------------------------------------------------------------------------------
+
+async function signInToken(url: string): Promise<string> {
+  const response = await fetch(`${url}/v1/auth/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password }),
+  });
+  if (response.status !== 200) throw new Error(`sign-in failed: ${response.status}`);
+  return ((await response.json()) as { accessToken: string }).accessToken;
+}
+
+/** The service's non-TypeScript files (data files it reads at run time) next to its compiled output, as `npm run build` does for dist/. */
+function copyServiceAssets(from = path.join(ROOT, 'src'), to = path.join(__dirname, '..', 'src')): void {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    if (entry.isDirectory()) copyServiceAssets(source, path.join(to, entry.name));
+    else if (!entry.name.endsWith('.ts')) {
+      mkdirSync(to, { recursive: true });
+      copyFileSync(source, path.join(to, entry.name));
+    }
+  }
+}
+
+export async function runBench(): Promise<Row[]> {
+  const startedAt = Date.now();
+  copyServiceAssets();
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    if (!process.env.TEST_DATABASE_SERVER_URL) {
+      const server = await provideDatabaseServer(log);
+      process.env.TEST_DATABASE_SERVER_URL = server.url;
+      cleanups.push(() => server.stop());
+    }
+    const kafka = await provideKafka({ log, local: { projectRoot: ROOT } });
+    cleanups.push(() => kafka.stop());
+    const smtp = await SmtpTestServer.start();
+    cleanups.push(() => smtp.close());
+
+    const databases: Record<'small' | 'mid' | 'big' | 'lat', TestDatabase> = {
+      small: await createTestDatabase('ac_bench_small'),
+      mid: await createTestDatabase('ac_bench_mid'),
+      big: await createTestDatabase('ac_bench_big'),
+      lat: await createTestDatabase('ac_bench_lat'),
+    };
+    for (const db of Object.values(databases)) cleanups.push(() => db.drop());
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-bench-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+
+    const suffix = Date.now().toString(36);
+    const topicMid = `bench-mid-${suffix}`;
+    const topicLat = `bench-lat-${suffix}`;
+    const admin = new Kafka({ clientId: 'bench', brokers: kafka.brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: topicMid, numPartitions: 3 }, { topic: topicLat, numPartitions: 3 }], waitForLeaders: true });
+    await admin.disconnect();
+
+    const common = {
+      DATA_DIR: dataDir,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      ADMIN_EMAIL: ADMIN.email,
+      BENCH_ADMIN_USERNAME: ADMIN.username,
+      JWT_ISSUER: 'http://bench.local',
+      // One load generator is one client address: the abuse limits would measure themselves, not the service.
+      ADDRESS_RATE_LIMIT: '0',
+      INVITE_RATE_LIMIT: '0',
+    };
+    const apiEnv = (db: TestDatabase, extra: Record<string, string> = {}) => ({ ...common, DATABASE_URL: db.url, ...extra });
+
+    // Migrate and create the admin first (the api does both on start), then seed.
+    log('starting the services and seeding');
+    const apiSmall = await startTarget('api@small', 'api', apiEnv(databases.small, { RELAY_ENABLED: 'false' }));
+    const apiBig = await startTarget('api@big', 'api', apiEnv(databases.big, { RELAY_ENABLED: 'false' }));
+    const apiMid = await startTarget('api@mid', 'api', apiEnv(databases.mid, { KAFKA_BROKERS: kafka.brokers, KAFKA_TOPIC: topicMid }));
+    cleanups.push(() => Promise.all([apiSmall.stop(), apiBig.stop(), apiMid.stop()]));
+    for (const [db, count] of [[databases.small, SETTINGS.small], [databases.mid, SETTINGS.mid], [databases.big, SETTINGS.big]] as const) {
+      const seeded = Date.now();
+      await seedUsers(db.url, count, (done) => log(`seeding ${db.url.split('/').pop()}: ${done}/${count}`));
+      log(`seeded ${count} users in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+    }
+    const apiNoAuth = await startTarget('api-noauth@mid', 'api-noauth', apiEnv(databases.mid, { RELAY_ENABLED: 'false', MIGRATE_ON_START: 'false' }));
+    cleanups.push(() => apiNoAuth.stop());
+
+    const tokenMid = await signInToken(apiMid.url);
+    const tokenSmall = await signInToken(apiSmall.url);
+    const tokenBig = await signInToken(apiBig.url);
+    const fixedPage = await (await fetch(`${apiMid.url}/v1/users`, { headers: { authorization: `Bearer ${tokenMid}` } })).text();
+    const bare = await startTarget('bare', 'bare', { ...common, DATABASE_URL: databases.mid.url, BENCH_FIXED_PAGE: fixedPage });
+    const argon = await startTarget('argon', 'argon', {});
+    cleanups.push(() => Promise.all([bare.stop(), argon.stop()]));
+
+    const lastPage = Math.ceil((SETTINGS.big + 1) / 10);
+    const { connections, seconds } = SETTINGS;
+    const signInSpec: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: () => JSON.stringify({ username: ADMIN.username, password: ADMIN.password }) };
+    const argonRun = (concurrency: number, s: number) => async (): Promise<Measure> => {
+      const { ops, seconds: took } = await argon.call<{ ops: number; seconds: number }>({ type: 'argon', concurrency, ms: s * 1000 });
+      return { rps: ops / took, p50: NaN, p99: NaN, errors: 0 };
+    };
+    const rows: Row[] = [];
+
+    // 1. Sign-in at its best concurrency, against raw argon2id verifies at the same concurrency.
+    let best = { concurrency: SETTINGS.probe[0]!, rps: 0 };
+    for (const c of SETTINGS.probe) {
+      const m = await closedLoop(apiMid.url, signInSpec, c, SETTINGS.probeSeconds);
+      log(`sign-in probe: concurrency ${c}: ${m.rps.toFixed(1)}/s`);
+      if (m.rps > best.rps) best = { concurrency: c, rps: m.rps };
+    }
+    const idleEld: number[] = [];
+    const loadEld: number[] = [];
+    const rssSamples: number[] = [];
+    const signInRun = async (): Promise<Measure> => {
+      await stats(apiMid, true);
+      const sampler = setInterval(() => void stats(apiMid).then((s) => rssSamples.push(s.rssBytes)), 100);
+      const m = await closedLoop(apiMid.url, signInSpec, best.concurrency, seconds);
+      clearInterval(sampler);
+      loadEld.push((await stats(apiMid, true)).eldP99Ms);
+      await sleep(Math.min(2000, seconds * 500));
+      idleEld.push((await stats(apiMid, true)).eldP99Ms);
+      return m;
+    };
+    const signIn = await pair('sign-in', signInRun, argonRun(best.concurrency, seconds), throughputRatio);
+    rows.push(rowOf('sign-in', `POST /v1/auth/signin, closed loop, concurrency ${best.concurrency}`, `raw argon2id verify loop, concurrency ${best.concurrency}`, signIn, 'req/s', '≥ 90 %', (r) => r >= 0.9));
+    const peakRss = Math.max(...rssSamples, (await stats(apiMid)).peakRssBytes * 0);
+    rows.push({
+      id: 'eld', scenario: 'event-loop delay p99 while sign-ins saturate the hashing threads', baseline: 'idle', figure: median(loadEld), baselineFigure: median(idleEld), unit: 'ms',
+      ratio: median(idleEld) > 0 ? median(loadEld) / median(idleEld) : null, target: '< 20 ms', met: median(loadEld) < 20, p50Ms: null, p99Ms: median(loadEld),
+    });
+    rows.push({ id: 'rss', scenario: 'peak RSS of the api under sign-in load', baseline: '—', figure: peakRss / 2 ** 20, baselineFigure: null, unit: 'MB', ratio: null, target: '≤ 150 MB', met: peakRss / 2 ** 20 <= 150, p50Ms: null, p99Ms: null });
+
+    // 2-3. The user list, authenticated, against a bare route and against itself without authentication.
+    const usersPage1: LoadSpec = { path: '/v1/users', token: tokenMid };
+    const listMid = () => closedLoop(apiMid.url, usersPage1, connections, seconds);
+    rows.push(rowOf('users-vs-bare', `GET /v1/users page 1, authenticated, ${SETTINGS.mid} users`, 'bare fastify route, fixed JSON page', await pair('users vs bare', listMid, () => closedLoop(bare.url, { path: '/page' }, connections, seconds), throughputRatio), 'req/s', '≥ 40 %', (r) => r >= 0.4));
+    rows.push(rowOf('users-vs-noauth', 'the same route', 'itself with authentication switched off', await pair('users vs no auth', listMid, () => closedLoop(apiNoAuth.url, { path: '/v1/users' }, connections, seconds), throughputRatio), 'req/s', '≥ 90 %', (r) => r >= 0.9));
+
+    // 4-5. Size independence.
+    rows.push(rowOf('users-1m-vs-10k', `GET /v1/users page 1 at ${SETTINGS.big} users`, `the same at ${SETTINGS.small} users`, await pair('1M vs 10k', () => closedLoop(apiBig.url, { path: '/v1/users', token: tokenBig }, connections, seconds), () => closedLoop(apiSmall.url, { path: '/v1/users', token: tokenSmall }, connections, seconds), throughputRatio), 'req/s', '≥ 90 %', (r) => r >= 0.9));
+    rows.push(rowOf('last-page-p99', `GET /v1/users last page (${lastPage}) at ${SETTINGS.big} users, open loop ${SETTINGS.openRate}/s`, 'page 1, same rate', await pair('last page vs page 1', () => openLoop(apiBig.url, { path: `/v1/users?page=${lastPage}`, token: tokenBig }, SETTINGS.openRate, seconds), () => openLoop(apiBig.url, { path: '/v1/users', token: tokenBig }, SETTINGS.openRate, seconds), p99Ratio), 'p99 ms', '≤ 3×', (r) => r <= 3));
+
+    // 6. Permissions.
+    rows.push(rowOf('permissions', 'GET /v1/permissions?filter[group]=users', 'bare fastify route, fixed JSON page', await pair('permissions vs bare', () => closedLoop(apiMid.url, { path: '/v1/permissions?filter%5Bgroup%5D=users', token: tokenMid }, connections, seconds), () => closedLoop(bare.url, { path: '/page' }, connections, seconds), throughputRatio), 'req/s', '≥ 50 %', (r) => r >= 0.5));
+
+    // 7. Invitations.
+    let invited = 0;
+    const inviteSpec: LoadSpec = { method: 'POST', path: '/v1/users/invite', token: tokenMid, body: () => JSON.stringify({ email: `tp-${suffix}-${invited++}@bench.test` }) };
+    rows.push(rowOf('invite', 'POST /v1/users/invite', 'bare route: one INSERT in a transaction', await pair('invite vs insert', () => closedLoop(apiMid.url, inviteSpec, connections, seconds), () => closedLoop(bare.url, { method: 'POST', path: '/insert', body: () => '{}' }, connections, seconds), throughputRatio), 'req/s', '≥ 50 %', (r) => r >= 0.5));
+
+    // 8-9. Invitation → event on Kafka → mail accepted by SMTP, open loop.
+    await Promise.all([apiSmall.stop(), apiBig.stop(), apiNoAuth.stop(), bare.stop(), argon.stop()]);
+    const latEnv = apiEnv(databases.lat, { KAFKA_BROKERS: kafka.brokers, KAFKA_TOPIC: topicLat, SMTP_URL: smtp.url, MAILER_GROUP_ID: `bench-mailer-${suffix}`, PUBLIC_URL: 'http://bench.local', MAILER_CONCURRENCY: '3' });
+    const apiLat = await startTarget('api@lat', 'api', latEnv);
+    cleanups.push(() => apiLat.stop());
+    const mailer = await startMailer(latEnv);
+    cleanups.push(() => mailer.stop());
+    const tokenLat = await signInToken(apiLat.url);
+    const sentAt = new Map<string, number>();
+    const eventLatency: number[] = [];
+    const consumer = new Kafka({ clientId: 'bench-watch', brokers: kafka.brokers.split(','), logLevel: logLevel.NOTHING }).consumer({ groupId: `bench-watch-${suffix}` });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topicLat, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const email = /lat-[a-z0-9]+-\d+@bench\.test/.exec(message.value?.toString() ?? '')?.[0];
+        const sent = email ? sentAt.get(email) : undefined;
+        if (sent !== undefined && message.value?.toString().includes('UserInvited')) eventLatency.push(Date.now() - sent);
+      },
+    });
+    cleanups.push(() => consumer.disconnect());
+    await sleep(SMOKE ? 3000 : 5000); // the consumer joins its group
+    const mailsBefore = smtp.messages.length;
+    let latCount = 0;
+    const emails: string[] = [];
+    const latSpec: LoadSpec = { method: 'POST', path: '/v1/users/invite', token: tokenLat, body: () => { const email = `lat-${suffix}-${latCount++}@bench.test`; emails.push(email); return JSON.stringify({ email }); } };
+    const invites = await openLoop(apiLat.url, latSpec, SETTINGS.latRate, SETTINGS.latSeconds, (at, i) => sentAt.set(`lat-${suffix}-${i}@bench.test`, at));
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && (eventLatency.length < emails.length || smtp.messages.length - mailsBefore < emails.length)) await sleep(200);
+    const mailLatency = smtp.messages.slice(mailsBefore).flatMap((m) => m.envelopeTo.map((to) => (sentAt.has(to) ? m.receivedAt.getTime() - sentAt.get(to)! : NaN))).filter((v) => !Number.isNaN(v));
+    const lostEvents = emails.length - eventLatency.length;
+    const lostMails = emails.length - mailLatency.length;
+    rows.push({ id: 'invite-kafka-p99', scenario: `invite → event on Kafka, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(eventLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 250 ms', met: lostEvents === 0 && percentile(eventLatency, 99) < 250, p50Ms: percentile(eventLatency, 50), p99Ms: percentile(eventLatency, 99), note: `${eventLatency.length}/${emails.length} events seen; invite HTTP p99 ${invites.p99.toFixed(1)} ms, ${invites.errors} errors` });
+    rows.push({ id: 'invite-smtp-p99', scenario: `invite → mail accepted by the SMTP server, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(mailLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 1 s', met: lostMails === 0 && percentile(mailLatency, 99) < 1000, p50Ms: percentile(mailLatency, 50), p99Ms: percentile(mailLatency, 99), note: `${mailLatency.length}/${emails.length} mails accepted` });
+
+    const order = ['sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'last-page-p99', 'permissions', 'invite', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
+    rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+    writeResults(rows, { smoke: SMOKE, seconds: (Date.now() - startedAt) / 1000, settings: SETTINGS, cpus: os.cpus().length, node: process.version, logLevel: LOG_LEVEL });
+    return rows;
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => log(`cleanup: ${String(error)}`));
+    agent.destroy();
+  }
+}
+
+function startMailer(env: Record<string, string>): Promise<{ stop(): Promise<void> }> {
+  const script = path.join(__dirname, '..', 'src', 'interfaces', 'mailer', 'main.js');
+  const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`mailer not ready: ${output.join('').slice(-2000)}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (output.length < 50) output.push(chunk.toString());
+      if (/mailer ready/.test(chunk.toString())) {
+        clearTimeout(timer);
+        resolve({
+          stop: async () => {
+            if (child.exitCode !== null) return;
+            const exited = new Promise((done) => child.once('exit', done));
+            child.kill('SIGTERM');
+            await exited;
+          },
+        });
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mailer exited with ${code}: ${output.join('').slice(-2000)}`));
+    });
+  });
+}
+
+// ------------------------------------------------------------------------------------------
+// Results
+// ------------------------------------------------------------------------------------------
+
+const START = '<!-- bench:results:start -->';
+const END = '<!-- bench:results:end -->';
+
+function fmt(value: number | null, digits = 1): string {
+  return value === null || Number.isNaN(value) ? '—' : value.toFixed(digits);
+}
+
+function writeResults(rows: Row[], meta: Record<string, unknown>): void {
+  const jsonPath = OUT_DIR ? path.join(OUT_DIR, 'results.json') : path.join(ROOT, 'bench', 'results.json');
+  const mdPath = OUT_DIR ? path.join(OUT_DIR, 'BENCHMARKS.md') : path.join(ROOT, 'docs', 'BENCHMARKS.md');
+  mkdirSync(path.dirname(jsonPath), { recursive: true });
+  writeFileSync(jsonPath, `${JSON.stringify({ generatedAt: new Date().toISOString(), meta, rows }, null, 2)}\n`);
+  const table = [
+    `Run ${new Date().toISOString()} · ${String(meta.cpus)} CPUs · Node ${String(meta.node)} · ${SMOKE ? 'SMOKE (tiny sizes, not a measurement)' : 'full'} · ${SETTINGS.rounds} interleaved rounds of ${SETTINGS.seconds} s · LOG_LEVEL=${LOG_LEVEL} · took ${fmt(meta.seconds as number, 0)} s`,
+    '',
+    '| scenario | baseline | figure | baseline figure | ratio (median) | target | met | p50 / p99 (ms) | note |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) =>
+      `| ${r.scenario} | ${r.baseline} | ${fmt(r.figure)} ${r.unit} | ${r.baselineFigure === null ? '—' : `${fmt(r.baselineFigure)} ${r.unit}`} | ${r.ratio === null ? '—' : r.unit === 'req/s' ? `${fmt(r.ratio * 100, 0)} %` : `${fmt(r.ratio, 2)}×`} | ${r.target} | ${r.met ? 'yes' : 'NO'} | ${fmt(r.p50Ms)} / ${fmt(r.p99Ms)} | ${r.note ?? ''} |`,
+    ),
+  ].join('\n');
+  const existing = existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : `# Benchmarks\n\n${START}\n${END}\n`;
+  const next = existing.includes(START) && existing.includes(END)
+    ? `${existing.slice(0, existing.indexOf(START) + START.length)}\n${table}\n${existing.slice(existing.indexOf(END))}`
+    : `${existing}\n${START}\n${table}\n${END}\n`;
+  writeFileSync(mdPath, next);
+  log(`results in ${jsonPath} and ${mdPath}`);
+}
+
+if (require.main === module) {
+  runBench().then(
+    (rows) => {
+      for (const r of rows) log(`${r.id}: ${fmt(r.figure)} ${r.unit} ratio ${fmt(r.ratio, 3)} ${r.met ? 'met' : 'MISSED'}`);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      log(`failed: ${error instanceof Error ? error.stack : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

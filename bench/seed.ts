@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { createConnection } from 'mysql2/promise';
+
+const MEMBER_ROLE = '01a1fc94-6d94-7441-a6a7-5c24f14ccb6a';
+const BATCH = 5000;
+
+/** UUIDv7 ids in strictly increasing order: a millisecond clock from `base`, 4096 ids per millisecond. */
+export function orderedUuidV7(base: number, i: number): string {
+  const ms = base + Math.floor(i / 4096);
+  const seq = i % 4096;
+  const hex = ms.toString(16).padStart(12, '0') + '7' + seq.toString(16).padStart(3, '0');
+  const tail = randomBytes(8);
+  tail[0] = (tail[0]! & 0x3f) | 0x80;
+  const t = tail.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${t.slice(0, 4)}-${t.slice(4)}`;
+}
+
+/** Adds `count` pending (invited) users with multi-row INSERTs of a few thousand rows, straight through mysql2. */
+export async function seedUsers(databaseUrl: string, count: number, progress?: (done: number) => void): Promise<void> {
+  const url = new URL(databaseUrl);
+  const connection = await createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username || 'root'),
+    password: decodeURIComponent(url.password),
+    database: url.pathname.slice(1),
+    timezone: 'Z',
+  });
+  try {
+    await connection.query('SET unique_checks = 0, foreign_key_checks = 0');
+    const base = Date.UTC(2024, 0, 1);
+    const invitedAt = new Date(base);
+    for (let start = 0; start < count; start += BATCH) {
+      const rows: unknown[][] = [];
+      for (let i = start; i < Math.min(count, start + BATCH); i++) {
+        const email = `seed${i}@bench.test`;
+        rows.push([orderedUuidV7(base, i), email, email, `Seed User ${i}`, MEMBER_ROLE, invitedAt]);
+      }
+      await connection.query('INSERT INTO users (id, email, email_key, name, role_id, invited_at) VALUES ?', [rows]);
+      if (progress && (start / BATCH) % 40 === 39) progress(start + rows.length);
+    }
+  } finally {
+    await connection.end();
+  }
+}
