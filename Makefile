@@ -40,8 +40,10 @@ lint: install
 # Every test; the services come from DATABASE_URL/KAFKA_BROKERS, a container runtime, or
 # are provisioned locally (see test/support). The last line is "N passed, N failed".
 test: install lint
+	@bash scripts/audit.sh
 	$(NPM) run build
 	@bash scripts/ensure-chromium.sh
+	@bash scripts/ensure-kubectl.sh
 	@mkdir -p .cache
 	@status=0; npx jest --ci --json --outputFile=.cache/jest-results.json || status=$$?; \
 	  node scripts/test-summary.js .cache/jest-results.json; exit $$status

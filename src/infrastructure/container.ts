@@ -3,6 +3,12 @@ import type { DataSource } from 'typeorm';
 import type { Actor } from '../application/auth/actor';
 import { AuthenticateActorUseCase } from '../application/auth/authenticate-actor.use-case';
 import { SignInUseCase } from '../application/auth/sign-in.use-case';
+import { SignOutUseCase } from '../application/auth/sign-out.use-case';
+import type { TokenSubject } from '../application/auth/authenticate-actor.use-case';
+import type { LoginAttempts } from '../application/ports/login-attempts.port';
+import type { CommonPasswords } from '../application/ports/common-passwords.port';
+import { FileCommonPasswords } from './security/file-common-passwords';
+import type { LockoutPolicy } from '../domain/users/lockout-policy';
 import { InviteUserUseCase } from '../application/invitations/invite-user.use-case';
 import { ListPermissionsUseCase } from '../application/permissions/list-permissions.use-case';
 import type { Clock } from '../application/ports/clock.port';
@@ -27,7 +33,13 @@ import type { Config } from './config/config';
 import { Argon2PasswordHasher } from './crypto/argon2-password-hasher';
 import { JwtTokenIssuer } from './crypto/jwt-token-issuer';
 import { RandomSecretTokens } from './crypto/random-secret-tokens';
-import { loadOrCreateLocalSigningKey, type SigningKey, signingKeyFromPem } from './crypto/signing-keys';
+import {
+  loadOrCreateLocalSigningKey,
+  type SigningKey,
+  signingKeyFromPem,
+  type VerificationKey,
+  verificationKeysFor,
+} from './crypto/signing-keys';
 import type { Logger } from './logging/logger';
 import { createMailer } from './mail/create-mailer';
 import type { EventPublisher, InProcessEventBus } from './messaging/cloud-event';
@@ -41,6 +53,13 @@ import { TypeOrmPermissionRepository } from './persistence/typeorm/typeorm-permi
 import { TypeOrmRoleRepository } from './persistence/typeorm/typeorm-role.repository';
 import { TypeOrmUnitOfWork } from './persistence/typeorm/typeorm-unit-of-work';
 import { TypeOrmUserRepository } from './persistence/typeorm/typeorm-user.repository';
+import { TypeOrmLoginAttempts } from './persistence/typeorm/typeorm-login-attempts';
+import { InstrumentedEventPublisher } from './observability/instrumented-event-publisher';
+import { mysqlPoolProbe, outboxBacklogProbe } from './observability/outbox-backlog-probe';
+import { ServiceMetrics } from './observability/service-metrics';
+import { CachedActorResolver } from './caching/cached-actor-resolver';
+import { CachedRoleRepository } from './caching/cached-role-repository';
+import { userChangesOf } from './persistence/typeorm/user-changes';
 import { Readiness } from './system/readiness';
 import { SystemClock } from './system/system-clock';
 import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
@@ -53,6 +72,12 @@ export interface Cradle {
   idGenerator: IdGenerator;
   passwordHasher: PasswordHasher;
   signingKey: SigningKey;
+  /** The current signing key's public key, then retired ones (JWT_PREVIOUS_PUBLIC_KEYS): the JWKS. */
+  verificationKeys: VerificationKey[];
+  loginAttempts: LoginAttempts;
+  lockoutPolicy: LockoutPolicy;
+  signOut: SignOutUseCase;
+  commonPasswords: CommonPasswords;
   tokenIssuer: TokenIssuer;
   userRepository: UserRepository;
   roleRepository: RoleRepository;
@@ -67,10 +92,12 @@ export interface Cradle {
   eventPublisher: EventPublisher;
   inProcessBus: InProcessEventBus | null;
   outboxRelay: OutboxRelay;
+  /** Prometheus metrics of this process (GET /metrics). */
+  metrics: ServiceMetrics;
   mailer: Mailer;
   issueInvitation: IssueInvitationUseCase;
   signIn: SignInUseCase;
-  authenticateActor: { execute(subject: string): Promise<Actor | null> };
+  authenticateActor: { execute(token: TokenSubject): Promise<Actor | null> };
   listUsers: ListUsersUseCase;
   inviteUser: InviteUserUseCase;
   listPermissions: ListPermissionsUseCase;
@@ -106,19 +133,36 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
         ? signingKeyFromPem(config.jwt.privateKeyPem, config.jwt.publicKeyPem)
         : loadOrCreateLocalSigningKey(config.dataDir),
     ).singleton(),
+    verificationKeys: asFunction(({ signingKey }: Cradle) =>
+      verificationKeysFor(signingKey, config.jwt.previousPublicKeyPems),
+    ).singleton(),
+    lockoutPolicy: asValue(config.lockout),
+    loginAttempts: asFunction(
+      ({ dataSource, unitOfWork }: Cradle) =>
+        new TypeOrmLoginAttempts(
+          dataSource,
+          unitOfWork instanceof TypeOrmUnitOfWork ? (work) => unitOfWork.exclusive(work) : undefined,
+        ),
+    ).singleton(),
+    signOut: asClass(SignOutUseCase).singleton(),
+    commonPasswords: asFunction(() => new FileCommonPasswords()).singleton(),
     tokenIssuer: asFunction(({ signingKey, clock }: Cradle) => new JwtTokenIssuer(signingKey, config.jwt, clock)).singleton(),
     userRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmUserRepository(dataSource.manager)).singleton(),
-    roleRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmRoleRepository(dataSource)).singleton(),
+    // Roles are tiny and rarely change: cached for ROLE_CACHE_TTL_MS.
+    roleRepository: asFunction(({ dataSource }: Cradle) => new CachedRoleRepository(new TypeOrmRoleRepository(dataSource))).singleton(),
     permissionRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmPermissionRepository(dataSource)).singleton(),
     commitSignal: asClass(CommitSignal).singleton(),
     unitOfWork: asFunction(
       ({ dataSource, commitSignal }: Cradle) => new TypeOrmUnitOfWork(dataSource, () => commitSignal.notify()),
     ).singleton(),
     inProcessBus: asFunction(() => (config.kafka ? null : createInProcessEventBus())).singleton(),
-    eventPublisher: asFunction(({ inProcessBus, logger }: Cradle) =>
-      config.kafka
-        ? new KafkaEventPublisher({ brokers: config.kafka.brokers, topic: config.kafka.topic, clientId: config.kafka.clientId, logger })
-        : inProcessBus!,
+    eventPublisher: asFunction(({ inProcessBus, logger, metrics }: Cradle) =>
+      new InstrumentedEventPublisher(
+        config.kafka
+          ? new KafkaEventPublisher({ brokers: config.kafka.brokers, topic: config.kafka.topic, clientId: config.kafka.clientId, logger })
+          : inProcessBus!,
+        metrics,
+      ),
     )
       .singleton()
       .disposer((publisher) => publisher.close()),
@@ -142,8 +186,20 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     secretTokens: asClass(RandomSecretTokens).singleton(),
     invitationSettings: asValue({ publicUrl: config.publicUrl, invitationTtlSeconds: config.invitationTtlSeconds }),
     readiness: asFunction(({ dataSource }: Cradle) => new Readiness(dataSource)).singleton(),
+    metrics: asFunction(({ dataSource, unitOfWork, logger }: Cradle) => {
+      const metrics = new ServiceMetrics({ logger });
+      const exclusive = unitOfWork instanceof TypeOrmUnitOfWork ? <T>(work: () => Promise<T>) => unitOfWork.exclusive(work) : undefined;
+      metrics.trackOutbox(outboxBacklogProbe(dataSource, exclusive));
+      metrics.trackPool(mysqlPoolProbe(dataSource));
+      return metrics;
+    }).singleton(),
     signIn: asClass(SignInUseCase).singleton(),
-    authenticateActor: asClass(AuthenticateActorUseCase).singleton(),
+    // Subject → actor cached for ACTOR_CACHE_TTL_MS; a change to the user in this process (sign-out, update, removal) drops it at once.
+    authenticateActor: asFunction(({ userRepository, roleRepository, dataSource }: Cradle) => {
+      const resolver = new CachedActorResolver(new AuthenticateActorUseCase({ userRepository, roleRepository }));
+      userChangesOf(dataSource).subscribe((userId) => resolver.invalidate(userId));
+      return resolver;
+    }).singleton(),
     listUsers: asClass(ListUsersUseCase).singleton(),
     inviteUser: asClass(InviteUserUseCase).singleton(),
     listPermissions: asClass(ListPermissionsUseCase).singleton(),

@@ -1,4 +1,6 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
+import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { decodeJwt, otherEd25519Key, signEdDsa, unsigned } from '../support/tokens';
 
@@ -7,8 +9,13 @@ const PROTECTED: [string, string, unknown][] = [
   ['GET', '/v1/users', undefined],
   ['POST', '/v1/users/invite', { email: 'token-test@example.com' }],
   ['GET', '/v1/permissions', undefined],
+  ['POST', '/v1/auth/signout', undefined],
+  ['POST', '/v1/users/01a1fc99-dead-7000-8000-000000000001/invitation/resend', undefined],
+  ['DELETE', '/v1/users/01a1fc99-dead-7000-8000-000000000001/invitation', undefined],
   ['POST', '/v1/resources', {}],
 ];
+
+const ADMIN_ROLE = { id: SEEDED_ROLES.admin, name: 'admin', permissions: ['users:read', 'users:invite', 'permissions:read'] };
 
 describe('bearer authentication', () => {
   let app: TestApp;
@@ -16,6 +23,8 @@ describe('bearer authentication', () => {
   let claims: Record<string, unknown>;
   let kid: string;
   let ownKeyPem: string;
+  let signedOutToken: string;
+  let deletedUsersToken: string;
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -23,10 +32,19 @@ describe('bearer authentication', () => {
     ({ payload: claims } = decodeJwt(token));
     kid = String(decodeJwt(token).header.kid);
     ownKeyPem = app.api.container.cradle.signingKey.privateKeyPem;
+
+    await app.addJoinedUser({ username: 'gone.out', password: 'gone-out-password', email: 'out@example.com', role: ADMIN_ROLE });
+    signedOutToken = await app.signIn('gone.out', 'gone-out-password');
+    expect((await app.request('POST', '/v1/auth/signout', { token: signedOutToken })).status).toBe(204);
+    const deleted = await app.addJoinedUser({ username: 'deleted', password: 'deleted-password', email: 'deleted@example.com', role: ADMIN_ROLE });
+    deletedUsersToken = await app.signIn('deleted', 'deleted-password');
+    await app.api.container.cradle.userRepository.delete(deleted.id);
   });
   afterAll(async () => app.close());
 
   const now = () => Math.floor(Date.now() / 1000);
+  const otherEcKeyPem = () =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   const otherKeyPem = () => otherEd25519Key().privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 
   const forgeries: Record<string, () => string> = {
@@ -50,7 +68,36 @@ describe('bearer authentication', () => {
     'no iat': () => signEdDsa(ownKeyPem, { ...claims, iat: undefined }, { kid }),
     'a subject that is no user': () => signEdDsa(ownKeyPem, { ...claims, sub: '01a1fc99-dead-7000-8000-000000000000' }, { kid }),
     'a non-string subject': () => signEdDsa(ownKeyPem, { ...claims, sub: 42 }, { kid }),
+    'not valid before a future nbf': () => signEdDsa(ownKeyPem, { ...claims, nbf: now() + 3600 }, { kid }),
+    'an unknown kid': () => signEdDsa(ownKeyPem, claims, { kid: 'no-such-key' }),
+    'no kid': () => signEdDsa(ownKeyPem, claims),
+    'a kid injection': () => signEdDsa(ownKeyPem, claims, { kid: "../../../dev/null' OR '1'='1" }),
+    'a jku header': () => signEdDsa(ownKeyPem, claims, { kid, jku: 'https://evil.example/jwks.json' }),
+    'an embedded jwk header': () =>
+      signEdDsa(otherKeyPem(), claims, { kid, jwk: { kty: 'OKP', crv: 'Ed25519', x: 'AAAA' } }),
+    'an x5u header': () => signEdDsa(ownKeyPem, claims, { kid, x5u: 'https://evil.example/cert.pem' }),
+    'an x5c header': () => signEdDsa(ownKeyPem, claims, { kid, x5c: ['MIIB'] }),
+    'a crit header': () => signEdDsa(ownKeyPem, claims, { kid, crit: ['exp'], exp: now() + 60 }),
+    'no token version (ver)': () => signEdDsa(ownKeyPem, { ...claims, ver: undefined }, { kid }),
+    'an older token version': () => signEdDsa(ownKeyPem, { ...claims, ver: -1 }, { kid }),
+    'a newer token version': () => signEdDsa(ownKeyPem, { ...claims, ver: 1 }, { kid }),
+    'a non-integer token version': () => signEdDsa(ownKeyPem, { ...claims, ver: '0' }, { kid }),
+    'a signed-out token': () => signedOutToken,
+    'a token of a deleted user': () => deletedUsersToken,
+    'alg none with a kid': () => `${Buffer.from(JSON.stringify({ alg: 'none', kid })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`,
+    'alg EdDSA in the header but an ES256 signature': () =>
+      createSigner({ key: otherEcKeyPem(), algorithm: 'ES256', noTimestamp: true, kid })(claims),
+    'a header that is not JSON': () => `bm90IGpzb24.${token.split('.')[1]}.${token.split('.')[2]}`,
   };
+
+  it('accepts the control: a token forged with our own key and the genuine claims (the helper works)', async () => {
+    const genuine = signEdDsa(ownKeyPem, claims, { kid });
+    expect((await app.request('GET', '/v1/users', { token: genuine })).status).toBe(200);
+  });
+
+  it(`has at least 20 kinds of forgery (${Object.keys(forgeries).length})`, () => {
+    expect(Object.keys(forgeries).length).toBeGreaterThanOrEqual(20);
+  });
 
   describe.each(PROTECTED)('%s %s', (method, path, json) => {
     it.each(Object.keys(forgeries))('answers 401 to %s', async (name) => {

@@ -112,6 +112,7 @@ describe('the whole stack across processes', () => {
       ADMIN_PASSWORD: ADMIN.password,
       ADMIN_EMAIL: ADMIN.email,
       MAILER_GROUP_ID: `mailer-${topic}`,
+      MAILER_METRICS_PORT: '0',
     };
     api = await startProcess(API, env, /access-control ready/);
     mailer = await startProcess(MAILER, env, /mailer ready/);
@@ -168,6 +169,18 @@ describe('the whole stack across processes', () => {
     const signIn = await http('POST', '/v1/auth/signin', { username: 'stack.joiner', password: 'stack joiner passphrase' });
     expect(signIn.status).toBe(200);
     expect(signIn.json.role.name).toBe('member');
+  });
+
+  it('counts the mail sent on the mailer\'s own /metrics, and the invitation on the api\'s', async () => {
+    const ready = mailer.output.join('').match(/"metrics":"(http:[^"]+)"/);
+    expect(ready).not.toBeNull();
+    const mailerMetrics = await (await fetch(ready![1])).text();
+    expect(Number(/^access_control_mails_sent_total\{[^}]*\} (\d+)/m.exec(mailerMetrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(mailerMetrics).toMatch(/^access_control_mailer_consumer_lag_messages\{[^}]*partition="\d+"[^}]*\} 0$/m);
+    expect(mailerMetrics).toMatch(/^process_resident_memory_bytes\{process="mailer"\}/m);
+    const apiMetrics = (await http('GET', '/metrics')).text;
+    expect(Number(/^access_control_invitations_created_total\{[^}]*\} (\d+)/m.exec(apiMetrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/^access_control_events_published_total\{[^}]*\} (\d+)/m.exec(apiMetrics)?.[1])).toBeGreaterThanOrEqual(1);
   });
 
   it('puts valid, secret-free CloudEvents on the topic, keyed by user, read by an independent consumer', async () => {

@@ -56,6 +56,9 @@ export async function startTestApp(
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_NAME: ADMIN.name,
     LOG_LEVEL: 'silent',
+    // The rate limits have tests of their own (test/e2e/security); elsewhere a test's bursts are not abuse.
+    ADDRESS_RATE_LIMIT: '0',
+    INVITE_RATE_LIMIT: '0',
     ...env,
   });
   const api = await startApi({ config, logger: createLogger(config.logLevel), overrides });

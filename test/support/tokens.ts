@@ -1,5 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createSigner, type JwtHeader } from 'fast-jwt';
+import { createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 
 /** Helpers to forge tokens the service must refuse. */
 export const b64url = (value: unknown): string =>
@@ -17,14 +16,13 @@ export function otherEd25519Key(): { privateKey: KeyObject; publicKey: KeyObject
   return generateKeyPairSync('ed25519');
 }
 
+/**
+ * Signs exactly the given header and payload with an Ed25519 key: nothing added, nothing removed
+ * (a signing library would add or drop `iat`, which would make every forgery fail for that reason alone).
+ */
 export function signEdDsa(privateKeyPem: string, payload: Record<string, unknown>, header: Record<string, unknown> = {}): string {
-  return createSigner({
-    key: privateKeyPem,
-    algorithm: 'EdDSA',
-    noTimestamp: true,
-    header: { alg: 'EdDSA', ...header } as JwtHeader,
-    kid: header.kid as string | undefined,
-  })(payload);
+  const input = `${b64url({ alg: 'EdDSA', typ: 'JWT', ...header })}.${b64url(payload)}`;
+  return `${input}.${sign(null, Buffer.from(input), createPrivateKey(privateKeyPem)).toString('base64url')}`;
 }
 
 export function unsigned(payload: Record<string, unknown>, alg = 'none'): string {

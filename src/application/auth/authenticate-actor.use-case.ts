@@ -2,10 +2,18 @@ import type { RoleRepository } from '../ports/role-repository.port';
 import type { UserRepository } from '../ports/user-repository.port';
 import type { Actor } from './actor';
 
+/** What a verified access token says about its bearer. */
+export interface TokenSubject {
+  subject: string;
+  /** The token's `ver` claim: the user's token version when it was issued. */
+  tokenVersion: number;
+}
+
 /**
  * Turns a verified token's subject into an actor with its role's permissions as they are
- * now, so a removed user or a changed role takes effect without waiting for the token to expire.
- * Returns null when the subject is no longer a joined user.
+ * now, so a removed user, a changed role or a sign-out takes effect without waiting for the
+ * token to expire. Returns null when the subject is no longer a joined user, or signed out
+ * since the token was issued (its token version moved on).
  */
 export class AuthenticateActorUseCase {
   private readonly users: UserRepository;
@@ -16,9 +24,9 @@ export class AuthenticateActorUseCase {
     this.roles = deps.roleRepository;
   }
 
-  async execute(subject: string): Promise<Actor | null> {
+  async execute({ subject, tokenVersion }: TokenSubject): Promise<Actor | null> {
     const user = await this.users.findById(subject);
-    if (!user || !user.isJoined) return null;
+    if (!user || !user.isJoined || user.tokenVersion !== tokenVersion) return null;
     const role = await this.roles.findById(user.roleId);
     return { userId: user.id, permissions: role ? role.permissions : [] };
   }

@@ -1,6 +1,9 @@
 import type { Role } from '../../domain/roles/role';
+import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import { InvalidCredentialsError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
+import type { Clock } from '../ports/clock.port';
+import type { LoginAttempts } from '../ports/login-attempts.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { TokenIssuer } from '../ports/token-issuer.port';
@@ -24,30 +27,48 @@ export class SignInUseCase {
   private readonly roles: RoleRepository;
   private readonly hasher: PasswordHasher;
   private readonly tokens: TokenIssuer;
+  private readonly attempts: LoginAttempts;
+  private readonly lockout: LockoutPolicy;
+  private readonly clock: Clock;
 
   constructor(deps: {
     userRepository: UserRepository;
     roleRepository: RoleRepository;
     passwordHasher: PasswordHasher;
     tokenIssuer: TokenIssuer;
+    loginAttempts: LoginAttempts;
+    lockoutPolicy: LockoutPolicy;
+    clock: Clock;
   }) {
     this.users = deps.userRepository;
     this.roles = deps.roleRepository;
     this.hasher = deps.passwordHasher;
     this.tokens = deps.tokenIssuer;
+    this.attempts = deps.loginAttempts;
+    this.lockout = deps.lockoutPolicy;
+    this.clock = deps.clock;
   }
 
   async execute({ username, password }: SignInInput): Promise<SignInResult> {
-    const user = await this.users.findByUsername(Username.normalize(username));
-    // The hash is checked in every case (a dummy one when there is none), so an unknown
-    // or pending user costs the same time as a wrong password.
-    const hash = user?.isJoined ? user.passwordHash : undefined;
-    const matches = await this.hasher.verify(password, hash);
-    if (!user || !matches || !user.isJoined) throw new InvalidCredentialsError();
+    const key = Username.normalize(username);
+    const user = await this.users.findByUsername(key);
+    // Every username, known or not, claims an evaluation and records its outcome: the same database
+    // work whether or not the account exists (no timing difference), and an unknown name locks like a
+    // real one. The claim is taken before the evaluation, so parallel guesses cannot exceed the allowance.
+    const claimed = await this.attempts.claim(key, this.clock.now(), this.lockout);
+    const allowed = claimed && user !== null && user.isJoined;
+    // The hash is checked in every case (a dummy one when there is none, or the account is locked),
+    // so an unknown, pending or locked user costs the same time as a wrong password.
+    const matches = await this.hasher.verify(password, allowed ? user.passwordHash : undefined);
+    if (claimed) {
+      if (allowed && matches) await this.attempts.succeeded(key);
+      else await this.attempts.failed(key, this.clock.now(), this.lockout);
+    }
+    if (!user || !allowed || !matches) throw new InvalidCredentialsError();
 
     const role: Role | null = await this.roles.findById(user.roleId);
     if (!role) throw new InvalidCredentialsError();
-    const { token } = await this.tokens.issue(user.id);
+    const { token } = await this.tokens.issue(user.id, user.tokenVersion);
     return {
       name: user.name ?? '',
       username: user.username ?? '',

@@ -7,6 +7,7 @@ import { UsernameAlreadyTakenError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
+import type { CommonPasswords } from '../ports/common-passwords.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
@@ -28,6 +29,7 @@ export class AcceptInvitationUseCase {
   private readonly roles: RoleRepository;
   private readonly tokens: SecretTokens;
   private readonly hasher: PasswordHasher;
+  private readonly commonPasswords: CommonPasswords | undefined;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
 
@@ -36,6 +38,8 @@ export class AcceptInvitationUseCase {
     roleRepository: RoleRepository;
     secretTokens: SecretTokens;
     passwordHasher: PasswordHasher;
+    /** When given, a password on its list is refused. */
+    commonPasswords?: CommonPasswords;
     clock: Clock;
     idGenerator: IdGenerator;
   }) {
@@ -43,6 +47,7 @@ export class AcceptInvitationUseCase {
     this.roles = deps.roleRepository;
     this.tokens = deps.secretTokens;
     this.hasher = deps.passwordHasher;
+    this.commonPasswords = deps.commonPasswords;
     this.clock = deps.clock;
     this.ids = deps.idGenerator;
   }
@@ -94,7 +99,7 @@ export class AcceptInvitationUseCase {
     };
     const name = collect(() => parseDisplayName(input.name));
     const username = collect(() => Username.parse(input.username));
-    collect(() => assertAcceptablePassword(input.password));
+    collect(() => assertAcceptablePassword(input.password, 'password', (p) => this.commonPasswords?.includes(p) ?? false));
     if (problems.length > 0 || name === undefined || username === undefined) throw new ValidationError(problems);
     return { name, username };
   }

@@ -4,5 +4,6 @@ export interface IssuedToken {
 }
 
 export interface TokenIssuer {
-  issue(subject: string): Promise<IssuedToken>;
+  /** A token for `subject`, carrying its current token version (claim `ver`). */
+  issue(subject: string, tokenVersion: number): Promise<IssuedToken>;
 }

@@ -13,6 +13,11 @@ export interface UserRepository {
   /** Saves a changed user; throws UsernameAlreadyTakenError when its new username is taken. */
   update(user: User): Promise<void>;
   delete(id: string): Promise<void>;
+  /**
+   * Atomically bumps the user's token version (sign-out), so every token issued before is refused.
+   * `update` never writes the token version, so a concurrent save cannot undo a sign-out.
+   */
+  incrementTokenVersion(id: string): Promise<void>;
   /** In creation order, then id: a stable order across pages. */
   list(slice: Slice): Promise<{ items: User[]; total: number }>;
 }

@@ -8,6 +8,7 @@ import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../domain/
 import { Username } from '../../domain/users/username';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
+import type { CommonPasswords } from '../ports/common-passwords.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
@@ -29,6 +30,7 @@ export class CreateAdminUseCase {
   private readonly roles: RoleRepository;
   private readonly unitOfWork: UnitOfWork;
   private readonly hasher: PasswordHasher;
+  private readonly commonPasswords: CommonPasswords | undefined;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
 
@@ -36,12 +38,15 @@ export class CreateAdminUseCase {
     roleRepository: RoleRepository;
     unitOfWork: UnitOfWork;
     passwordHasher: PasswordHasher;
+    /** When given, a password on its list is refused. */
+    commonPasswords?: CommonPasswords;
     clock: Clock;
     idGenerator: IdGenerator;
   }) {
     this.roles = deps.roleRepository;
     this.unitOfWork = deps.unitOfWork;
     this.hasher = deps.passwordHasher;
+    this.commonPasswords = deps.commonPasswords;
     this.clock = deps.clock;
     this.ids = deps.idGenerator;
   }
@@ -49,7 +54,7 @@ export class CreateAdminUseCase {
   async execute(input: CreateAdminInput): Promise<CreateAdminOutcome> {
     const username = Username.parse(input.username, 'ADMIN_USERNAME');
     const email = Email.parse(input.email, 'ADMIN_EMAIL');
-    assertAcceptablePassword(input.password, 'ADMIN_PASSWORD');
+    assertAcceptablePassword(input.password, 'ADMIN_PASSWORD', (p) => this.commonPasswords?.includes(p) ?? false);
     const name = parseDisplayName(input.name ?? input.username, 'ADMIN_NAME');
     const role = await this.roles.findByName(RoleNames.admin);
     if (!role) throw new RoleNotFoundError(RoleNames.admin);

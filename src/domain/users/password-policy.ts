@@ -3,12 +3,22 @@ import { ValidationError } from '../shared/domain-error';
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 128;
 
-/** NIST 800-63B style: length only, no composition rules. Length counts code points. */
-export function assertAcceptablePassword(password: string, field = 'password'): void {
+/**
+ * NIST 800-63B style: length only, no composition rules, and not a commonly used password.
+ * Length counts code points; `isCommon` says whether the password is on a list of common ones.
+ */
+export function assertAcceptablePassword(
+  password: string,
+  field = 'password',
+  isCommon: (password: string) => boolean = () => false,
+): void {
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
     throw new ValidationError([
       { field, message: `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long` },
     ]);
+  }
+  if (isCommon(password)) {
+    throw new ValidationError([{ field, message: 'is too common: choose a password that is not on lists of common passwords' }]);
   }
 }

@@ -27,6 +27,8 @@ export interface UserProps {
   joinedAt?: Date;
   updatedAt?: Date;
   updatedBy?: string;
+  /** Bumped by sign-out: access tokens carrying an older version are refused. */
+  tokenVersion?: number;
 }
 
 /**
@@ -58,6 +60,7 @@ export class User extends AggregateRoot {
       roleId: input.role.id,
       invitedAt: input.now,
       invitedBy: input.invitedBy,
+      tokenVersion: 0,
     });
     const event: UserInvited = {
       id: input.newId(),
@@ -95,6 +98,7 @@ export class User extends AggregateRoot {
       roleId: input.role.id,
       invitedAt: input.now,
       joinedAt: input.now,
+      tokenVersion: 0,
     });
   }
 
@@ -130,6 +134,9 @@ export class User extends AggregateRoot {
   }
   get updatedBy(): string | undefined {
     return this.props.updatedBy;
+  }
+  get tokenVersion(): number {
+    return this.props.tokenVersion ?? 0;
   }
 
   /** Only a joined user has credentials to sign in with. */

@@ -32,7 +32,17 @@ export interface Config {
     issuer: string;
     audience: string;
     ttlSeconds: number;
+    /** Public keys of retired signing keys: their tokens still verify until they expire (key rotation). */
+    previousPublicKeyPems: string[];
   };
+  /** Per-account lockout after failed sign-ins (LOCKOUT_*). */
+  lockout: { threshold: number; baseWaitSeconds: number; maxWaitSeconds: number };
+  /** Per-address requests a minute on sign-in and accept (0: off), and per-inviter invites and resends a minute. */
+  rateLimits: { addressPerMinute: number; invitesPerMinute: number };
+  /** Proxies whose X-Forwarded-For is believed (fastify trustProxy); none: the socket's address. */
+  trustedProxies: string[];
+  /** Largest request head (request line and headers), in bytes; beyond it the answer is 431. */
+  maxHeaderBytes: number;
   invitationTtlSeconds: number;
   logLevel: string;
   bodyLimitBytes: number;
@@ -47,6 +57,8 @@ export class ConfigError extends Error {
   }
 }
 
+const PEM_PUBLIC_KEY = /-----BEGIN PUBLIC KEY-----[A-Za-z0-9+/=\s]+?-----END PUBLIC KEY-----/g;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Every variable the service reads; anything else in the environment is ignored. */
@@ -56,8 +68,10 @@ export const CONFIG_VARIABLES = [
   'ADMIN_EMAIL', 'ADMIN_NAME', 'JWT_PRIVATE_KEY', 'JWT_PRIVATE_KEY_FILE', 'JWT_PUBLIC_KEY',
   'JWT_PUBLIC_KEY_FILE', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL', 'INVITATION_TTL',
   'LOG_LEVEL', 'BODY_LIMIT', 'SHUTDOWN_DRAIN',
+  'JWT_PREVIOUS_PUBLIC_KEYS', 'JWT_PREVIOUS_PUBLIC_KEYS_FILE', 'LOCKOUT_THRESHOLD', 'LOCKOUT_BASE_WAIT',
+  'LOCKOUT_MAX_WAIT', 'ADDRESS_RATE_LIMIT', 'INVITE_RATE_LIMIT', 'TRUSTED_PROXIES', 'MAX_HEADER_SIZE',
   // Read by the mailer process only (src/interfaces/mailer/mailer-settings.ts).
-  'MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY',
+  'MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY', 'MAILER_METRICS_PORT',
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -174,6 +188,23 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('set both JWT_PRIVATE_KEY and JWT_PUBLIC_KEY (or their _FILE forms), or neither');
   }
 
+  const previousKeysText = secret('JWT_PREVIOUS_PUBLIC_KEYS');
+  const previousPublicKeyPems = previousKeysText === null ? [] : (previousKeysText.match(PEM_PUBLIC_KEY) ?? []);
+  if (previousKeysText !== null && previousPublicKeyPems.length === 0) {
+    problems.push('JWT_PREVIOUS_PUBLIC_KEYS must hold one or more PEM public keys (-----BEGIN PUBLIC KEY-----…)');
+  }
+
+  const lockout = {
+    threshold: integer('LOCKOUT_THRESHOLD', 30, 1, 1_000_000),
+    baseWaitSeconds: duration('LOCKOUT_BASE_WAIT', '1m'),
+    maxWaitSeconds: duration('LOCKOUT_MAX_WAIT', '15m'),
+  };
+  if (lockout.maxWaitSeconds < lockout.baseWaitSeconds) problems.push('LOCKOUT_MAX_WAIT must not be shorter than LOCKOUT_BASE_WAIT');
+
+  const trustedProxies = (get('TRUSTED_PROXIES') ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const badProxies = trustedProxies.filter((p) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(p) && !['loopback', 'linklocal', 'uniquelocal'].includes(p));
+  if (badProxies.length > 0) problems.push(`TRUSTED_PROXIES must be a comma-separated list of addresses or CIDR ranges (bad: "${badProxies.join(',')}")`);
+
   const logLevel = get('LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -195,7 +226,15 @@ export function loadConfig(env: Env = process.env): Config {
       issuer: get('JWT_ISSUER') ?? publicUrl,
       audience: get('JWT_AUDIENCE') ?? 'access-control',
       ttlSeconds: duration('ACCESS_TOKEN_TTL', '15m'),
+      previousPublicKeyPems,
     },
+    lockout,
+    rateLimits: {
+      addressPerMinute: integer('ADDRESS_RATE_LIMIT', 100, 0, 1_000_000),
+      invitesPerMinute: integer('INVITE_RATE_LIMIT', 30, 0, 1_000_000),
+    },
+    trustedProxies,
+    maxHeaderBytes: integer('MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024),
     invitationTtlSeconds: duration('INVITATION_TTL', '7d'),
     logLevel,
     bodyLimitBytes: integer('BODY_LIMIT', 16 * 1024, 256, 10 * 1024 * 1024),

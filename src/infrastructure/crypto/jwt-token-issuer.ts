@@ -10,7 +10,10 @@ export interface TokenSettings {
   ttlSeconds: number;
 }
 
-/** EdDSA access tokens carrying only identity (`sub`): permissions are read fresh on each request. */
+/**
+ * EdDSA access tokens carrying only identity (`sub`) and the user's token version (`ver`, bumped by
+ * sign-out): permissions are read fresh on each request.
+ */
 export class JwtTokenIssuer implements TokenIssuer {
   private readonly sign: (payload: Record<string, unknown>) => string;
 
@@ -22,7 +25,7 @@ export class JwtTokenIssuer implements TokenIssuer {
     this.sign = createSigner({ key: key.privateKeyPem, algorithm: 'EdDSA', kid: key.kid });
   }
 
-  async issue(subject: string): Promise<IssuedToken> {
+  async issue(subject: string, tokenVersion: number): Promise<IssuedToken> {
     const iat = Math.floor(this.clock.now().getTime() / 1000);
     const exp = iat + Math.round(this.settings.ttlSeconds);
     const token = this.sign({
@@ -32,6 +35,7 @@ export class JwtTokenIssuer implements TokenIssuer {
       iat,
       exp,
       jti: randomUUID(),
+      ver: tokenVersion,
     });
     return { token, expiresAt: new Date(exp * 1000) };
   }

@@ -71,3 +71,38 @@ function toSigningKey(privateKey: KeyObject, publicKey: KeyObject): SigningKey {
 function thumbprint(x: string): string {
   return createHash('sha256').update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x })).digest('base64url');
 }
+
+/** A public key that verifies access tokens: the current signing key's, or a retired one's. */
+export interface VerificationKey {
+  kid: string;
+  publicKeyPem: string;
+  jwk: PublicJwk;
+}
+
+/**
+ * The keys tokens may be signed with: the current one first, then retired ones (JWT_PREVIOUS_PUBLIC_KEYS),
+ * whose tokens keep verifying until they expire. A token is verified only by the key its `kid` names.
+ */
+export function verificationKeysFor(current: SigningKey, previousPublicKeyPems: readonly string[]): VerificationKey[] {
+  const keys: VerificationKey[] = [{ kid: current.kid, publicKeyPem: current.publicKeyPem, jwk: current.jwk }];
+  for (const pem of previousPublicKeyPems) {
+    let publicKey: KeyObject;
+    try {
+      publicKey = createPublicKey(pem);
+    } catch {
+      throw new SigningKeyError('JWT_PREVIOUS_PUBLIC_KEYS holds a key that is not a readable PEM public key');
+    }
+    if (publicKey.asymmetricKeyType !== 'ed25519') {
+      throw new SigningKeyError('JWT_PREVIOUS_PUBLIC_KEYS must hold Ed25519 public keys only');
+    }
+    const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey & { x: string };
+    const kid = thumbprint(jwk.x);
+    if (keys.some((k) => k.kid === kid)) continue;
+    keys.push({
+      kid,
+      publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+      jwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid, alg: 'EdDSA', use: 'sig' },
+    });
+  }
+  return keys;
+}

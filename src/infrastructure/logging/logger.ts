@@ -1,4 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { currentRequestId } from '../observability/request-context';
 
 /** Paths never written to a log line, whatever level. */
 export const REDACTED_PATHS = [
@@ -36,6 +37,13 @@ export function loggerOptions(level: string): LoggerOptions {
       }),
     },
     base: { service: 'access-control' },
+    // A line written inside a request by a logger that is not the request's own (an adapter's) still says which request.
+    mixin: (_object, _level, logger) => {
+      const requestId = currentRequestId();
+      if (requestId === undefined) return {};
+      const bindings = (logger as unknown as Record<symbol, string | undefined>)[pino.symbols.chindingsSym] ?? '';
+      return bindings.includes('"reqId"') ? {} : { reqId: requestId };
+    },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };

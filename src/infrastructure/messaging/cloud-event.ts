@@ -12,6 +12,8 @@ export interface CloudEvent<D = unknown> {
   subject: string;
   datacontenttype: 'application/json';
   dataschema?: string;
+  /** Extension attribute: the x-request-id of the HTTP request that caused the event, when there was one. */
+  requestid?: string;
   data: D;
 }
 
@@ -23,6 +25,8 @@ export interface OutboxMessage {
   /** JSON text of the event's data. */
   payload: string;
   occurredAt: Date;
+  /** x-request-id of the causing request; null or absent when none. */
+  requestId?: string | null;
 }
 
 /** Where the relay hands committed events: Kafka, or the in-process bus of the embedded default. */
@@ -90,11 +94,20 @@ export function toCloudEvent(message: OutboxMessage, source: string = DEFAULT_EV
     subject: message.aggregateId,
     datacontenttype: 'application/json',
     ...(dataschema !== undefined ? { dataschema } : {}),
+    ...(message.requestId ? { requestid: message.requestId } : {}),
     data,
   };
 }
 
-/** Kafka headers of an event: the structured-mode content type plus `ce_id`/`ce_type` for routing without parsing. */
+/**
+ * Kafka headers of an event: the structured-mode content type plus `ce_id`/`ce_type` for routing
+ * without parsing, and `x-request-id` (tracing) when the event came from a request.
+ */
 export function kafkaHeadersFor(event: CloudEvent): Record<string, string> {
-  return { 'content-type': CLOUD_EVENT_CONTENT_TYPE, ce_id: event.id, ce_type: event.type };
+  return {
+    'content-type': CLOUD_EVENT_CONTENT_TYPE,
+    ce_id: event.id,
+    ce_type: event.type,
+    ...(event.requestid ? { 'x-request-id': event.requestid } : {}),
+  };
 }

@@ -13,6 +13,7 @@ export interface OutboxRow {
   payload: string;
   occurred_at: Date | string;
   attempts: number | string;
+  request_id?: string | null;
 }
 
 /**
@@ -29,7 +30,7 @@ export interface OutboxRow {
 export function claimSql(limit: number, skipLocked: boolean): string {
   assertPositiveInteger(limit, 'limit');
   return (
-    'SELECT o.id, o.aggregate_id, o.type, o.payload, o.occurred_at, o.attempts FROM outbox_events o ' +
+    'SELECT o.id, o.aggregate_id, o.type, o.payload, o.occurred_at, o.attempts, o.request_id FROM outbox_events o ' +
     'WHERE o.published_at IS NULL AND NOT EXISTS (' +
     'SELECT 1 FROM outbox_events o2 WHERE o2.aggregate_id = o.aggregate_id AND o2.published_at IS NULL AND o2.id < o.id' +
     `) ORDER BY o.id LIMIT ${limit}` +
@@ -77,6 +78,7 @@ export function toOutboxMessage(row: OutboxRow): OutboxMessage {
     type: row.type,
     payload: row.payload,
     occurredAt: fromSqlDatetime(row.occurred_at),
+    requestId: row.request_id ?? null,
   };
 }
 

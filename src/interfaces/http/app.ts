@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContainer } from '../../infrastructure/container';
-import { registerErrorHandler, sendProblem } from './error-handler';
+import { registerErrorHandler, sendProblem, toProblem } from './error-handler';
 import authentication from './plugins/authentication';
-import { problem } from './problem';
+import observability from './plugins/observability';
+import { HttpProblemError, problem } from './problem';
 import { authRoutes } from './routes/auth.routes';
 import { invitationsRoutes } from './routes/invitations.routes';
 import { pagesRoutes } from './routes/pages.routes';
@@ -31,6 +33,16 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+    // A request head beyond this is refused by Node's parser with 431, before any of our code runs.
+    http: { maxHeaderSize: config.maxHeaderBytes },
+    // The client address (rate limits, logs) is the socket's, unless the connection comes from a listed proxy.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    // Errors the router raises before any hook (a malformed percent-encoding, a path parameter over
+    // maxParamLength) bypass the error handler: they get the same problem+json here.
+    frameworkErrors: (error, _request, reply) => {
+      const { problem: body, headers } = toProblem(error);
+      void sendProblem(reply.headers(headers), body);
+    },
   });
 
   app.addHook('onSend', async (request, reply) => {
@@ -41,7 +53,9 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
   registerValidators(app);
   registerErrorHandler(app);
 
+  await app.register(observability, { metrics: container.cradle.metrics });
   await app.register(helmet, { global: true });
+  await registerRateLimits(app, config.rateLimits);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -60,13 +74,13 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
 
   const cradle = container.cradle;
   await app.register(authentication, {
-    signingKey: cradle.signingKey,
+    verificationKeys: cradle.verificationKeys,
     issuer: config.jwt.issuer,
     audience: config.jwt.audience,
-    resolveActor: (subject) => cradle.authenticateActor.execute(subject),
+    resolveActor: (token) => cradle.authenticateActor.execute(token),
   });
 
-  await app.register(systemRoutes({ readiness: cradle.readiness, signingKey: cradle.signingKey }));
+  await app.register(systemRoutes({ readiness: cradle.readiness, verificationKeys: cradle.verificationKeys }));
   await app.register(pagesRoutes({ inspectInvitation: cradle.inspectInvitation }));
 
   await app.register(
@@ -75,7 +89,7 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
       v1.addHook('onRequest', async (request) => {
         if (!request.routeOptions.config?.public) await app.authenticate(request);
       });
-      await v1.register(authRoutes({ signIn: cradle.signIn }));
+      await v1.register(authRoutes({ signIn: cradle.signIn, signOut: cradle.signOut }));
       await v1.register(usersRoutes({ listUsers: cradle.listUsers, inviteUser: cradle.inviteUser }));
       await v1.register(permissionsRoutes({ listPermissions: cradle.listPermissions }));
       await v1.register(
@@ -99,4 +113,52 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
   );
 
   return app;
+}
+
+/**
+ * Which routes are throttled, and how. Per address (in memory, per replica): sign-in and accept,
+ * a looser limit than the per-account lockout, which it never replaces. Per inviter: invites and
+ * resends share one budget per user. Both answer 429 problem+json with Retry-After.
+ */
+const THROTTLED: Record<string, 'address' | 'inviter'> = {
+  'POST /v1/auth/signin': 'address',
+  'POST /v1/invitations/accept': 'address',
+  'POST /v1/users/invite': 'inviter',
+  'POST /v1/users/:id/invitation/resend': 'inviter',
+};
+
+async function registerRateLimits(
+  app: FastifyInstance,
+  limits: { addressPerMinute: number; invitesPerMinute: number },
+): Promise<void> {
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new HttpProblemError('TOO_MANY_REQUESTS', `Too many requests; retry after ${context.after}`, {
+        'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+      }),
+  });
+  const byAddress =
+    limits.addressPerMinute > 0 ? app.rateLimit({ max: limits.addressPerMinute, timeWindow: 60_000, hook: 'onRequest' }) : null;
+  // After authentication (the /v1 onRequest hook), so the key is the authenticated inviter.
+  const byInviter =
+    limits.invitesPerMinute > 0
+      ? app.rateLimit({
+          max: limits.invitesPerMinute,
+          timeWindow: 60_000,
+          hook: 'preHandler',
+          keyGenerator: (request) => `inviter:${request.actor?.userId ?? request.ip}`,
+        })
+      : null;
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      const kind = THROTTLED[`${method} ${route.url}`];
+      const limiter = kind === 'address' ? byAddress : kind === 'inviter' ? byInviter : null;
+      if (!limiter) continue;
+      const hook = kind === 'address' ? 'onRequest' : 'preHandler';
+      const existing = route[hook];
+      route[hook] = [...(Array.isArray(existing) ? existing : existing ? [existing] : []), limiter] as typeof existing;
+    }
+  });
 }

@@ -9,6 +9,8 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
   FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_JSON',
   FST_ERR_BAD_URL: 'VALIDATION_FAILED',
+  // A path parameter longer than the router's maxParamLength (200); every id is far shorter.
+  FST_ERR_MAX_PARAM_LENGTH: 'VALIDATION_FAILED',
   FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_FAILED',
 };
 

@@ -8,6 +8,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import type { Logger } from '../../infrastructure/logging/logger';
+import type { MailerMetricsRecorder } from '../../infrastructure/observability/mailer-metrics';
 import {
   decodeEventJson,
   handleMailEvent,
@@ -44,6 +45,8 @@ export interface InvitationMailWorkerOptions {
   heartbeatIntervalMs?: number;
   /** How long a fetch waits for new messages (default 2 000); a stop waits for the fetch in flight. */
   maxWaitTimeMs?: number;
+  /** Mails sent, failed and dead-lettered, and consumer lag (the mailer's /metrics). */
+  metrics?: MailerMetricsRecorder;
 }
 
 type DeadLetter = Extract<MailEventOutcome, { action: 'dead-letter' }>;
@@ -223,6 +226,7 @@ export class InvitationMailWorker {
       if (!this.canContinue(payload)) return;
       const done = await this.handleWithRetry(batch.topic, batch.partition, message, payload);
       if (!done) return; // stopping, or the partition went elsewhere: left uncommitted, delivered again
+      this.options.metrics?.consumerLag(batch.topic, batch.partition, Number(batch.highWatermark) - Number(message.offset) - 1);
       payload.resolveOffset(message.offset);
       await payload.commitOffsetsIfNecessary({
         topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(message.offset) + 1n).toString() }] }],
@@ -240,6 +244,7 @@ export class InvitationMailWorker {
         if (!deadLetter) {
           const outcome = await this.handle(message);
           if (outcome.action !== 'dead-letter') {
+            if (outcome.action === 'handled' && outcome.outcome === 'sent') this.options.metrics?.mailSent();
             this.logOutcome(outcome, where, attempt);
             return true;
           }
@@ -247,8 +252,10 @@ export class InvitationMailWorker {
         }
         // Only the publishing is retried once a message is known to be dead: no second mail attempt.
         await this.publishDeadLetter(deadLetter, message, where);
+        this.options.metrics?.deadLettered(deadLetter.reason);
         return true;
       } catch (error) {
+        this.options.metrics?.mailFailed();
         if (!this.canContinue(payload)) {
           this.logger.info({ ...where, reason: safeErrorText(error) }, 'stopping: message left uncommitted for redelivery');
           return false;

@@ -8,9 +8,11 @@ export interface MailerSettings {
   deadLetterTopic: string;
   retryMaxDelayMs: number;
   partitionsConsumedConcurrently: number;
+  /** Port of the mailer's own GET /metrics (0: any free port). */
+  metricsPort: number;
 }
 
-export const MAILER_VARIABLES = ['MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY'] as const;
+export const MAILER_VARIABLES = ['MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY', 'MAILER_METRICS_PORT'] as const;
 
 const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
 const GROUP = /^[A-Za-z0-9._-]{1,255}$/;
@@ -41,11 +43,18 @@ export function loadMailerSettings(eventsTopic: string, env: Record<string, stri
     problems.push(`MAILER_CONCURRENCY must be an integer from 1 to 64 (got "${concurrencyRaw}")`);
   }
 
+  const metricsPortRaw = get('MAILER_METRICS_PORT') ?? '9464';
+  const metricsPort = Number(metricsPortRaw);
+  if (!/^\d+$/.test(metricsPortRaw) || metricsPort > 65535) {
+    problems.push(`MAILER_METRICS_PORT must be an integer from 0 to 65535 (got "${metricsPortRaw}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     groupId,
     deadLetterTopic,
     retryMaxDelayMs: Math.round((retrySeconds ?? 60) * 1000),
     partitionsConsumedConcurrently: concurrency,
+    metricsPort,
   };
 }

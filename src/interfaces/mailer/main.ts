@@ -9,6 +9,8 @@
 import { type Config, ConfigError, loadConfig } from '../../infrastructure/config/config';
 import { buildContainer } from '../../infrastructure/container';
 import { createLogger } from '../../infrastructure/logging/logger';
+import { MailerMetrics } from '../../infrastructure/observability/mailer-metrics';
+import { type MetricsServer, startMetricsServer } from '../../infrastructure/observability/metrics-server';
 import { hasPendingMigrations } from '../../infrastructure/persistence/typeorm/migrate';
 import { describe, exitOnStartupError, prepareDatabase } from '../process-runtime';
 import type { IssueInvitation } from './invitation-mail-handler';
@@ -39,6 +41,8 @@ async function main(): Promise<void> {
   const container = buildContainer({ ...config, admin: null }, logger);
   const abort = new AbortController();
   let worker: InvitationMailWorker | null = null;
+  let metricsServer: MetricsServer | null = null;
+  const metrics = new MailerMetrics();
   let shuttingDown = false;
 
   const shutdown = (signal: string) => {
@@ -52,6 +56,7 @@ async function main(): Promise<void> {
     }, GRACE_MS).unref();
     (async () => {
       await worker?.stop();
+      await metricsServer?.close();
       await container.dispose();
     })().then(
       () => {
@@ -68,6 +73,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 
   try {
+    metricsServer = await startMetricsServer(metrics.registry, settings.metricsPort, config.host);
     await prepareDatabase(container, { migrate: false, signal: abort.signal });
     if (shuttingDown) return;
     if (await hasPendingMigrations(container.cradle.dataSource)) {
@@ -89,11 +95,18 @@ async function main(): Promise<void> {
       deadLetterTopic: settings.deadLetterTopic,
       retry: { maxDelayMs: settings.retryMaxDelayMs },
       partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
+      metrics,
     });
     await worker.start();
     if (shuttingDown) return;
     logger.info(
-      { topic: kafka.topic, groupId: worker.groupId, deadLetterTopic: worker.deadLetterTopic, smtp: config.smtpUrl ? 'SMTP_URL' : 'files' },
+      {
+        topic: kafka.topic,
+        groupId: worker.groupId,
+        deadLetterTopic: worker.deadLetterTopic,
+        smtp: config.smtpUrl ? 'SMTP_URL' : 'files',
+        metrics: `http://${config.host}:${metricsServer.port}/metrics`,
+      },
       'mailer ready',
     );
   } catch (error) {

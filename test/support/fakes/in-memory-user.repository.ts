@@ -9,13 +9,19 @@ import { ioBoundary } from './io-boundary';
 type Row = Readonly<UserProps>;
 
 /** A write made through a transactional copy, replayed (and so re-checked) on commit. */
-type Write = { kind: 'add'; row: Row } | { kind: 'update'; row: Row } | { kind: 'delete'; id: string };
+type Write =
+  | { kind: 'add'; row: Row }
+  | { kind: 'update'; row: Row }
+  | { kind: 'delete'; id: string }
+  | { kind: 'bumpTokenVersion'; id: string };
 
 /**
  * Users kept as rows (snapshots), not as live objects: what comes out is a fresh `User`, as
  * a database read would be, and pending domain events never survive a save.
  * Unique keys are the e-mail and the username, both case-insensitive, like the real indexes.
  * `update` and `delete` of a missing id change nothing, as an UPDATE or DELETE matching no row.
+ * `update` never writes the token version; `incrementTokenVersion` bumps it on the row committed at
+ * the time (replayed on commit like `SET token_version = token_version + 1`), so no bump is lost.
  */
 export class InMemoryUserRepository implements UserRepository {
   private rows = new Map<string, Row>();
@@ -77,6 +83,12 @@ export class InMemoryUserRepository implements UserRepository {
     this.writes.push({ kind: 'delete', id });
   }
 
+  async incrementTokenVersion(id: string): Promise<void> {
+    await this.io();
+    bumpTokenVersionIn(this.rows, id);
+    this.writes.push({ kind: 'bumpTokenVersion', id });
+  }
+
   async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
     await this.io();
     const ordered = this.orderedRows();
@@ -118,6 +130,7 @@ export class InMemoryUserRepository implements UserRepository {
     for (const write of transaction.writes) {
       if (write.kind === 'add') insertInto(staged, write.row);
       else if (write.kind === 'update') updateIn(staged, write.row);
+      else if (write.kind === 'bumpTokenVersion') bumpTokenVersionIn(staged, write.id);
       else staged.delete(write.id);
     }
     return () => {
@@ -147,9 +160,15 @@ function insertInto(rows: Map<string, Row>, row: Row): void {
 
 /** Replaces an existing row, its unique keys checked against every other row; no row, no change. */
 function updateIn(rows: Map<string, Row>, row: Row): void {
-  if (!rows.has(row.id)) return;
+  const current = rows.get(row.id);
+  if (!current) return;
   assertKeysFree(rows, row);
-  rows.set(row.id, row);
+  rows.set(row.id, Object.freeze({ ...row, tokenVersion: current.tokenVersion }));
+}
+
+function bumpTokenVersionIn(rows: Map<string, Row>, id: string): void {
+  const current = rows.get(id);
+  if (current) rows.set(id, Object.freeze({ ...current, tokenVersion: (current.tokenVersion ?? 0) + 1 }));
 }
 
 /** What the unique indexes check: no *other* row has the e-mail or the username, in any case. */

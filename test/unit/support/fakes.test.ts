@@ -251,8 +251,8 @@ describe('FakeTokenIssuer', () => {
     const clock = new FixedClock('2026-01-01T00:00:00.000Z');
     const tokens = new FakeTokenIssuer(clock, 60);
 
-    const a = await tokens.issue('user-1');
-    const b = await tokens.issue('user-1');
+    const a = await tokens.issue('user-1', 0);
+    const b = await tokens.issue('user-1', 0);
 
     expect(a.token).not.toBe(b.token);
     expect(a.expiresAt.toISOString()).toBe('2026-01-01T00:01:00.000Z');

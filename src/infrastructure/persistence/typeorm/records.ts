@@ -32,6 +32,7 @@ export interface UserRecord {
   joinedAt: Date | null;
   updatedAt: Date | null;
   updatedBy: string | null;
+  tokenVersion: number;
 }
 
 export interface OutboxRecord {
@@ -42,6 +43,8 @@ export interface OutboxRecord {
   occurredAt: Date;
   publishedAt: Date | null;
   attempts: number;
+  /** x-request-id of the request that caused the event, if any. */
+  requestId: string | null;
 }
 
 export interface InvitationRecord {
@@ -50,6 +53,13 @@ export interface InvitationRecord {
   createdAt: Date;
   expiresAt: Date;
   usedAt: Date | null;
+}
+
+export interface LoginAttemptRecord {
+  usernameKey: string;
+  failures: number;
+  lockedUntil: Date | null;
+  lockouts: number;
 }
 
 export interface ProcessedEventRecord {
@@ -107,6 +117,7 @@ export const UserSchema = new EntitySchema<UserRecord>({
     joinedAt: { ...datetime, nullable: true, name: 'joined_at' },
     updatedAt: { ...datetime, nullable: true, name: 'updated_at' },
     updatedBy: { type: String, length: 36, nullable: true, name: 'updated_by' },
+    tokenVersion: { type: Number, default: 0, name: 'token_version' },
   },
 });
 
@@ -121,6 +132,7 @@ export const OutboxSchema = new EntitySchema<OutboxRecord>({
     occurredAt: { ...datetime, name: 'occurred_at' },
     publishedAt: { ...datetime, nullable: true, name: 'published_at' },
     attempts: { type: Number, default: 0 },
+    requestId: { type: String, length: 128, nullable: true, name: 'request_id' },
   },
 });
 
@@ -146,7 +158,19 @@ export const ProcessedEventSchema = new EntitySchema<ProcessedEventRecord>({
   },
 });
 
+export const LoginAttemptSchema = new EntitySchema<LoginAttemptRecord>({
+  name: 'LoginAttempt',
+  tableName: 'login_attempts',
+  columns: {
+    usernameKey: { type: String, length: 64, primary: true, name: 'username_key' },
+    failures: { type: Number, default: 0 },
+    lockedUntil: { ...datetime, nullable: true, name: 'locked_until' },
+    lockouts: { type: Number, default: 0 },
+  },
+});
+
 export const ENTITY_SCHEMAS = [
+  LoginAttemptSchema,
   RoleSchema,
   PermissionSchema,
   RolePermissionSchema,

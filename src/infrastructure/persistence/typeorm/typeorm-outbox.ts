@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Outbox } from '../../../application/ports/outbox.port';
 import type { DomainEvent } from '../../../domain/shared/domain-event';
+import { currentRequestId } from '../../observability/request-context';
 import { OutboxSchema } from './records';
 
 /** Writes events through the transaction's manager, so they commit or roll back with the change. */
@@ -13,6 +14,7 @@ export class TypeOrmOutbox implements Outbox {
   async append(events: readonly DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
     this.appended += events.length;
+    const requestId = currentRequestId() ?? null;
     await this.manager.getRepository(OutboxSchema).insert(
       events.map((event) => ({
         id: event.id,
@@ -22,6 +24,7 @@ export class TypeOrmOutbox implements Outbox {
         occurredAt: event.occurredAt,
         publishedAt: null,
         attempts: 0,
+        requestId,
       })),
     );
   }

@@ -5,6 +5,7 @@ import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
 import { TypeOrmOutbox } from './typeorm-outbox';
 import { TypeOrmProcessedEventStore } from './typeorm-processed-event.store';
 import { TypeOrmUserRepository } from './typeorm-user.repository';
+import { userTotalOf } from './user-total';
 
 export class TypeOrmUnitOfWork implements UnitOfWork {
   // SQLite has one connection: TypeORM would interleave two transactions on it, so they take turns.
@@ -28,7 +29,9 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           processedEvents: new TypeOrmProcessedEventStore(manager),
         });
       });
-    const result = await this.exclusive(transaction);
+    const result = await this.exclusive(() => retryDeadlocks(transaction));
+    // Committed: the user total is recounted on the next list (users may have been added or removed).
+    userTotalOf(this.dataSource).invalidate();
     if (outbox && outbox.appended > 0) this.onEventsCommitted();
     return result;
   }
@@ -42,5 +45,24 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     const result = this.queue.then(work, work);
     this.queue = result.catch(() => undefined);
     return result;
+  }
+}
+
+/**
+ * InnoDB resolves a deadlock by rolling back one whole transaction ("try restarting transaction"):
+ * nothing of it was written, so it is run again, a few times, before the caller sees the error
+ * (a revoke racing the mailer's token insert on the same user is such a case). The work of a
+ * transaction only touches the database, so running it again is safe.
+ */
+async function retryDeadlocks<T>(transaction: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction();
+    } catch (error) {
+      const e = error as { code?: string; driverError?: { code?: string } };
+      const deadlock = (e?.driverError?.code ?? e?.code) === 'ER_LOCK_DEADLOCK';
+      if (!deadlock || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.floor(Math.random() * 10)));
+    }
   }
 }

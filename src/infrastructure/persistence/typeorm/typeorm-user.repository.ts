@@ -1,4 +1,4 @@
-import type { EntityManager, Repository } from 'typeorm';
+import { type EntityManager, In, type Repository } from 'typeorm';
 import type { UserRepository } from '../../../application/ports/user-repository.port';
 import type { Slice } from '../../../application/shared/pagination';
 import { Email } from '../../../domain/users/email';
@@ -7,11 +7,16 @@ import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../doma
 import { Username } from '../../../domain/users/username';
 import { uniqueViolationOn } from './database-errors';
 import { type UserRecord, UserSchema } from './records';
+import { userChangesOf } from './user-changes';
+import { userTotalOf } from './user-total';
+
+/** Below this offset a page is read directly; beyond it through the primary key only (deferred join). */
+const DIRECT_OFFSET = 1000;
 
 export class TypeOrmUserRepository implements UserRepository {
   private readonly repository: Repository<UserRecord>;
 
-  constructor(manager: EntityManager) {
+  constructor(private readonly manager: EntityManager) {
     this.repository = manager.getRepository(UserSchema);
   }
 
@@ -36,6 +41,7 @@ export class TypeOrmUserRepository implements UserRepository {
   async add(user: User): Promise<void> {
     try {
       await this.repository.insert(toRecord(user));
+      userTotalOf(this.manager.connection).invalidate();
     } catch (error) {
       const index = uniqueViolationOn(error);
       if (index?.includes('email')) throw new EmailAlreadyTakenError();
@@ -46,7 +52,10 @@ export class TypeOrmUserRepository implements UserRepository {
 
   async update(user: User): Promise<void> {
     try {
-      await this.repository.update({ id: user.id }, toRecord(user));
+      // The token version is left out: only incrementTokenVersion moves it, atomically.
+      const { tokenVersion: _ignored, ...record } = toRecord(user);
+      await this.repository.update({ id: user.id }, record);
+      userChangesOf(this.manager.connection).notify(user.id);
     } catch (error) {
       if (uniqueViolationOn(error)?.includes('username')) throw new UsernameAlreadyTakenError();
       throw error;
@@ -55,13 +64,37 @@ export class TypeOrmUserRepository implements UserRepository {
 
   async delete(id: string): Promise<void> {
     await this.repository.delete({ id });
+    userTotalOf(this.manager.connection).invalidate();
+    userChangesOf(this.manager.connection).notify(id);
+  }
+
+  async incrementTokenVersion(id: string): Promise<void> {
+    await this.repository.increment({ id }, 'tokenVersion', 1);
+    userChangesOf(this.manager.connection).notify(id);
   }
 
   async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
-    const [records, total] = await Promise.all([
-      this.repository.find({ order: { id: 'ASC' }, skip: offset, take: limit }),
-      this.repository.count(),
-    ]);
+    // The total comes from a cache (see user-total.ts for its freshness), not a COUNT(*) per request.
+    const total = await userTotalOf(this.manager.connection).get(() => this.repository.count());
+    if (offset >= total) return { items: [], total };
+    if (offset < DIRECT_OFFSET) {
+      const records = await this.repository.find({ order: { id: 'ASC' }, skip: offset, take: limit });
+      return { items: records.map(toDomain), total };
+    }
+    // Deep page: the offset is walked on ids only (deferred join), from whichever end is nearer,
+    // then only the page's rows are read. From the end, the page is placed with the same total the
+    // response reports.
+    const fromEnd = total - offset - limit;
+    const backwards = fromEnd < offset;
+    const ids: { id: string }[] = await this.repository
+      .createQueryBuilder('u')
+      .select('u.id', 'id')
+      .orderBy('u.id', backwards ? 'DESC' : 'ASC')
+      .limit(backwards ? limit + Math.min(0, fromEnd) : limit)
+      .offset(backwards ? Math.max(0, fromEnd) : offset)
+      .getRawMany();
+    if (ids.length === 0) return { items: [], total };
+    const records = await this.repository.find({ where: { id: In(ids.map((row) => row.id)) }, order: { id: 'ASC' } });
     return { items: records.map(toDomain), total };
   }
 }
@@ -79,6 +112,7 @@ function toDomain(r: UserRecord): User {
     joinedAt: r.joinedAt ?? undefined,
     updatedAt: r.updatedAt ?? undefined,
     updatedBy: r.updatedBy ?? undefined,
+    tokenVersion: r.tokenVersion ?? 0,
   });
 }
 
@@ -98,5 +132,6 @@ function toRecord(user: User): UserRecord {
     joinedAt: u.joinedAt ?? null,
     updatedAt: u.updatedAt ?? null,
     updatedBy: u.updatedBy ?? null,
+    tokenVersion: u.tokenVersion ?? 0,
   };
 }

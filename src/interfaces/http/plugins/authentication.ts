@@ -2,7 +2,8 @@ import fastifyJwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Actor } from '../../../application/auth/actor';
-import type { SigningKey } from '../../../infrastructure/crypto/signing-keys';
+import type { TokenSubject } from '../../../application/auth/authenticate-actor.use-case';
+import type { VerificationKey } from '../../../infrastructure/crypto/signing-keys';
 import { unauthenticated } from '../problem';
 
 declare module 'fastify' {
@@ -19,40 +20,65 @@ declare module 'fastify' {
 }
 
 export interface AuthenticationOptions {
-  signingKey: SigningKey;
+  /** The current signing key's public key first, then retired ones still accepted until their tokens expire. */
+  verificationKeys: readonly VerificationKey[];
   issuer: string;
   audience: string;
-  resolveActor(subject: string): Promise<Actor | null>;
+  resolveActor(token: TokenSubject): Promise<Actor | null>;
 }
 
 const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)\s*$/i;
 
 /**
- * Bearer authentication: the token must be an EdDSA JWT we signed, for our issuer and audience,
- * unexpired, with every registered claim present; then its subject must still be a joined user.
+ * The only header parameters a token of ours carries. Anything else (`jku`, `jwk`, `x5u`, `x5c`,
+ * `crit`, …) is refused: we never fetch or trust a key named by the token itself.
+ */
+const ALLOWED_HEADER = new Set(['alg', 'typ', 'kid']);
+
+type Verify = (request: FastifyRequest) => Promise<Record<string, unknown>>;
+
+/**
+ * Bearer authentication: the token must be an EdDSA JWT signed by the key its `kid` names (the
+ * current key or a retired one), for our issuer and audience, unexpired, with every registered
+ * claim present; then its subject must still be a joined user whose token version is the token's.
  * Every failure, whatever its cause, is the same 401.
  */
 async function authentication(app: FastifyInstance, options: AuthenticationOptions): Promise<void> {
-  await app.register(fastifyJwt, {
-    secret: { public: options.signingKey.publicKeyPem, private: options.signingKey.privateKeyPem },
-    verify: {
-      algorithms: ['EdDSA'],
-      allowedIss: options.issuer,
-      allowedAud: options.audience,
-      requiredClaims: ['iss', 'aud', 'sub', 'iat', 'exp'],
-      cache: 10_000,
-    },
-  });
+  // One @fastify/jwt namespace per key, each with its own static, caching verifier: the token's
+  // `kid` picks the namespace, so a token is only ever checked against the key it names.
+  const verifiers = new Map<string, Verify>();
+  for (const [index, key] of options.verificationKeys.entries()) {
+    const decorator = `accessTokenVerify${index}`;
+    await app.register(fastifyJwt, {
+      namespace: `key${index}`,
+      jwtVerify: decorator,
+      secret: { public: key.publicKeyPem },
+      verify: {
+        algorithms: ['EdDSA'],
+        allowedIss: options.issuer,
+        allowedAud: options.audience,
+        requiredClaims: ['iss', 'aud', 'sub', 'iat', 'exp', 'ver'],
+        cache: 10_000,
+      },
+    });
+    verifiers.set(key.kid, (request) =>
+      (request as unknown as Record<string, () => Promise<Record<string, unknown>>>)[decorator](),
+    );
+  }
 
   app.decorate('authenticate', async (request: FastifyRequest): Promise<Actor> => {
     if (request.actor) return request.actor;
-    const header = request.headers.authorization;
-    if (!header || !BEARER.test(header)) throw unauthenticated();
-    let subject: string;
+    const match = BEARER.exec(request.headers.authorization ?? '');
+    if (!match) throw unauthenticated();
+    const token = match[1];
+    let subject: TokenSubject;
     try {
-      const claims = await request.jwtVerify<{ sub?: unknown }>();
+      const verify = verifiers.get(kidOf(token));
+      if (!verify) throw new Error('unknown key');
+      const claims = await verify(request);
       if (typeof claims.sub !== 'string' || claims.sub.length === 0) throw new Error('no subject');
-      subject = claims.sub;
+      if (typeof claims.ver !== 'number' || !Number.isSafeInteger(claims.ver) || claims.ver < 0) throw new Error('bad version');
+      subject = { subject: claims.sub, tokenVersion: claims.ver };
     } catch {
       throw unauthenticated();
     }
@@ -61,6 +87,15 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
     request.actor = actor;
     return actor;
   });
+}
+
+/** The `kid` of a token whose header holds nothing but alg, typ and kid; '' otherwise. */
+function kidOf(token: string): string {
+  const header: unknown = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'));
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) return '';
+  if (Object.keys(header).some((name) => !ALLOWED_HEADER.has(name))) return '';
+  const kid = (header as { kid?: unknown }).kid;
+  return typeof kid === 'string' ? kid : '';
 }
 
 export default fp(authentication, { name: 'authentication' });

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { SignInUseCase } from '../../../application/auth/sign-in.use-case';
+import type { SignOutUseCase } from '../../../application/auth/sign-out.use-case';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
-import { problemRef } from '../schemas';
+import { problemRef, protectedProblems } from '../schemas';
 
-export function authRoutes(deps: { signIn: SignInUseCase }) {
+export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCase }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post<{ Body: { username: string; password: string } }>(
       '/auth/signin',
@@ -12,7 +13,9 @@ export function authRoutes(deps: { signIn: SignInUseCase }) {
         schema: {
           tags: ['auth'],
           summary: 'Sign in with username and password',
-          description: 'Returns an EdDSA-signed JWT access token. Unknown user, wrong password and a not-yet-joined user get the same 401.',
+          description:
+            'Returns an EdDSA-signed JWT access token. Unknown user, wrong password, a locked account and a not-yet-joined ' +
+            'user get the same 401. Too many requests from one address: 429 with Retry-After.',
           body: {
             type: 'object',
             required: ['username', 'password'],
@@ -43,6 +46,7 @@ export function authRoutes(deps: { signIn: SignInUseCase }) {
             401: problemRef,
             413: problemRef,
             415: problemRef,
+            429: problemRef,
             503: problemRef,
           },
         },
@@ -50,6 +54,23 @@ export function authRoutes(deps: { signIn: SignInUseCase }) {
       async (request, reply) => {
         const result = await deps.signIn.execute(request.body);
         return reply.header('cache-control', 'no-store').send(result);
+      },
+    );
+
+    app.post(
+      '/auth/signout',
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'Sign out: every access token of the caller stops working at once, on every replica',
+          description: 'Bumps the caller’s token version: all of its tokens (every device) are refused from now on.',
+          security: [{ bearerAuth: [] }],
+          response: { 204: { description: 'Signed out', type: 'null' }, ...protectedProblems },
+        },
+      },
+      async (request, reply) => {
+        await deps.signOut.execute({ actor: await app.authenticate(request) });
+        return reply.code(204).send();
       },
     );
   };

@@ -8,7 +8,8 @@ import { problemRef, protectedProblems } from '../schemas';
 const userIdParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 36 } },
+  // Ids are ASCII (the column is ascii_bin): a non-ASCII id would make MariaDB refuse the comparison (500), so it is a 400.
+  properties: { id: { type: 'string', minLength: 1, maxLength: 36, pattern: '^[\\x20-\\x7e]+$' } },
 } as const;
 
 export function invitationsRoutes(deps: {
@@ -50,6 +51,7 @@ export function invitationsRoutes(deps: {
             410: problemRef,
             413: problemRef,
             415: problemRef,
+            429: problemRef,
             503: problemRef,
           },
         },
@@ -69,7 +71,13 @@ export function invitationsRoutes(deps: {
           description: 'The old link dies when the new one is issued; works after expiry. A joined user → 409.',
           security: [{ bearerAuth: [] }],
           params: userIdParams,
-          response: { 202: { description: 'Accepted; the mail follows', type: 'null' }, ...protectedProblems, 404: problemRef, 409: problemRef },
+          response: {
+            202: { description: 'Accepted; the mail follows', type: 'null' },
+            ...protectedProblems,
+            404: problemRef,
+            409: problemRef,
+            429: problemRef,
+          },
         },
       },
       async (request, reply) => {

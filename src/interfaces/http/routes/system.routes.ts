@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { SigningKey } from '../../../infrastructure/crypto/signing-keys';
+import type { VerificationKey } from '../../../infrastructure/crypto/signing-keys';
 import type { Readiness } from '../../../infrastructure/system/readiness';
 
-export function systemRoutes(deps: { readiness: Readiness; signingKey: SigningKey }) {
+export function systemRoutes(deps: { readiness: Readiness; verificationKeys: readonly VerificationKey[] }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness: the process is up' } }, async () => ({
       status: 'ok',
@@ -22,9 +22,9 @@ export function systemRoutes(deps: { readiness: Readiness; signingKey: SigningKe
 
     app.get(
       '/.well-known/jwks.json',
-      { schema: { tags: ['auth'], summary: 'Public keys that verify our access tokens (EdDSA, Ed25519)' } },
+      { schema: { tags: ['auth'], summary: 'Public keys that verify our access tokens (EdDSA, Ed25519): the current key first, then retired ones' } },
       async (_request, reply) =>
-        reply.header('cache-control', 'public, max-age=300').send({ keys: [deps.signingKey.jwk] }),
+        reply.header('cache-control', 'public, max-age=300').send({ keys: deps.verificationKeys.map((key) => key.jwk) }),
     );
   };
 }

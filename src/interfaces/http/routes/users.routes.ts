@@ -59,6 +59,7 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
             409: problemRef,
             413: problemRef,
             415: problemRef,
+            429: problemRef,
           },
         },
       },

@@ -5,6 +5,9 @@ import { SequentialIdGenerator } from '../../../support/fakes/sequential-id-gene
 import { RoleMother } from '../../../support/mothers/role.mother';
 import { UserMother } from '../../../support/mothers/user.mother';
 
+/** A token of the user's current version, as a freshly signed-in user presents. */
+const as = (subject: string, tokenVersion = 0) => ({ subject, tokenVersion });
+
 function setup() {
   const users = new InMemoryUserRepository();
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
@@ -17,7 +20,7 @@ describe('AuthenticateActorUseCase', () => {
     const { authenticate, users } = setup();
     users.seed(UserMother.joined());
 
-    await expect(authenticate.execute(new SequentialIdGenerator(0xeeeeeeee).next())).resolves.toBeNull();
+    await expect(authenticate.execute(as(new SequentialIdGenerator(0xeeeeeeee).next()))).resolves.toBeNull();
   });
 
   it('returns null for a pending user', async () => {
@@ -25,7 +28,7 @@ describe('AuthenticateActorUseCase', () => {
     const pending = UserMother.pending({ role: RoleMother.admin() });
     users.seed(pending);
 
-    await expect(authenticate.execute(pending.id)).resolves.toBeNull();
+    await expect(authenticate.execute(as(pending.id))).resolves.toBeNull();
   });
 
   it('gives a joined admin the permissions its role holds', async () => {
@@ -33,7 +36,7 @@ describe('AuthenticateActorUseCase', () => {
     const admin = UserMother.joined({ role: RoleMother.admin() });
     users.seed(admin);
 
-    const actor = await authenticate.execute(admin.id);
+    const actor = await authenticate.execute(as(admin.id));
 
     expect(actor).not.toBeNull();
     expect(actor!.userId).toBe(admin.id);
@@ -45,7 +48,7 @@ describe('AuthenticateActorUseCase', () => {
     const member = UserMother.joined({ role: RoleMother.member() });
     users.seed(member);
 
-    await expect(authenticate.execute(member.id)).resolves.toEqual({ userId: member.id, permissions: [] });
+    await expect(authenticate.execute(as(member.id))).resolves.toEqual({ userId: member.id, permissions: [] });
   });
 
   it("reads the role's permissions as they are now, not as they were at sign-in", async () => {
@@ -54,11 +57,11 @@ describe('AuthenticateActorUseCase', () => {
     roles.save(auditor);
     const user = UserMother.joined({ role: auditor });
     users.seed(user);
-    expect((await authenticate.execute(user.id))!.permissions).toEqual(['users:read']);
+    expect((await authenticate.execute(as(user.id)))!.permissions).toEqual(['users:read']);
 
     roles.save({ ...auditor, permissions: ['users:read', 'permissions:read'] });
 
-    expect((await authenticate.execute(user.id))!.permissions).toEqual(['users:read', 'permissions:read']);
+    expect((await authenticate.execute(as(user.id)))!.permissions).toEqual(['users:read', 'permissions:read']);
   });
 
   it('gives a joined user whose role has gone no permissions at all', async () => {
@@ -67,6 +70,19 @@ describe('AuthenticateActorUseCase', () => {
     users.seed(admin);
     roles.remove(RoleMother.admin().id);
 
-    await expect(authenticate.execute(admin.id)).resolves.toEqual({ userId: admin.id, permissions: [] });
+    await expect(authenticate.execute(as(admin.id))).resolves.toEqual({ userId: admin.id, permissions: [] });
+  });
+
+  it('refuses a token of an older version once the user signed out, and accepts one of the new version', async () => {
+    const { authenticate, users } = setup();
+    const admin = UserMother.joined({ role: RoleMother.admin() });
+    users.seed(admin);
+    expect(await authenticate.execute(as(admin.id, 0))).not.toBeNull();
+
+    await users.incrementTokenVersion(admin.id);
+
+    await expect(authenticate.execute(as(admin.id, 0))).resolves.toBeNull();
+    expect(await authenticate.execute(as(admin.id, 1))).not.toBeNull();
+    await expect(authenticate.execute(as(admin.id, 2))).resolves.toBeNull();
   });
 });

@@ -4,9 +4,12 @@ import { FakePasswordHasher, fakeHashOf } from '../../../support/fakes/fake-pass
 import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
 import { FixedClock } from '../../../support/fakes/fixed-clock';
 import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
+import { InMemoryLoginAttempts } from '../../../support/fakes/in-memory-login-attempts';
 import { InMemoryUserRepository } from '../../../support/fakes/in-memory-user.repository';
 import { RoleMother } from '../../../support/mothers/role.mother';
 import { DEFAULT_PASSWORD, UserMother } from '../../../support/mothers/user.mother';
+
+const LOCKOUT = { threshold: 3, baseWaitSeconds: 60, maxWaitSeconds: 240 };
 
 function setup() {
   const clock = new FixedClock();
@@ -14,6 +17,7 @@ function setup() {
   const tokens = new FakeTokenIssuer(clock);
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
   const users = new InMemoryUserRepository();
+  const attempts = new InMemoryLoginAttempts();
   const ada = UserMother.joined({
     name: 'Ada Lovelace',
     username: 'Ada.Lovelace',
@@ -21,8 +25,8 @@ function setup() {
     role: RoleMother.admin(),
   });
   users.seed(ada);
-  const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, tokenIssuer: tokens });
-  return { signIn, users, roles, hasher, tokens, ada };
+  const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, tokenIssuer: tokens, loginAttempts: attempts, lockoutPolicy: LOCKOUT, clock });
+  return { signIn, users, roles, hasher, tokens, ada, attempts, clock };
 }
 
 describe('SignInUseCase', () => {
@@ -148,5 +152,68 @@ describe('SignInUseCase', () => {
       InvalidCredentialsError,
     );
     expect(tokens.issued).toHaveLength(0);
+  });
+
+  describe('lockout (threshold 3, wait 60 s doubling to 240 s)', () => {
+    const wrong = (signIn: SignInUseCase) =>
+      signIn.execute({ username: 'Ada.Lovelace', password: 'not the password at all' }).catch((e: unknown) => e);
+
+    it('evaluates exactly 3 wrong passwords out of 20 parallel ones, then refuses even the right one, still hashing', async () => {
+      const { signIn, hasher } = setup();
+
+      const errors = await Promise.all(Array.from({ length: 20 }, () => wrong(signIn)));
+
+      expect(errors.every((e) => e instanceof InvalidCredentialsError)).toBe(true);
+      expect(hasher.verifications.filter((v) => v.hash !== undefined)).toHaveLength(3);
+      expect(hasher.verifyCalls).toBe(20);
+      await expect(signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(
+        InvalidCredentialsError,
+      );
+      expect(hasher.verifyCalls).toBe(21);
+      expect(hasher.verifications[20].hash).toBeUndefined();
+    });
+
+    it('lets the owner in after the wait, and the wait doubles with each lockout up to the maximum', async () => {
+      const { signIn, clock, attempts } = setup();
+      const lockedFor: number[] = [];
+      for (let round = 0; round < 4; round += 1) {
+        for (let i = 0; i < 3; i += 1) await wrong(signIn);
+        const until = attempts.counters('ada.lovelace').lockedUntil!;
+        lockedFor.push((until.getTime() - clock.now().getTime()) / 1000);
+        clock.advance(until.getTime() - clock.now().getTime() - 1);
+        await expect(signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(
+          InvalidCredentialsError,
+        );
+        clock.advance(1);
+      }
+      expect(lockedFor).toEqual([60, 120, 240, 240]);
+
+      await expect(signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD })).resolves.toMatchObject({
+        username: 'Ada.Lovelace',
+      });
+      expect(attempts.counters('ada.lovelace')).toEqual({ failures: 0, lockedUntil: null, lockouts: 0 });
+    });
+
+    it('starts the count over after a success', async () => {
+      const { signIn, hasher } = setup();
+      await wrong(signIn);
+      await wrong(signIn);
+      await signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD });
+      await wrong(signIn);
+      await wrong(signIn);
+
+      await expect(signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD })).resolves.toBeDefined();
+      expect(hasher.verifications.filter((v) => v.hash !== undefined)).toHaveLength(6);
+    });
+
+    it('puts the token version of the user in the token', async () => {
+      const { signIn, users, tokens, ada } = setup();
+      await users.incrementTokenVersion(ada.id);
+      await users.incrementTokenVersion(ada.id);
+
+      await signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD });
+
+      expect(tokens.issued[0].tokenVersion).toBe(2);
+    });
   });
 });

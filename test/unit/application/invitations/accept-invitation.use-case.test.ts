@@ -16,6 +16,7 @@ import { InMemoryInvitationRepository } from '../../../support/fakes/in-memory-i
 import { InMemoryOutbox } from '../../../support/fakes/in-memory-outbox';
 import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
 import { InMemoryUnitOfWork } from '../../../support/fakes/in-memory-unit-of-work';
+import { InMemoryLoginAttempts } from '../../../support/fakes/in-memory-login-attempts';
 import { InMemoryUserRepository } from '../../../support/fakes/in-memory-user.repository';
 import { SequentialIdGenerator } from '../../../support/fakes/sequential-id-generator';
 import { InvitationMother } from '../../../support/mothers/invitation.mother';
@@ -121,7 +122,7 @@ describe('AcceptInvitationUseCase', () => {
       await accept.execute(input({ username: 'Grace.Hopper' }));
 
       expect((await users.findByUsername('GRACE.hopper'))?.id).toBe(invitee.id);
-      const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, tokenIssuer: new FakeTokenIssuer(clock) });
+      const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, tokenIssuer: new FakeTokenIssuer(clock), loginAttempts: new InMemoryLoginAttempts(), lockoutPolicy: { threshold: 30, baseWaitSeconds: 60, maxWaitSeconds: 900 }, clock });
       await expect(signIn.execute({ username: 'grace.hopper', password: PASSWORD })).resolves.toMatchObject({
         username: 'Grace.Hopper',
         email: 'Grace@Example.com',

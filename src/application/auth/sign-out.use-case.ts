@@ -1,0 +1,20 @@
+import type { UserRepository } from '../ports/user-repository.port';
+import type { Actor } from './actor';
+
+/**
+ * Ends the actor's access tokens at once, on every replica: its token version is bumped, and
+ * every request compares the token's `ver` with the stored one. This ends all of that user's
+ * tokens (every device), not only the one presented: one integer per user instead of a
+ * denylist of token ids that would have to be kept until each token expires.
+ */
+export class SignOutUseCase {
+  private readonly users: UserRepository;
+
+  constructor(deps: { userRepository: UserRepository }) {
+    this.users = deps.userRepository;
+  }
+
+  async execute({ actor }: { actor: Actor }): Promise<void> {
+    await this.users.incrementTokenVersion(actor.userId);
+  }
+}

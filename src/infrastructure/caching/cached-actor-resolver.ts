@@ -1,0 +1,44 @@
+import type { Actor } from '../../application/auth/actor';
+import type { TokenSubject } from '../../application/auth/authenticate-actor.use-case';
+import { TtlCache } from './ttl-cache';
+
+export const ACTOR_CACHE_TTL_MS = 2000;
+
+export interface ActorResolver {
+  execute(token: TokenSubject): Promise<Actor | null>;
+}
+
+/**
+ * Remembers, for at most `ttlMs`, what a token's subject resolved to (its actor, or that it is no
+ * longer a joined user), so a burst of requests with one token costs one lookup per `ttlMs`.
+ * Only the subject → actor step is cached: the token itself (signature, expiry, and any
+ * revocation check done before resolving) is checked on every request.
+ * A token with another token version than the cached one is resolved afresh.
+ * Staleness: a change to the user made by this process (sign-out, update, removal) drops it at once
+ * (`invalidate`, called on the user repository's change notices). One made by another process (another
+ * replica) takes effect after at most `ttlMs`; a role's permissions after at most `ttlMs` plus the role cache's TTL.
+ */
+export class CachedActorResolver implements ActorResolver {
+  private readonly cache: TtlCache<string, { tokenVersion: number; actor: Actor | null }>;
+
+  constructor(private readonly inner: ActorResolver, options: { ttlMs?: number; maxEntries?: number } = {}) {
+    this.cache = new TtlCache({ ttlMs: options.ttlMs ?? ACTOR_CACHE_TTL_MS, maxEntries: options.maxEntries ?? 10_000 });
+  }
+
+  async execute(token: TokenSubject): Promise<Actor | null> {
+    const load = async () => ({ tokenVersion: token.tokenVersion, actor: await this.inner.execute(token) });
+    const cached = await this.cache.get(token.subject, load);
+    if (cached.tokenVersion === token.tokenVersion) return cached.actor;
+    // Another version than the one cached (a token from before a sign-out, or the cache is behind): ask the source.
+    this.cache.invalidate(token.subject);
+    return this.inner.execute(token);
+  }
+
+  invalidate(subject: string): void {
+    this.cache.invalidate(subject);
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}

@@ -1,0 +1,37 @@
+import type { DataSource } from 'typeorm';
+import { fromSqlDatetime } from '../messaging/outbox-claims';
+import type { OutboxBacklogProbe } from './service-metrics';
+
+type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;
+
+/**
+ * Two index-only lookups per scrape: the count and smallest id of unpublished rows
+ * (ix_outbox_pending on published_at, id), then that row's occurred_at by primary key.
+ * On SQLite the statements take their turn on the one connection through `exclusive`.
+ */
+export function outboxBacklogProbe(dataSource: DataSource, exclusive: Exclusive = (work) => work()): OutboxBacklogProbe {
+  return async () => {
+    if (!dataSource.isInitialized) throw new Error('database not connected');
+    const [head] = (await exclusive(() =>
+      dataSource.query('SELECT COUNT(*) AS backlog, MIN(id) AS oldest_id FROM outbox_events WHERE published_at IS NULL'),
+    )) as { backlog: number | string; oldest_id: string | null }[];
+    const backlog = Number(head?.backlog ?? 0);
+    if (!head?.oldest_id) return { backlog, oldest: null };
+    const [row] = (await exclusive(() =>
+      dataSource.query('SELECT occurred_at FROM outbox_events WHERE id = ?', [head.oldest_id]),
+    )) as { occurred_at: Date | string }[];
+    return { backlog, oldest: row ? fromSqlDatetime(row.occurred_at) : null };
+  };
+}
+
+/** mysql2's pool counters (private fields, read defensively); null on SQLite or another driver version. */
+export function mysqlPoolProbe(dataSource: DataSource): () => { total: number; idle: number; waiting: number } | null {
+  return () => {
+    const pool = (dataSource.driver as { pool?: Record<string, unknown> }).pool;
+    const all = pool?._allConnections as { length?: number } | undefined;
+    const free = pool?._freeConnections as { length?: number } | undefined;
+    const queue = pool?._connectionQueue as { length?: number } | undefined;
+    if (typeof all?.length !== 'number' || typeof free?.length !== 'number') return null;
+    return { total: all.length, idle: free.length, waiting: typeof queue?.length === 'number' ? queue.length : 0 };
+  };
+}

@@ -1,0 +1,16 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** What follows a request through its async work: the id it carries in `x-request-id`. */
+export interface RequestContext {
+  requestId: string;
+}
+
+/**
+ * Set by the HTTP edge for the life of a request, read by adapters that must carry the id on
+ * (the outbox row, hence the event's `requestid` and its Kafka `x-request-id` header; log lines).
+ */
+export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}

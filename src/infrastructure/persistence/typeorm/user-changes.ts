@@ -1,0 +1,31 @@
+import type { DataSource } from 'typeorm';
+
+type Listener = (userId: string) => void;
+
+/**
+ * In-process notice that a user row changed (updated, deleted, signed out), sent by the user
+ * repository once the statement has run, so caches of this process (the actor cache) drop the user at once.
+ */
+class UserChanges {
+  private readonly listeners = new Set<Listener>();
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  notify(userId: string): void {
+    for (const listener of this.listeners) listener(userId);
+  }
+}
+
+const changes = new WeakMap<DataSource, UserChanges>();
+
+export function userChangesOf(dataSource: DataSource): UserChanges {
+  let found = changes.get(dataSource);
+  if (!found) {
+    found = new UserChanges();
+    changes.set(dataSource, found);
+  }
+  return found;
+}

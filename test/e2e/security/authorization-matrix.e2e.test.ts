@@ -1,0 +1,266 @@
+import { asValue } from 'awilix';
+import type { Role } from '../../../src/domain/roles/role';
+import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { CapturingMailer } from '../../support/capturing-mailer';
+import { ADMIN, startTestApp, type TestApp } from '../../support/test-app';
+import { decodeJwt } from '../../support/tokens';
+
+/**
+ * Every route × every kind of caller → exactly one expected status (API1/API5 Broken Object/Function
+ * Level Authorization), then mass assignment on every body that creates or changes a user (API3).
+ */
+
+type Caller = 'anonymous' | 'admin' | 'member' | 'inviter' | 'reader';
+const CALLERS: readonly Caller[] = ['anonymous', 'admin', 'member', 'inviter', 'reader'];
+
+const permissionId = (name: string) => SEEDED_PERMISSIONS.find((p) => p.name === name)!.id;
+const CUSTOM_ROLES = {
+  inviter: { id: '01a1fc99-0000-7000-8000-0000000000a1', name: 'only-invite', permissions: ['users:invite'] },
+  reader: { id: '01a1fc99-0000-7000-8000-0000000000a2', name: 'only-read', permissions: ['users:read', 'permissions:read'] },
+} as const;
+
+interface Cell {
+  method: string;
+  path: string;
+  /** Builds the request for one caller: the path may need a fresh pending user. */
+  prepare?: () => Promise<{ path?: string; json?: unknown }>;
+  json?: unknown;
+  expected: Record<Caller, number>;
+}
+
+const all = (status: number): Record<Caller, number> => ({ anonymous: status, admin: status, member: status, inviter: status, reader: status });
+
+describe('authorization matrix (every route × every role)', () => {
+  const mailer = new CapturingMailer();
+  let app: TestApp;
+  const tokens = {} as Record<Exclude<Caller, 'anonymous'>, string>;
+  let counter = 0;
+
+  const pendingUser = async (): Promise<string> => {
+    counter += 1;
+    const email = `pending-${counter}@example.com`;
+    const admin = await app.signIn();
+    const invited = await app.request('POST', '/v1/users/invite', { token: admin, json: { email } });
+    if (invited.status !== 201) throw new Error(`fixture invite failed: ${invited.status}`);
+    const rows: { id: string }[] = await app.api.container.cradle.dataSource.query('SELECT id FROM users WHERE email_key = ?', [email]);
+    return rows[0].id;
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp({ LOG_LEVEL: process.env.MATRIX_LOG ?? 'silent' }, { mailer: asValue(mailer) });
+    const dataSource = app.api.container.cradle.dataSource;
+    for (const role of Object.values(CUSTOM_ROLES)) {
+      await dataSource.query('INSERT INTO roles (id, name, created_at) VALUES (?, ?, ?)', [role.id, role.name, new Date()]);
+      for (const permission of role.permissions) {
+        await dataSource.query('INSERT INTO role_permissions (role_id, permission_id) VALUES (?, ?)', [role.id, permissionId(permission)]);
+      }
+    }
+    const roles: Record<'member' | 'inviter' | 'reader', Role> = {
+      member: { id: SEEDED_ROLES.member, name: 'member', permissions: [] },
+      inviter: { ...CUSTOM_ROLES.inviter, permissions: [...CUSTOM_ROLES.inviter.permissions] },
+      reader: { ...CUSTOM_ROLES.reader, permissions: [...CUSTOM_ROLES.reader.permissions] },
+    };
+    for (const [caller, role] of Object.entries(roles)) {
+      await app.addJoinedUser({ username: `matrix-${caller}`, password: `${caller}-password-long`, email: `${caller}@example.com`, role });
+    }
+    tokens.admin = await app.signIn();
+    for (const caller of ['member', 'inviter', 'reader'] as const) tokens[caller] = await app.signIn(`matrix-${caller}`, `${caller}-password-long`);
+  });
+  afterAll(async () => app.close());
+
+  // Sign-out is last: it ends every token of the caller.
+  const MATRIX: Cell[] = [
+    { method: 'POST', path: '/v1/auth/signin', json: { username: ADMIN.username, password: ADMIN.password }, expected: all(200) },
+    { method: 'GET', path: '/v1/users', expected: { anonymous: 401, admin: 200, member: 403, inviter: 403, reader: 200 } },
+    {
+      method: 'POST',
+      path: '/v1/users/invite',
+      prepare: async () => ({ json: { email: `matrix-invitee-${++counter}@example.com` } }),
+      expected: { anonymous: 401, admin: 201, member: 403, inviter: 201, reader: 403 },
+    },
+    { method: 'GET', path: '/v1/permissions', expected: { anonymous: 401, admin: 200, member: 403, inviter: 403, reader: 200 } },
+    {
+      method: 'POST',
+      path: '/v1/invitations/accept',
+      json: { token: 'x'.repeat(43), name: 'Nobody', username: 'nobody', password: 'a long enough passphrase' },
+      expected: all(404),
+    },
+    {
+      method: 'POST',
+      path: '/v1/users/:id/invitation/resend',
+      prepare: async () => ({ path: `/v1/users/${await pendingUser()}/invitation/resend` }),
+      expected: { anonymous: 401, admin: 202, member: 403, inviter: 202, reader: 403 },
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/users/:id/invitation',
+      prepare: async () => ({ path: `/v1/users/${await pendingUser()}/invitation` }),
+      expected: { anonymous: 401, admin: 204, member: 403, inviter: 204, reader: 403 },
+    },
+    { method: 'POST', path: '/v1/resources', json: { name: 'anything' }, expected: { anonymous: 401, admin: 404, member: 404, inviter: 404, reader: 404 } },
+    { method: 'POST', path: '/v1/auth/signout', expected: { anonymous: 401, admin: 204, member: 204, inviter: 204, reader: 204 } },
+  ];
+
+  it('answers exactly the expected status for each of the 9 routes × 5 callers (45 cells)', async () => {
+    const actual: string[] = [];
+    const expected: string[] = [];
+    for (const cell of MATRIX) {
+      for (const caller of CALLERS) {
+        const prepared = cell.prepare ? await cell.prepare() : {};
+        const json = prepared.json ?? cell.json;
+        const response = await app.request(cell.method, prepared.path ?? cell.path, {
+          token: caller === 'anonymous' ? undefined : tokens[caller],
+          ...(json !== undefined ? { json } : {}),
+        });
+        actual.push(`${cell.method} ${cell.path} as ${caller} → ${response.status}`);
+        expected.push(`${cell.method} ${cell.path} as ${caller} → ${cell.expected[caller]}`);
+        if (response.status >= 400) {
+          expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+          expect(response.body).toMatchObject({ status: response.status, code: expect.any(String) });
+        }
+        if (response.status === 401 && cell.path !== '/v1/auth/signin') {
+          expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
+        }
+      }
+    }
+    expect(actual).toEqual(expected);
+    expect(actual).toHaveLength(45);
+  });
+
+  it('a denied invite or revoke changes nothing: no user row, and the pending user is still there', async () => {
+    const member = await app.signIn('matrix-member', 'member-password-long');
+    const reader = await app.signIn('matrix-reader', 'reader-password-long');
+    expect((await app.request('POST', '/v1/users/invite', { token: member, json: { email: 'denied@example.com' } })).status).toBe(403);
+    const id = await pendingUser();
+    expect((await app.request('DELETE', `/v1/users/${id}/invitation`, { token: reader })).status).toBe(403);
+    const dataSource = app.api.container.cradle.dataSource;
+    expect(await dataSource.query("SELECT id FROM users WHERE email_key = 'denied@example.com'")).toHaveLength(0);
+    expect(await dataSource.query('SELECT id FROM users WHERE id = ?', [id])).toHaveLength(1);
+  });
+
+  it('an inviter holding only users:invite cannot hand out admin (403, nothing created)', async () => {
+    const inviter = await app.signIn('matrix-inviter', 'inviter-password-long');
+    const refused = await app.request('POST', '/v1/users/invite', { token: inviter, json: { email: 'escalate@example.com', role: 'admin' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('PERMISSION_DENIED');
+    expect(await app.api.container.cradle.dataSource.query("SELECT id FROM users WHERE email_key = 'escalate@example.com'")).toHaveLength(0);
+  });
+
+  it('a revoke racing the mailer issuing the token is never a 503: 15 invite-then-revoke pairs → 15 × 204', async () => {
+    // Regression: the revoke's DELETE and the mailer's invitation INSERT deadlocked on MariaDB (ER_LOCK_DEADLOCK → 503).
+    const admin = await app.signIn();
+    const statuses: number[] = [];
+    for (let i = 0; i < 15; i++) statuses.push((await app.request('DELETE', `/v1/users/${await pendingUser()}/invitation`, { token: admin })).status);
+    expect(statuses).toEqual(Array(15).fill(204));
+  });
+
+  describe('mass assignment', () => {
+    const dataSource = () => app.api.container.cradle.dataSource;
+    /** A raw body with a "__proto__" key (JSON.stringify of an object literal would not write one). */
+    const withProto = (body: Record<string, unknown>) =>
+      `{"__proto__":{"role":"admin","permissions":["users:read"],"isAdmin":true},${JSON.stringify(body).slice(1)}`;
+    /** Fastify refuses a body with a __proto__ key outright (onProtoPoisoning: 'error'): 400 MALFORMED_JSON. */
+    const expectProtoRefused = async (path: string, body: Record<string, unknown>, token?: string) => {
+      const response = await app.request('POST', path, { token, body: withProto(body), headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('MALFORMED_JSON');
+      expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+      expect(Object.prototype).not.toHaveProperty('role');
+    };
+    const FORGED = {
+      role: { _id: SEEDED_ROLES.admin, name: 'admin', permissions: ['users:read', 'users:invite', 'permissions:read'] },
+      permissions: ['users:read', 'users:invite', 'permissions:read'],
+      _id: '01a1fc99-dead-7000-8000-000000000bad',
+      joined_date: '2000-01-01T00:00:00.000Z',
+      invited_by: '01a1fc99-dead-7000-8000-00000000b0b0',
+      token_version: 99,
+    };
+    const { role: forgedRole, ...FORGED_NO_ROLE } = FORGED;
+
+    interface UserRow {
+      id: string;
+      role_id: string;
+      invited_by: string | null;
+      joined_at: Date | null;
+      token_version: number;
+      password_hash: string | null;
+      username: string | null;
+    }
+    const row = async (emailKey: string): Promise<UserRow> =>
+      (await dataSource().query('SELECT id, role_id, invited_by, joined_at, token_version, password_hash, username FROM users WHERE email_key = ?', [emailKey]))[0];
+
+    it('invite: a __proto__ key is a 400 creating nothing; the forged fields are dropped; a role given as an object is a 400', async () => {
+      const admin = await app.signIn();
+      const adminId: string = (await row(ADMIN.email)).id;
+
+      const asObject = await app.request('POST', '/v1/users/invite', { token: admin, json: { email: 'object-role@example.com', role: forgedRole } });
+      expect(asObject.status).toBe(400);
+      expect(asObject.body.errors.map((e: { field: string }) => e.field)).toContain('role');
+      expect(await dataSource().query("SELECT id FROM users WHERE email_key = 'object-role@example.com'")).toHaveLength(0);
+
+      const inviter = await app.signIn('matrix-inviter', 'inviter-password-long');
+      await expectProtoRefused('/v1/users/invite', { email: 'mass-invite@example.com' }, inviter);
+      expect(await dataSource().query("SELECT id FROM users WHERE email_key = 'mass-invite@example.com'")).toHaveLength(0);
+      const response = await app.request('POST', '/v1/users/invite', {
+        token: inviter,
+        json: { email: 'mass-invite@example.com', ...FORGED_NO_ROLE, username: 'chosen', password: 'chosen-password-1' },
+      });
+      expect(response.status).toBe(201);
+      const user = await row('mass-invite@example.com');
+      const inviterId = (await row('inviter@example.com')).id;
+      expect(user.id).not.toBe(FORGED._id);
+      expect(user.role_id).toBe(SEEDED_ROLES.member);
+      expect(user.invited_by).toBe(inviterId);
+      expect(user.invited_by).not.toBe(adminId);
+      expect(user.joined_at).toBeNull();
+      expect(Number(user.token_version)).toBe(0);
+      expect(user.password_hash).toBeNull();
+      expect(user.username).toBeNull();
+    });
+
+    it('accept: a __proto__ key is a 400 joining nobody; the forged fields are dropped; the joined user is a member with its own id, date and inviter', async () => {
+      const admin = await app.signIn();
+      expect((await app.request('POST', '/v1/users/invite', { token: admin, json: { email: 'mass-accept@example.com' } })).status).toBe(201);
+      const before = await row('mass-accept@example.com');
+      const deadline = Date.now() + 10_000;
+      while (!mailer.sent.some((m) => m.to === 'mass-accept@example.com') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const secret = CapturingMailer.tokenOf(mailer.lastTo('mass-accept@example.com'));
+      const startedAt = Date.now();
+
+      const legit = { token: secret, name: 'Mass Accept', username: 'massaccept', password: 'a long passphrase here' };
+      await expectProtoRefused('/v1/invitations/accept', legit);
+      expect((await row('mass-accept@example.com')).joined_at).toBeNull();
+      const accepted = await app.request('POST', '/v1/invitations/accept', { json: { ...legit, ...FORGED, role: 'admin' } });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body).toEqual({ _id: before.id, username: 'massaccept' });
+
+      const after = await row('mass-accept@example.com');
+      expect(after.id).toBe(before.id);
+      expect(after.role_id).toBe(SEEDED_ROLES.member);
+      expect(after.invited_by).toBe(before.invited_by);
+      expect(Number(after.token_version)).toBe(0);
+      expect(new Date(after.joined_at!).getTime()).toBeGreaterThanOrEqual(startedAt - 2_000);
+
+      const signedIn = await app.request('POST', '/v1/auth/signin', { json: { username: 'massaccept', password: 'a long passphrase here' } });
+      expect(signedIn.body.role).toEqual({ name: 'member', permissions: [] });
+      expect((await app.request('GET', '/v1/users', { token: signedIn.body.accessToken })).status).toBe(403);
+    });
+
+    it('sign-in: a __proto__ key is a 400; the forged fields change neither the answer, the token, nor the row', async () => {
+      await expectProtoRefused('/v1/auth/signin', { username: 'matrix-member', password: 'member-password-long' });
+      const response = await app.request('POST', '/v1/auth/signin', {
+        json: { username: 'matrix-member', password: 'member-password-long', ...FORGED, sub: FORGED._id, ver: 99 },
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.role).toEqual({ name: 'member', permissions: [] });
+      expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'email', 'name', 'role', 'username']);
+      const { payload } = decodeJwt(response.body.accessToken);
+      const memberRow = await row('member@example.com');
+      expect(payload.sub).toBe(memberRow.id);
+      expect(payload.ver).toBe(Number(memberRow.token_version));
+      expect(Number(memberRow.token_version)).not.toBe(99);
+      expect(memberRow.role_id).toBe(SEEDED_ROLES.member);
+      expect((await app.request('GET', '/v1/users', { token: response.body.accessToken })).status).toBe(403);
+    });
+  });
+});

@@ -1,0 +1,172 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { asValue } from 'awilix';
+import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { CapturingMailer } from '../../support/capturing-mailer';
+import { startTestApp, type TestApp } from '../../support/test-app';
+import { decodeJwt, signEdDsa } from '../../support/tokens';
+
+const pem = (key: { export(o: object): string | Buffer }, type: 'pkcs8' | 'spki') => key.export({ format: 'pem', type }).toString();
+
+/** Sign-out, signing-key rotation, header limits, common passwords, throttling: each over HTTP on MariaDB. */
+describe('security hardening', () => {
+  const retired = generateKeyPairSync('ed25519');
+  const mailer = new CapturingMailer();
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp(
+      {
+        JWT_PREVIOUS_PUBLIC_KEYS: pem(retired.publicKey, 'spki'),
+        ADDRESS_RATE_LIMIT: '1000',
+        INVITE_RATE_LIMIT: '5',
+      },
+      { mailer: asValue(mailer) },
+    );
+  });
+  afterAll(async () => app.close());
+
+  describe('sign-out', () => {
+    it('ends every token of the user at once (204, then 401 for both), and a new sign-in works', async () => {
+      const user = await app.addJoinedUser({ username: 'leaver', password: 'leaver-password-1', email: 'leaver@example.com', role: { id: SEEDED_ROLES.admin, name: 'admin', permissions: ['users:read', 'users:invite', 'permissions:read'] } });
+      const first = await app.signIn('leaver', 'leaver-password-1');
+      const second = await app.signIn('leaver', 'leaver-password-1');
+      expect((await app.request('GET', '/v1/users', { token: first })).status).toBe(200);
+      expect(decodeJwt(first).payload.ver).toBe(0);
+
+      const out = await app.request('POST', '/v1/auth/signout', { token: first });
+      expect(out.status).toBe(204);
+      expect(out.text).toBe('');
+
+      for (const token of [first, second]) {
+        const refused = await app.request('GET', '/v1/users', { token });
+        expect(refused.status).toBe(401);
+        expect(refused.body.code).toBe('UNAUTHENTICATED');
+      }
+      expect((await app.request('POST', '/v1/auth/signout', { token: first })).status).toBe(401);
+      const again = await app.signIn('leaver', 'leaver-password-1');
+      expect(decodeJwt(again).payload.ver).toBe(1);
+      expect((await app.request('GET', '/v1/users', { token: again })).status).toBe(200);
+      expect((await app.api.container.cradle.userRepository.findById(user.id))!.tokenVersion).toBe(1);
+    });
+
+    it('needs a token', async () => {
+      expect((await app.request('POST', '/v1/auth/signout')).status).toBe(401);
+    });
+  });
+
+  describe('signing-key rotation', () => {
+    it('publishes the current key first and the retired one after it in the JWKS', async () => {
+      const jwks = await app.request('GET', '/.well-known/jwks.json');
+      const kids = jwks.body.keys.map((k: { kid: string }) => k.kid);
+      expect(kids).toHaveLength(2);
+      expect(kids[0]).toBe(app.api.container.cradle.signingKey.kid);
+      expect(jwks.body.keys[1].x).toBe((retired.publicKey.export({ format: 'jwk' }) as { x: string }).x);
+    });
+
+    it('accepts a token of the retired key under its kid, refuses it under another kid or an unknown kid', async () => {
+      const fresh = await app.signIn();
+      const { payload } = decodeJwt(fresh);
+      const retiredKid = (await app.request('GET', '/.well-known/jwks.json')).body.keys[1].kid as string;
+      const old = signEdDsa(pem(retired.privateKey, 'pkcs8'), payload, { kid: retiredKid });
+      expect((await app.request('GET', '/v1/users', { token: old })).status).toBe(200);
+
+      const underCurrentKid = signEdDsa(pem(retired.privateKey, 'pkcs8'), payload, { kid: app.api.container.cradle.signingKey.kid });
+      expect((await app.request('GET', '/v1/users', { token: underCurrentKid })).status).toBe(401);
+      const unknownKid = signEdDsa(pem(retired.privateKey, 'pkcs8'), payload, { kid: 'no-such-key' });
+      expect((await app.request('GET', '/v1/users', { token: unknownKid })).status).toBe(401);
+    });
+  });
+
+  describe('limits', () => {
+    it('answers 431 to a request head over 16 KiB, and serves a 15 KiB header', async () => {
+      const send = (size: number) =>
+        new Promise<number>((resolve, reject) => {
+          const url = new URL(`${app.url}/healthz`);
+          const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, headers: { 'x-padding': 'a'.repeat(size) } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await send(15 * 1024)).toBe(200);
+      expect(await send(17 * 1024)).toBe(431);
+    });
+  });
+
+  describe('passwords', () => {
+    it('refuses a common password when an invitation is accepted: 400 with field password', async () => {
+      const token = await app.signIn();
+      expect((await app.request('POST', '/v1/users/invite', { token, json: { email: 'common@example.com' } })).status).toBe(201);
+      const deadline = Date.now() + 10_000;
+      while (!mailer.sent.some((m) => m.to === 'common@example.com') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const secret = CapturingMailer.tokenOf(mailer.lastTo('common@example.com'));
+
+      const refused = await app.request('POST', '/v1/invitations/accept', {
+        json: { token: secret, name: 'Common', username: 'common', password: 'Password1234' },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([{ field: 'password', message: expect.stringMatching(/common/) }]);
+
+      const accepted = await app.request('POST', '/v1/invitations/accept', {
+        json: { token: secret, name: 'Common', username: 'common', password: 'violet cactus under a tin roof' },
+      });
+      expect(accepted.status).toBe(200);
+    });
+  });
+
+  describe('per-inviter rate limit (INVITE_RATE_LIMIT=5)', () => {
+    it('lets 5 invites and resends through in a minute, then answers 429 problem+json with Retry-After', async () => {
+      const inviter = await app.addJoinedUser({ username: 'busy', password: 'busy-inviter-pw', email: 'busy@example.com', role: { id: SEEDED_ROLES.admin, name: 'admin', permissions: ['users:read', 'users:invite', 'permissions:read'] } });
+      expect(inviter.id).toBeDefined();
+      const token = await app.signIn('busy', 'busy-inviter-pw');
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        statuses.push((await app.request('POST', '/v1/users/invite', { token, json: { email: `burst${i}@example.com` } })).status);
+      }
+      expect(statuses).toEqual([201, 201, 201, 201, 201]);
+      const limited = await app.request('POST', '/v1/users/invite', { token, json: { email: 'burst5@example.com' } });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(limited.body.code).toBe('TOO_MANY_REQUESTS');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Resends share the inviter's budget; another inviter is not affected.
+      const users = (await app.request('GET', '/v1/users?page_size=100', { token })).body.users as { _id: string; email: string }[];
+      const pending = users.find((u) => u.email === 'burst0@example.com')!;
+      expect((await app.request('POST', `/v1/users/${pending._id}/invitation/resend`, { token })).status).toBe(429);
+      const admin = await app.signIn();
+      expect((await app.request('POST', `/v1/users/${pending._id}/invitation/resend`, { token: admin })).status).toBe(202);
+    });
+  });
+});
+
+describe('per-address throttling (ADDRESS_RATE_LIMIT=5)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ ADDRESS_RATE_LIMIT: '5' });
+  });
+  afterAll(async () => app.close());
+
+  it('answers the 6th sign-in of a minute from one address with 429 and Retry-After, before any password work', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      statuses.push((await app.request('POST', '/v1/auth/signin', { json: { username: 'nobody', password: 'whatever-password' } })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    const limited = await app.request('POST', '/v1/invitations/accept', { json: { token: 'x', name: 'x', username: 'x', password: 'x' } });
+    expect([404, 400, 429]).toContain(limited.status);
+    const sixth = await app.request('POST', '/v1/auth/signin', { json: { username: 'nobody', password: 'whatever-password' } });
+    expect(sixth.status).toBe(429);
+    expect(sixth.body.code).toBe('TOO_MANY_REQUESTS');
+    expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('ignores X-Forwarded-For from a client that is not a trusted proxy', async () => {
+    const spoofed = await app.request('POST', '/v1/auth/signin', {
+      json: { username: 'nobody', password: 'whatever-password' },
+      headers: { 'x-forwarded-for': '203.0.113.99' },
+    });
+    expect(spoofed.status).toBe(429);
+  });
+});

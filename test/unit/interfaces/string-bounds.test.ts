@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../../src/infrastructure/config/config';
+import { buildContainer } from '../../../src/infrastructure/container';
+import { createLogger } from '../../../src/infrastructure/logging/logger';
+import { buildHttpApp } from '../../../src/interfaces/http/app';
+
+type Schema = { type?: string | string[]; maxLength?: number; maxItems?: number; enum?: unknown[]; const?: unknown; format?: string; properties?: Record<string, Schema>; items?: Schema | Schema[]; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[]; additionalProperties?: boolean | Schema };
+
+/** Every string and array reachable from a schema, by path, that has no upper bound. */
+function unbounded(schema: Schema | undefined, at: string, found: string[]): void {
+  if (!schema || typeof schema !== 'object') return;
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  const fixed = schema.enum !== undefined || schema.const !== undefined;
+  if (types.includes('string') && !fixed && typeof schema.maxLength !== 'number') found.push(`${at}: string without maxLength`);
+  if (types.includes('array') && typeof schema.maxItems !== 'number') found.push(`${at}: array without maxItems`);
+  for (const [name, child] of Object.entries(schema.properties ?? {})) unbounded(child, `${at}.${name}`, found);
+  if (typeof schema.additionalProperties === 'object') unbounded(schema.additionalProperties, `${at}.*`, found);
+  const items = Array.isArray(schema.items) ? schema.items : schema.items ? [schema.items] : [];
+  items.forEach((item, i) => unbounded(item, `${at}[${i}]`, found));
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) (schema[key] ?? []).forEach((s, i) => unbounded(s, `${at}.${key}[${i}]`, found));
+}
+
+describe('string bounds: no request input is unbounded', () => {
+  let app: FastifyInstance;
+  let dataDir: string;
+  const routes: { method: string; url: string; schema?: { body?: Schema; querystring?: Schema; params?: Schema; headers?: Schema } }[] = [];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-bounds-'));
+    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'db.sqlite')}`, LOG_LEVEL: 'silent', PORT: '0' });
+    const container = buildContainer(config, createLogger('silent'));
+    // The app is built (every route registered with its schema), never connected nor listening.
+    app = await buildHttpApp(container);
+    await app.ready();
+    // Each route's request schema, as the OpenAPI document built from the registered routes shows it.
+    routes.push(...collect(app));
+  });
+  afterAll(async () => {
+    await app?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  function collect(instance: FastifyInstance) {
+    const found: typeof routes = [];
+    const doc = instance.swagger() as { paths: Record<string, Record<string, { parameters?: { in: string; name: string; schema: Schema }[]; requestBody?: { content: Record<string, { schema: Schema }> } }>> };
+    for (const [url, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const querystring: Schema = { type: 'object', properties: {} };
+        const params: Schema = { type: 'object', properties: {} };
+        for (const p of operation.parameters ?? []) {
+          if (p.in === 'query') querystring.properties![p.name] = p.schema;
+          if (p.in === 'path') params.properties![p.name] = p.schema;
+        }
+        found.push({ method: method.toUpperCase(), url, schema: { body: operation.requestBody?.content['application/json']?.schema, querystring, params } });
+      }
+    }
+    return found;
+  }
+
+  it('finds the routes that take input: sign-in, invite, accept, both lists, resend, revoke, the accept page', () => {
+    const withInput = routes.filter((r) => r.schema?.body || Object.keys(r.schema?.querystring?.properties ?? {}).length > 0 || Object.keys(r.schema?.params?.properties ?? {}).length > 0);
+    expect(withInput.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
+      'DELETE /v1/users/{id}/invitation',
+      'GET /invitations/accept',
+      'GET /v1/permissions',
+      'GET /v1/users',
+      'POST /v1/auth/signin',
+      'POST /v1/invitations/accept',
+      'POST /v1/users/invite',
+      'POST /v1/users/{id}/invitation/resend',
+    ]);
+  });
+
+  it('every string has a maxLength and every array a maxItems, in every body, query and path schema', () => {
+    const found: string[] = [];
+    for (const route of routes) {
+      for (const part of ['body', 'querystring', 'params'] as const) unbounded(route.schema?.[part], `${route.method} ${route.url} ${part}`, found);
+    }
+    expect(found).toEqual([]);
+    // The walk really looks at strings: a schema without a bound is reported.
+    const probe: string[] = [];
+    unbounded({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'array', items: { type: 'string', maxLength: 1 } } } }, 'probe', probe);
+    expect(probe).toEqual(['probe.a: string without maxLength', 'probe.b: array without maxItems']);
+  });
+
+  it('every body refuses or drops unknown fields (additionalProperties: false)', () => {
+    const bodies = routes.filter((r) => r.schema?.body);
+    expect(bodies).toHaveLength(3);
+    for (const route of bodies) expect({ route: route.url, additionalProperties: route.schema!.body!.additionalProperties }).toEqual({ route: route.url, additionalProperties: false });
+  });
+});
