@@ -194,9 +194,13 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
       return metrics;
     }).singleton(),
     signIn: asClass(SignInUseCase).singleton(),
-    // Subject → actor cached for ACTOR_CACHE_TTL_MS; a change to the user in this process (sign-out, update, removal) drops it at once.
+    // By default every request reads its user, so a sign-out ends its tokens at once on every replica.
+    // ACTOR_CACHE_TTL > 0 trades that for speed: another replica may accept a signed-out token that long
+    // (a change made by this process still drops its entry at once).
     authenticateActor: asFunction(({ userRepository, roleRepository, dataSource }: Cradle) => {
-      const resolver = new CachedActorResolver(new AuthenticateActorUseCase({ userRepository, roleRepository }));
+      const direct = new AuthenticateActorUseCase({ userRepository, roleRepository });
+      if (config.actorCacheTtlSeconds <= 0) return direct;
+      const resolver = new CachedActorResolver(direct, { ttlMs: config.actorCacheTtlSeconds * 1000 });
       userChangesOf(dataSource).subscribe((userId) => resolver.invalidate(userId));
       return resolver;
     }).singleton(),

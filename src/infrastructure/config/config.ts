@@ -44,6 +44,8 @@ export interface Config {
   /** Largest request head (request line and headers), in bytes; beyond it the answer is 431. */
   maxHeaderBytes: number;
   invitationTtlSeconds: number;
+  /** How long an authenticated user's lookup may be reused; 0 (the default) reads it on every request. */
+  actorCacheTtlSeconds: number;
   logLevel: string;
   bodyLimitBytes: number;
   /** Seconds /readyz answers 503 before the server stops accepting, so endpoints can drop it. */
@@ -69,7 +71,7 @@ export const CONFIG_VARIABLES = [
   'JWT_PUBLIC_KEY_FILE', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL', 'INVITATION_TTL',
   'LOG_LEVEL', 'BODY_LIMIT', 'SHUTDOWN_DRAIN',
   'JWT_PREVIOUS_PUBLIC_KEYS', 'JWT_PREVIOUS_PUBLIC_KEYS_FILE', 'LOCKOUT_THRESHOLD', 'LOCKOUT_BASE_WAIT',
-  'LOCKOUT_MAX_WAIT', 'ADDRESS_RATE_LIMIT', 'INVITE_RATE_LIMIT', 'TRUSTED_PROXIES', 'MAX_HEADER_SIZE',
+  'LOCKOUT_MAX_WAIT', 'ACTOR_CACHE_TTL', 'ADDRESS_RATE_LIMIT', 'INVITE_RATE_LIMIT', 'TRUSTED_PROXIES', 'MAX_HEADER_SIZE',
   // Read by the mailer process only (src/interfaces/mailer/mailer-settings.ts).
   'MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY', 'MAILER_METRICS_PORT',
 ] as const;
@@ -236,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies,
     maxHeaderBytes: integer('MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024),
     invitationTtlSeconds: duration('INVITATION_TTL', '7d'),
+    actorCacheTtlSeconds: duration('ACTOR_CACHE_TTL', '0s', { min: 0 }),
     logLevel,
     bodyLimitBytes: integer('BODY_LIMIT', 16 * 1024, 256, 10 * 1024 * 1024),
     shutdownDrainSeconds: duration('SHUTDOWN_DRAIN', '0s', { min: 0 }),

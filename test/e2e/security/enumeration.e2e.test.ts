@@ -2,8 +2,8 @@ import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations
 import { User } from '../../../src/domain/users/user';
 import { startTestApp, type TestApp } from '../../support/test-app';
 
-/** Tries per kind in the timing comparison; ENUMERATION_TRIES=1000 for the full run (about a minute on 2 cores). */
-const TRIES = Number(process.env.ENUMERATION_TRIES ?? 300);
+/** Tries per kind in the timing comparison (issue 6 asks for 1,000 each); ENUMERATION_TRIES lowers it for a quick local run. */
+const TRIES = Number(process.env.ENUMERATION_TRIES ?? 1000);
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -170,3 +170,28 @@ describe('per-address throttling (ADDRESS_RATE_LIMIT=5)', () => {
     expect(spoofed.status).toBe(429);
   });
 });
+
+describe('sign-out across replicas', () => {
+  it('ends the token at once on another replica sharing the database and keys', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const keys = {
+      JWT_PRIVATE_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      JWT_PUBLIC_KEY: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+    };
+    const first = await startTestApp(keys);
+    const second = await startTestApp(keys, {}, first.database);
+    try {
+      const token = await first.signIn();
+      // The second replica has just used (and could have cached) this token's user.
+      expect((await second.request('GET', '/v1/users', { token })).status).toBe(200);
+      expect((await first.request('POST', '/v1/auth/signout', { token })).status).toBe(204);
+      expect((await second.request('GET', '/v1/users', { token })).status).toBe(401);
+      expect((await first.request('GET', '/v1/users', { token })).status).toBe(401);
+      // A fresh sign-in works on either.
+      expect((await second.request('GET', '/v1/users', { token: await first.signIn() })).status).toBe(200);
+    } finally {
+      await second.api.close();
+      await first.close();
+    }
+  });
+});
