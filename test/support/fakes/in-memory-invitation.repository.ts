@@ -1,7 +1,7 @@
 import { InvitationUsedError } from '../../../src/domain/invitations/invitation.errors';
 import type { InvitationRepository } from '../../../src/application/ports/invitation-repository.port';
 import type { Invitation } from '../../../src/domain/invitations/invitation';
-import { ioBoundary } from './io-boundary';
+import { TransactionalFake } from './transactional-fake';
 
 /** A write made through a transactional copy, replayed (and so re-checked) on commit. */
 type Write =
@@ -16,12 +16,12 @@ type Write =
  * `markUsed` and `deleteForUser` of a user without an invitation change nothing, as an UPDATE or
  * DELETE matching no row.
  */
-export class InMemoryInvitationRepository implements InvitationRepository {
+export class InMemoryInvitationRepository extends TransactionalFake implements InvitationRepository {
   private rows = new Map<string, Invitation>();
   private readonly writes: Write[] = [];
-  private closed = false;
 
   constructor(invitations: readonly Invitation[] = []) {
+    super();
     this.seed(...invitations);
   }
 
@@ -100,14 +100,7 @@ export class InMemoryInvitationRepository implements InvitationRepository {
     };
   }
 
-  close(): void {
-    this.closed = true;
-  }
 
-  private async io(): Promise<void> {
-    await ioBoundary();
-    if (this.closed) throw new Error('InMemoryInvitationRepository: used after its transaction ended');
-  }
 }
 
 /** Delete then insert, as the real repository does: the unique token hash is checked against other users' rows. */

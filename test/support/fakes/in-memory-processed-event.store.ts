@@ -1,5 +1,5 @@
 import type { ProcessedEventStore } from '../../../src/application/ports/processed-event-store.port';
-import { ioBoundary } from './io-boundary';
+import { TransactionalFake } from './transactional-fake';
 
 export interface ProcessedEvent {
   readonly consumer: string;
@@ -11,10 +11,9 @@ export interface ProcessedEvent {
  * Keyed by (consumer, event id), as the table's primary key. Recording an event twice keeps the
  * first record and does not fail: the real store swallows the unique violation of a redelivery.
  */
-export class InMemoryProcessedEventStore implements ProcessedEventStore {
+export class InMemoryProcessedEventStore extends TransactionalFake implements ProcessedEventStore {
   private rows = new Map<string, ProcessedEvent>();
   private readonly recordedHere: ProcessedEvent[] = [];
-  private closed = false;
 
   async has(consumer: string, eventId: string): Promise<boolean> {
     await this.io();
@@ -63,14 +62,7 @@ export class InMemoryProcessedEventStore implements ProcessedEventStore {
     };
   }
 
-  close(): void {
-    this.closed = true;
-  }
 
-  private async io(): Promise<void> {
-    await ioBoundary();
-    if (this.closed) throw new Error('InMemoryProcessedEventStore: used after its transaction ended');
-  }
 }
 
 function key(consumer: string, eventId: string): string {

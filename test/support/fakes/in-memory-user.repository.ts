@@ -4,7 +4,7 @@ import { Email } from '../../../src/domain/users/email';
 import { User, type UserProps } from '../../../src/domain/users/user';
 import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../src/domain/users/user.errors';
 import { Username } from '../../../src/domain/users/username';
-import { ioBoundary } from './io-boundary';
+import { TransactionalFake } from './transactional-fake';
 
 type Row = Readonly<UserProps>;
 
@@ -23,13 +23,13 @@ type Write =
  * `update` never writes the token version; `incrementTokenVersion` bumps it on the row committed at
  * the time (replayed on commit like `SET token_version = token_version + 1`), so no bump is lost.
  */
-export class InMemoryUserRepository implements UserRepository {
+export class InMemoryUserRepository extends TransactionalFake implements UserRepository {
   private rows = new Map<string, Row>();
   /** Writes made through this instance, in order: what a transactional copy hands to `commit`. */
   private readonly writes: Write[] = [];
-  private closed = false;
 
   constructor(users: readonly User[] = []) {
+    super();
     this.seed(...users);
   }
 
@@ -138,14 +138,7 @@ export class InMemoryUserRepository implements UserRepository {
     };
   }
 
-  close(): void {
-    this.closed = true;
-  }
 
-  private async io(): Promise<void> {
-    await ioBoundary();
-    if (this.closed) throw new Error('InMemoryUserRepository: used after its transaction ended');
-  }
 
   private orderedRows(): Row[] {
     return [...this.rows.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
