@@ -1,3 +1,4 @@
+import '../thread-pool';
 import { loadConfig } from '../../infrastructure/config/config';
 import { createLogger } from '../../infrastructure/logging/logger';
 import { exitOnStartupError } from '../process-runtime';

@@ -1,3 +1,4 @@
+import '../thread-pool';
 /**
  * The mailer process (`npm run start:mailer`): consumes the invitation events from Kafka and
  * sends the mails. Needs KAFKA_BROKERS and a migrated database (it never migrates: that is the
