@@ -1,4 +1,4 @@
-import type { Logger } from '../infrastructure/logging/logger';
+import { describeError, type Logger } from '../infrastructure/logging/logger';
 import type { AppContainer } from '../infrastructure/container';
 import { runMigrations } from '../infrastructure/persistence/typeorm/migrate';
 import { ConfigError } from '../infrastructure/config/config';
@@ -18,7 +18,7 @@ export async function prepareDatabase(
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const wait = Math.min(10_000, 250 * 2 ** Math.min(attempt, 6));
-      logger.warn({ attempt, retryInMs: wait, reason: describe(error) }, 'database not reachable yet');
+      logger.warn({ attempt, retryInMs: wait, reason: describeError(error) }, 'database not reachable yet');
       await sleep(wait);
     }
   }
@@ -35,12 +35,6 @@ export async function prepareDatabase(
   }
 }
 
-/** A message safe to log: no URL (it may hold a password), just what kind of failure. */
-export function describe(error: unknown): string {
-  const e = error as { code?: string; message?: string };
-  return e?.code ?? (e?.message ?? String(error)).replace(/\/\/[^@/]*@/g, '//***@').slice(0, 200);
-}
-
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -52,7 +46,7 @@ export function exitOnStartupError(error: unknown, logger?: Logger): never {
   } else if (logger) {
     logger.fatal({ err: error }, 'startup failed');
   } else {
-    process.stderr.write(`startup failed: ${describe(error)}\n`);
+    process.stderr.write(`startup failed: ${describeError(error)}\n`);
   }
   process.exit(1);
 }

@@ -22,6 +22,17 @@ export const REDACTED_PATHS = [
 /** Query parameters whose values never reach a log line (invitation links carry a token). */
 const SECRET_QUERY = /([?&](?:token|access_token|password)=)[^&#]*/gi;
 
+/**
+ * An error as a log line may show it: its kind and code, and a message with any credentials in a
+ * URL (`//user:pass@`) masked, cut short. Never a stack, which may hold request data.
+ */
+export function describeError(error: unknown): string {
+  const e = error as { name?: string; code?: string | number; message?: string } | null;
+  const kind = e?.code !== undefined ? `${e?.name ?? 'Error'} ${String(e.code)}` : (e?.name ?? 'Error');
+  const message = (e?.message ?? String(error)).replace(/\/\/[^@/\s]*@/g, '//***@').slice(0, 300);
+  return `${kind}: ${message}`;
+}
+
 export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY, '$1[redacted]');
 }

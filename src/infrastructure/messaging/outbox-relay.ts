@@ -1,6 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Clock } from '../../application/ports/clock.port';
-import type { Logger } from '../logging/logger';
+import { describeError, type Logger } from '../logging/logger';
 import { isMysqlFamily } from '../persistence/typeorm/data-source';
 import {
   type CloudEvent,
@@ -412,14 +412,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
   promise.catch(() => undefined); // settles after the timeout sometimes; never unhandled
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** A reason safe to log: the error's name/code and message, credentials in URLs masked, no payload. */
-export function describeError(error: unknown): string {
-  const e = error as { name?: string; code?: string | number; message?: string } | null;
-  const kind = e?.code !== undefined ? `${e?.name ?? 'Error'} ${String(e.code)}` : (e?.name ?? 'Error');
-  const message = (e?.message ?? String(error)).replace(/\/\/[^@/\s]*@/g, '//***@').slice(0, 300);
-  return `${kind}: ${message}`;
 }
 
 function integer(value: number, name: string): number {

@@ -4,7 +4,8 @@ import { buildContainer } from '../../infrastructure/container';
 import { createLogger } from '../../infrastructure/logging/logger';
 import { runMigrations } from '../../infrastructure/persistence/typeorm/migrate';
 import { DomainError } from '../../domain/shared/domain-error';
-import { describe, exitOnStartupError, prepareDatabase } from '../process-runtime';
+import { describeError } from '../../infrastructure/logging/logger';
+import { exitOnStartupError, prepareDatabase } from '../process-runtime';
 
 const USAGE = `usage:
   npm run cli -- migrate
@@ -54,7 +55,7 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(outcome.created ? `admin ${values.username} created\n` : 'a user with that username or e-mail exists already; nothing changed\n');
     return outcome.created ? 0 : 1;
   } catch (error) {
-    process.stderr.write(`${error instanceof DomainError ? error.message : describe(error)}\n`);
+    process.stderr.write(`${error instanceof DomainError ? error.message : describeError(error)}\n`);
     return 1;
   } finally {
     await container.dispose();

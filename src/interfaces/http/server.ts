@@ -3,7 +3,8 @@ import { type Config, loadConfig } from '../../infrastructure/config/config';
 import { type AppContainer, buildContainer, type Overrides } from '../../infrastructure/container';
 import { createLogger, type Logger } from '../../infrastructure/logging/logger';
 import { subscribeInvitationMails } from '../mailer/in-process-invitation-mails';
-import { describe, prepareDatabase, sleep } from '../process-runtime';
+import { describeError } from '../../infrastructure/logging/logger';
+import { prepareDatabase, sleep } from '../process-runtime';
 import { buildHttpApp } from './app';
 
 export interface RunningApi {
@@ -62,11 +63,11 @@ async function startEventFlow(container: AppContainer): Promise<() => Promise<vo
   const relay = container.cradle.outboxRelay;
   // Connecting ahead of the first publish keeps the first event fast; Kafka being away is no reason not to start.
   const connect = (eventPublisher as { connect?: () => Promise<void> }).connect;
-  if (connect) await connect.call(eventPublisher).catch((error: unknown) => logger.warn({ reason: describe(error) }, 'Kafka not reachable yet; the relay will retry'));
+  if (connect) await connect.call(eventPublisher).catch((error: unknown) => logger.warn({ reason: describeError(error) }, 'Kafka not reachable yet; the relay will retry'));
   relay.start();
   return async () => {
     await relay.stop();
-    await relay.flush().catch((error: unknown) => logger.warn({ reason: describe(error) }, 'events left in the outbox at shutdown; another replica or the next start publishes them'));
+    await relay.flush().catch((error: unknown) => logger.warn({ reason: describeError(error) }, 'events left in the outbox at shutdown; another replica or the next start publishes them'));
     unsubscribe();
   };
 }

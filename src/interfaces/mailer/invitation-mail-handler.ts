@@ -1,7 +1,7 @@
 import type { IssueInvitationOutcome, IssueInvitationUseCase } from '../../application/invitations/issue-invitation.use-case';
 import { MailDeliveryError } from '../../application/ports/mailer.port';
 import { MAIL_EVENT_TYPES } from '../../infrastructure/messaging/cloud-event';
-import { describe } from '../process-runtime';
+import { describeError } from '../../infrastructure/logging/logger';
 
 /**
  * The handling both mailer paths share (the Kafka worker and the in-process subscription):
@@ -108,7 +108,7 @@ export async function handleMailEvent(event: unknown, issueInvitation: IssueInvi
  */
 export function safeErrorText(error: unknown): string {
   if (error instanceof MailDeliveryError || error instanceof MalformedEventError) return error.message.slice(0, 500);
-  return describe(error);
+  return describeError(error);
 }
 
 /** A failure that can succeed later: retried by the worker, rethrown to the bus. */

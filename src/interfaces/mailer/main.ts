@@ -13,7 +13,8 @@ import { createLogger } from '../../infrastructure/logging/logger';
 import { MailerMetrics } from '../../infrastructure/observability/mailer-metrics';
 import { type MetricsServer, startMetricsServer } from '../../infrastructure/observability/metrics-server';
 import { hasPendingMigrations } from '../../infrastructure/persistence/typeorm/migrate';
-import { describe, exitOnStartupError, prepareDatabase } from '../process-runtime';
+import { describeError } from '../../infrastructure/logging/logger';
+import { exitOnStartupError, prepareDatabase } from '../process-runtime';
 import type { IssueInvitation } from './invitation-mail-handler';
 import { InvitationMailWorker } from './invitation-mail-worker';
 import { loadMailerSettings, type MailerSettings } from './mailer-settings';
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
         process.exit(0);
       },
       (error: unknown) => {
-        logger.error({ reason: describe(error) }, 'error while shutting down');
+        logger.error({ reason: describeError(error) }, 'error while shutting down');
         process.exit(1);
       },
     );
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     const { issueInvitation, mailer } = container.cradle as unknown as { issueInvitation: IssueInvitation; mailer?: { verify?: () => Promise<void> } };
     if (container.hasRegistration('mailer') && typeof mailer?.verify === 'function') {
       // Not fatal: mails are retried until SMTP answers; this only says so early.
-      mailer.verify().catch((error: unknown) => logger.warn({ reason: describe(error) }, 'the SMTP server does not accept us yet'));
+      mailer.verify().catch((error: unknown) => logger.warn({ reason: describeError(error) }, 'the SMTP server does not accept us yet'));
     }
     worker = new InvitationMailWorker({
       issueInvitation,
