@@ -58,6 +58,7 @@ import { InstrumentedEventPublisher } from './observability/instrumented-event-p
 import { mysqlPoolProbe, outboxBacklogProbe } from './observability/outbox-backlog-probe';
 import { ServiceMetrics } from './observability/service-metrics';
 import { CachedActorResolver } from './caching/cached-actor-resolver';
+import { CachedPermissionRepository } from './caching/cached-permission-repository';
 import { CachedRoleRepository } from './caching/cached-role-repository';
 import { userChangesOf } from './persistence/typeorm/user-changes';
 import { Readiness } from './system/readiness';
@@ -150,7 +151,10 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     userRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmUserRepository(dataSource.manager)).singleton(),
     // Roles are tiny and rarely change: cached for ROLE_CACHE_TTL_MS.
     roleRepository: asFunction(({ dataSource }: Cradle) => new CachedRoleRepository(new TypeOrmRoleRepository(dataSource))).singleton(),
-    permissionRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmPermissionRepository(dataSource)).singleton(),
+    // The permission catalogue is written only by migrations: cached whole, paged in memory.
+    permissionRepository: asFunction(
+      ({ dataSource }: Cradle) => new CachedPermissionRepository(new TypeOrmPermissionRepository(dataSource)),
+    ).singleton(),
     commitSignal: asClass(CommitSignal).singleton(),
     unitOfWork: asFunction(
       ({ dataSource, commitSignal }: Cradle) => new TypeOrmUnitOfWork(dataSource, () => commitSignal.notify()),

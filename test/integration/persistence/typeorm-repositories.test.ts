@@ -15,6 +15,8 @@ import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeo
 import { TypeOrmUserRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { ALL_TARGETS } from './database-targets';
+import type { PermissionRepository } from '../../../src/application/ports/permission-repository.port';
+import { CachedPermissionRepository } from '../../../src/infrastructure/caching/cached-permission-repository';
 
 const ids = new UuidV7IdGenerator();
 const member: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
@@ -146,6 +148,26 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       expect(pages.map((u) => u.id)).toEqual(all.items.map((u) => u.id));
       expect((await users.list({ offset: all.total + 10, limit: 3 })).items).toEqual([]);
     });
+
+    it('reads deep pages (ids first, from the nearer end) exactly as the ordered table has them', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const added: User[] = [];
+      for (let i = 0; i < 1300; i++) added.push(pendingUser(`deep${i}@example.com`));
+      for (let i = 0; i < added.length; i += 100) await Promise.all(added.slice(i, i + 100).map((user) => users.add(user)));
+      const ordered = ((await dataSource.query('SELECT id FROM users ORDER BY id')) as { id: string }[]).map((row) => row.id);
+      const total = ordered.length;
+      expect(total).toBeGreaterThan(1300);
+      // Past the direct-read offset: one page walked forwards, one nearer the end (walked backwards),
+      // the last partial page, and a page running past the end.
+      for (const offset of [1000, 1007, total - 25, total - 3, total - 1]) {
+        const page = await users.list({ offset, limit: 10 });
+        expect(page.total).toBe(total);
+        expect(page.items.map((u) => u.id)).toEqual(ordered.slice(offset, offset + 10));
+      }
+      const sample = (await users.list({ offset: total - 1, limit: 10 })).items[0]!;
+      const original = added.find((user) => user.id === sample.id)!;
+      expect(sample.toSnapshot()).toEqual(original.toSnapshot());
+    });
   });
 
   describe('TypeOrmUserRepository updates', () => {
@@ -223,8 +245,14 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
   });
 
-  describe('TypeOrmPermissionRepository', () => {
-    const repo = () => new TypeOrmPermissionRepository(dataSource);
+  describe.each([
+    { name: 'TypeOrmPermissionRepository', make: (): PermissionRepository => new TypeOrmPermissionRepository(dataSource) },
+    {
+      name: 'CachedPermissionRepository over it',
+      make: (): PermissionRepository => new CachedPermissionRepository(new TypeOrmPermissionRepository(dataSource)),
+    },
+  ])('$name', ({ make }) => {
+    const repo = make;
 
     it('lists every seeded permission ordered by group then name', async () => {
       const { items, total } = await repo().list({}, { offset: 0, limit: 100 });
@@ -249,6 +277,24 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       const page2 = await repo().list({ group: 'users' }, { offset: 1, limit: 1 });
       expect(page2).toEqual({ items: [{ id: SEEDED_PERMISSIONS[0].id, group: 'users', name: 'users:read' }], total: 2 });
     });
+  });
+
+  it('CachedPermissionRepository reads the catalogue once per lifetime, and shows a new permission after it', async () => {
+    const inner = new TypeOrmPermissionRepository(dataSource);
+    let reads = 0;
+    const cached = new CachedPermissionRepository({ all: () => (reads++, inner.all()) }, 300);
+    await Promise.all(Array.from({ length: 20 }, () => cached.list({}, { offset: 0, limit: 100 })));
+    expect(reads).toBe(1);
+    const id = ids.next();
+    await dataSource.query('INSERT INTO permissions (id, group_name, name) VALUES (?, ?, ?)', [id, 'audit', 'audit:read']);
+    try {
+      expect((await cached.list({ group: 'audit' }, { offset: 0, limit: 100 })).total).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect((await cached.list({ group: 'audit' }, { offset: 0, limit: 100 })).items).toEqual([{ id, group: 'audit', name: 'audit:read' }]);
+      expect(reads).toBe(2);
+    } finally {
+      await dataSource.query('DELETE FROM permissions WHERE id = ?', [id]);
+    }
   });
 
   describe('TypeOrmUnitOfWork', () => {

@@ -7,6 +7,12 @@ import { type PermissionRecord, PermissionSchema } from './records';
 export class TypeOrmPermissionRepository implements PermissionRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** The whole catalogue, ordered by group then name (what the service caches and pages in memory). */
+  async all(): Promise<Permission[]> {
+    const records = await this.dataSource.getRepository(PermissionSchema).find({ order: { group: 'ASC', name: 'ASC' } });
+    return records.map(({ id, group, name }) => ({ id, group, name }));
+  }
+
   async list(filter: PermissionFilter, { offset, limit }: Slice): Promise<{ items: Permission[]; total: number }> {
     const where: FindOptionsWhere<PermissionRecord> = {};
     if (filter.group !== undefined) where.group = filter.group;

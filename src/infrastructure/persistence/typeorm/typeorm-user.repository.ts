@@ -1,4 +1,4 @@
-import { type EntityManager, In, type Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { UserRepository } from '../../../application/ports/user-repository.port';
 import type { Slice } from '../../../application/shared/pagination';
 import { Email } from '../../../domain/users/email';
@@ -8,6 +8,7 @@ import { Username } from '../../../domain/users/username';
 import { uniqueViolationOn } from './database-errors';
 import { type UserRecord, UserSchema } from './records';
 import { userChangesOf } from './user-changes';
+import { type UserReads, userReadsOf } from './user-reads';
 import { userTotalOf } from './user-total';
 
 /** Below this offset a page is read directly; beyond it through the primary key only (deferred join). */
@@ -20,13 +21,18 @@ export class TypeOrmUserRepository implements UserRepository {
     this.repository = manager.getRepository(UserSchema);
   }
 
+  /** Built on first use: the repository may be made before its DataSource is initialised. */
+  private get reads(): UserReads {
+    return userReadsOf(this.manager.connection);
+  }
+
   async findById(id: string): Promise<User | null> {
-    const record = await this.repository.findOneBy({ id });
+    const record = await this.reads.byId(this.manager, id);
     return record ? toDomain(record) : null;
   }
 
   async findByUsername(username: string): Promise<User | null> {
-    const record = await this.repository.findOneBy({ usernameKey: Username.normalize(username) });
+    const record = await this.reads.byUsernameKey(this.manager, Username.normalize(username));
     return record ? toDomain(record) : null;
   }
 
@@ -78,7 +84,7 @@ export class TypeOrmUserRepository implements UserRepository {
     const total = await userTotalOf(this.manager.connection).get(() => this.repository.count());
     if (offset >= total) return { items: [], total };
     if (offset < DIRECT_OFFSET) {
-      const records = await this.repository.find({ order: { id: 'ASC' }, skip: offset, take: limit });
+      const records = await this.reads.page(this.manager, offset, limit);
       return { items: records.map(toDomain), total };
     }
     // Deep page: the offset is walked on ids only (deferred join), from whichever end is nearer,
@@ -86,15 +92,14 @@ export class TypeOrmUserRepository implements UserRepository {
     // response reports.
     const fromEnd = total - offset - limit;
     const backwards = fromEnd < offset;
-    const ids: { id: string }[] = await this.repository
-      .createQueryBuilder('u')
-      .select('u.id', 'id')
-      .orderBy('u.id', backwards ? 'DESC' : 'ASC')
-      .limit(backwards ? limit + Math.min(0, fromEnd) : limit)
-      .offset(backwards ? Math.max(0, fromEnd) : offset)
-      .getRawMany();
+    const ids = await this.reads.pageIds(
+      this.manager,
+      backwards ? Math.max(0, fromEnd) : offset,
+      backwards ? limit + Math.min(0, fromEnd) : limit,
+      backwards,
+    );
     if (ids.length === 0) return { items: [], total };
-    const records = await this.repository.find({ where: { id: In(ids.map((row) => row.id)) }, order: { id: 'ASC' } });
+    const records = await this.reads.byIds(this.manager, ids);
     return { items: records.map(toDomain), total };
   }
 }

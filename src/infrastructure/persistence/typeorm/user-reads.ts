@@ -1,0 +1,73 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import type { UserRecord } from './records';
+import { UserSchema } from './records';
+
+/**
+ * The user reads on the hot paths (every authenticated request, every sign-in, every user page),
+ * as SQL written once per DataSource and run with `manager.query`. TypeORM's `find()` builds,
+ * renders and re-parses its query on every call, which cost more CPU than the round trip itself
+ * (profile in docs/BENCHMARKS.md). Values still go through the driver's own hydration, so dates
+ * and numbers come back as they would from `find()`, on MySQL, MariaDB and both SQLite drivers.
+ */
+export interface UserReads {
+  byId(manager: EntityManager, id: string): Promise<UserRecord | null>;
+  byUsernameKey(manager: EntityManager, usernameKey: string): Promise<UserRecord | null>;
+  /** The page of users by id order, `limit` rows from `offset`. */
+  page(manager: EntityManager, offset: number, limit: number): Promise<UserRecord[]>;
+  /** Only the ids of a page, in either direction (the deferred join of deep pages). */
+  pageIds(manager: EntityManager, offset: number, limit: number, descending: boolean): Promise<string[]>;
+  byIds(manager: EntityManager, ids: readonly string[]): Promise<UserRecord[]>;
+}
+
+const readsByDataSource = new WeakMap<DataSource, UserReads>();
+
+export function userReadsOf(dataSource: DataSource): UserReads {
+  let reads = readsByDataSource.get(dataSource);
+  if (!reads) {
+    reads = buildUserReads(dataSource);
+    readsByDataSource.set(dataSource, reads);
+  }
+  return reads;
+}
+
+function buildUserReads(dataSource: DataSource): UserReads {
+  const metadata = dataSource.getMetadata(UserSchema);
+  const { driver } = dataSource;
+  const q = (name: string) => driver.escape(name);
+  const table = q(metadata.tableName);
+  const columns: ColumnMetadata[] = metadata.columns;
+  const column = (property: keyof UserRecord) => q(metadata.findColumnWithPropertyName(property)!.databaseName);
+  const select = `SELECT ${columns.map((c) => q(c.databaseName)).join(', ')} FROM ${table}`;
+  const id = column('id');
+
+  const hydrate = (row: Record<string, unknown>): UserRecord => {
+    const record: Record<string, unknown> = {};
+    for (const c of columns) record[c.propertyName] = driver.prepareHydratedValue(row[c.databaseName], c);
+    return record as unknown as UserRecord;
+  };
+  const many = async (manager: EntityManager, sql: string, parameters: unknown[]) =>
+    ((await manager.query(sql, parameters)) as Record<string, unknown>[]).map(hydrate);
+  const one = async (manager: EntityManager, sql: string, parameters: unknown[]) =>
+    (await many(manager, sql, parameters))[0] ?? null;
+
+  const byIdSql = `${select} WHERE ${id} = ?`;
+  const byUsernameSql = `${select} WHERE ${column('usernameKey')} = ?`;
+  const pageSql = `${select} ORDER BY ${id} ASC LIMIT ? OFFSET ?`;
+  const idsAscSql = `SELECT ${id} AS id FROM ${table} ORDER BY ${id} ASC LIMIT ? OFFSET ?`;
+  const idsDescSql = `SELECT ${id} AS id FROM ${table} ORDER BY ${id} DESC LIMIT ? OFFSET ?`;
+
+  return {
+    byId: (manager, value) => one(manager, byIdSql, [value]),
+    byUsernameKey: (manager, value) => one(manager, byUsernameSql, [value]),
+    page: (manager, offset, limit) => many(manager, pageSql, [limit, offset]),
+    async pageIds(manager, offset, limit, descending) {
+      const rows = (await manager.query(descending ? idsDescSql : idsAscSql, [limit, offset])) as { id: string }[];
+      return rows.map((row) => row.id);
+    },
+    async byIds(manager, ids) {
+      if (ids.length === 0) return [];
+      return many(manager, `${select} WHERE ${id} IN (${ids.map(() => '?').join(', ')}) ORDER BY ${id} ASC`, [...ids]);
+    },
+  };
+}
