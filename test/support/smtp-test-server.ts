@@ -60,6 +60,9 @@ export class SmtpTestServer {
   private refuseCode = 451;
   private greetingCode: number | null = null;
   private latencyMs = 0;
+  private dataInFlight = 0;
+  /** The most DATA commands this server was answering at once (see `resetPeak`). */
+  peakDataInFlight = 0;
   private waiters: (() => void)[] = [];
 
   private constructor(
@@ -105,7 +108,9 @@ export class SmtpTestServer {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
+          self?.enterData();
           const answer = () => {
+            self?.leaveData();
             const error = self?.fault('DATA');
             if (error) return callback(error);
             self?.record(Buffer.concat(chunks).toString('utf8'), session);
@@ -152,6 +157,19 @@ export class SmtpTestServer {
 
   failGreeting(code: number | null): void {
     this.greetingCode = code;
+  }
+
+  resetPeak(): void {
+    this.peakDataInFlight = this.dataInFlight;
+  }
+
+  private enterData(): void {
+    this.dataInFlight++;
+    this.peakDataInFlight = Math.max(this.peakDataInFlight, this.dataInFlight);
+  }
+
+  private leaveData(): void {
+    this.dataInFlight--;
   }
 
   setLatency(ms: number): void {

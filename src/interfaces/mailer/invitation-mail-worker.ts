@@ -20,6 +20,7 @@ import {
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log';
 
 export const DEFAULT_MAILER_GROUP_ID = 'access-control-mailer';
+export const DEFAULT_MAILS_IN_FLIGHT = 8;
 
 export function defaultDeadLetterTopic(topic: string): string {
   return `${topic}.mailer-dlq`;
@@ -38,8 +39,13 @@ export interface InvitationMailWorkerOptions {
   fromBeginning?: boolean;
   /** Backoff of a temporary failure: doubles from `initialDelayMs` (500) up to `maxDelayMs` (60 000), ±20 % jitter. */
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
-  /** Partitions handled at once (one message at a time per partition, so one user's events keep their order); default 2. */
+  /** Partitions handled at once; default 2. */
   partitionsConsumedConcurrently?: number;
+  /**
+   * Messages handled at once within a partition (different users' at once, one user's in order);
+   * default 8. Offsets are committed per window of this many messages.
+   */
+  mailsInFlightPerPartition?: number;
   /** kafkajs group session timeout (default 30 000) and heartbeat interval (default 3 000). */
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
@@ -57,15 +63,17 @@ const HEADER_PREFIX = 'x-dlq-';
  * The mailer process: a Kafka consumer group on the events topic that mails an invitation for
  * each UserInvited / UserInvitationResent event.
  *
- * - Offsets are committed by hand, one message at a time and only after it is handled (sent,
- *   found a duplicate, ignored or dead-lettered), so a crash never skips a message; a message
+ * - Within a partition, the messages of different users are handled at once (up to
+ *   `mailsInFlightPerPartition`), one user's in order. Offsets are committed by hand, only up to
+ *   the last message of an unbroken run of handled ones (sent, found a duplicate, ignored or
+ *   dead-lettered), so a crash never skips a message; a message
  *   handled but not yet committed is delivered again and the use case's idempotency (per event
  *   id) sends nothing the second time. The one duplicate possible is a crash after the mail
  *   server accepted a mail and before the event was recorded as handled.
  * - A temporary failure (a 4xx, SMTP or the database away) is retried in place with a capped
  *   exponential backoff, heartbeating meanwhile, until it succeeds, the worker stops or the
- *   partition is taken away; the offset stays uncommitted, so nothing is lost. The partition
- *   waits meanwhile, which keeps one user's events in order.
+ *   partition is taken away; the offset stays uncommitted, so nothing is lost. The user's later
+ *   messages, and the partition's next window, wait meanwhile, which keeps one user's events in order.
  * - A permanent failure (a 5xx, a refused address) or a malformed message goes to the
  *   dead-letter topic with its key, value and headers and `x-dlq-*` headers saying why, is
  *   logged, and is committed: the consumer moves on.
@@ -220,19 +228,54 @@ export class InvitationMailWorker {
     return !this.stopping && payload.isRunning() && !payload.isStale();
   }
 
+  /**
+   * A batch is taken in windows of `mailsInFlightPerPartition` messages: within a window the
+   * messages of different keys (users) are handled at once, those of one key one after another,
+   * and the window's handled prefix is committed before the next window starts.
+   */
   private async onBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    for (const message of batch.messages) {
+    const size = this.options.mailsInFlightPerPartition ?? DEFAULT_MAILS_IN_FLIGHT;
+    for (let start = 0; start < batch.messages.length; start += size) {
       if (!this.canContinue(payload)) return;
-      const done = await this.handleWithRetry(batch.topic, batch.partition, message, payload);
-      if (!done) return; // stopping, or the partition went elsewhere: left uncommitted, delivered again
-      this.options.metrics?.consumerLag(batch.topic, batch.partition, Number(batch.highWatermark) - Number(message.offset) - 1);
-      payload.resolveOffset(message.offset);
-      await payload.commitOffsetsIfNecessary({
-        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(message.offset) + 1n).toString() }] }],
-      });
-      await payload.heartbeat();
+      const window = batch.messages.slice(start, start + size);
+      const done = await this.handleWindow(batch.topic, batch.partition, window, payload);
+      const firstLeft = done.indexOf(false);
+      const handled = firstLeft === -1 ? window.length : firstLeft;
+      if (handled > 0) {
+        const last = window[handled - 1]!;
+        this.options.metrics?.consumerLag(batch.topic, batch.partition, Number(batch.highWatermark) - Number(last.offset) - 1);
+        payload.resolveOffset(last.offset);
+        await payload.commitOffsetsIfNecessary({
+          topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() }] }],
+        });
+        await payload.heartbeat();
+      }
+      // Stopping, or the partition went elsewhere: what follows the first message left is delivered again
+      // (handled ones among it are recognised by their event id and send nothing).
+      if (handled < window.length) return;
     }
+  }
+
+  /** For each message of the window, whether it is handled for good: one key's messages in order, different keys at once. */
+  private async handleWindow(topic: string, partition: number, window: KafkaMessage[], payload: EachBatchPayload): Promise<boolean[]> {
+    const done = window.map(() => false);
+    const byKey = new Map<string, number[]>();
+    window.forEach((message, index) => {
+      const key = message.key ? `k:${message.key.toString('base64')}` : `i:${index}`;
+      const indexes = byKey.get(key);
+      if (indexes) indexes.push(index);
+      else byKey.set(key, [index]);
+    });
+    await Promise.all(
+      [...byKey.values()].map(async (indexes) => {
+        for (const index of indexes) {
+          if (!(await this.handleWithRetry(topic, partition, window[index]!, payload))) return; // the key's later messages wait
+          done[index] = true;
+        }
+      }),
+    );
+    return done;
   }
 
   /** true once the message is handled for good (its offset may be committed); false when it must be left for later. */

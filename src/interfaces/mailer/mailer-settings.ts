@@ -1,6 +1,6 @@
 import { ConfigError } from '../../infrastructure/config/config';
 import { parseDurationSeconds } from '../../infrastructure/config/duration';
-import { DEFAULT_MAILER_GROUP_ID, defaultDeadLetterTopic } from './invitation-mail-worker';
+import { DEFAULT_MAILER_GROUP_ID, DEFAULT_MAILS_IN_FLIGHT, defaultDeadLetterTopic } from './invitation-mail-worker';
 
 /** Settings only the mailer process reads, validated like the rest of the configuration. */
 export interface MailerSettings {
@@ -8,11 +8,13 @@ export interface MailerSettings {
   deadLetterTopic: string;
   retryMaxDelayMs: number;
   partitionsConsumedConcurrently: number;
+  /** Messages of different users handled at once within a partition. */
+  mailsInFlightPerPartition: number;
   /** Port of the mailer's own GET /metrics (0: any free port). */
   metricsPort: number;
 }
 
-export const MAILER_VARIABLES = ['MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY', 'MAILER_METRICS_PORT'] as const;
+export const MAILER_VARIABLES = ['MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY', 'MAILER_IN_FLIGHT', 'MAILER_METRICS_PORT'] as const;
 
 const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
 const GROUP = /^[A-Za-z0-9._-]{1,255}$/;
@@ -43,6 +45,12 @@ export function loadMailerSettings(eventsTopic: string, env: Record<string, stri
     problems.push(`MAILER_CONCURRENCY must be an integer from 1 to 64 (got "${concurrencyRaw}")`);
   }
 
+  const inFlightRaw = get('MAILER_IN_FLIGHT') ?? String(DEFAULT_MAILS_IN_FLIGHT);
+  const inFlight = Number(inFlightRaw);
+  if (!/^\d+$/.test(inFlightRaw) || inFlight < 1 || inFlight > 256) {
+    problems.push(`MAILER_IN_FLIGHT must be an integer from 1 to 256 (got "${inFlightRaw}")`);
+  }
+
   const metricsPortRaw = get('MAILER_METRICS_PORT') ?? '9464';
   const metricsPort = Number(metricsPortRaw);
   if (!/^\d+$/.test(metricsPortRaw) || metricsPort > 65535) {
@@ -55,6 +63,7 @@ export function loadMailerSettings(eventsTopic: string, env: Record<string, stri
     deadLetterTopic,
     retryMaxDelayMs: Math.round((retrySeconds ?? 60) * 1000),
     partitionsConsumedConcurrently: concurrency,
+    mailsInFlightPerPartition: inFlight,
     metricsPort,
   };
 }

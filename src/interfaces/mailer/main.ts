@@ -97,6 +97,7 @@ async function main(): Promise<void> {
       deadLetterTopic: settings.deadLetterTopic,
       retry: { maxDelayMs: settings.retryMaxDelayMs },
       partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
+      mailsInFlightPerPartition: settings.mailsInFlightPerPartition,
       metrics,
     });
     await worker.start();

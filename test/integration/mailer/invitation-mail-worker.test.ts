@@ -250,6 +250,41 @@ describe('InvitationMailWorker (Kafka + SMTP + database)', () => {
     expect(duplicates).toHaveLength(6);
   });
 
+  it('one partition: different users\' mails go out at once, one user\'s events strictly in order', async () => {
+    const topic = await newTopic(1);
+    const invitees = await invite(8, 'parallel');
+    // The first invitee's invitation is resent: its two events share a key and must not overlap.
+    const first = invitees[0]!;
+    first.user.resendInvitation({ by: ids.next(), role: member, now: new Date(), newId: () => ids.next() });
+    const [resent] = first.user.pullDomainEvents();
+    expect(resent?.type).toBe('UserInvitationResent');
+    const resentEvent: CloudEvent = { ...first.event, id: resent!.id, type: resent!.type, time: resent!.occurredAt.toISOString(), data: resent!.data };
+    await new TypeOrmUserRepository(dataSource.manager).update(first.user);
+
+    const pooled = new NodemailerMailer({ smtpUrl: smtp.url, from: 'Access Control <no-reply@ac.example.test>', logger, maxConnections: 4 });
+    try {
+      smtp.setLatency(150);
+      smtp.resetPeak();
+      const worker = await startWorker(topic, { issueInvitation: buildIssueInvitation(dataSource, pooled), mailsInFlightPerPartition: 8 });
+      await produce(topic, [message(first.event), message(resentEvent), ...invitees.slice(1).map((i) => message(i.event))]);
+      await smtp.waitFor((all) => invitees.every((i) => all.some((m) => m.envelopeTo.includes(i.email))) && smtp.messagesTo(first.email).length === 2, 30_000, 'the mails');
+      await waitUntilCommitted(worker.groupId, topic);
+
+      // Several users' mails were in the SMTP server at once, on one partition.
+      expect(smtp.peakDataInFlight).toBeGreaterThan(1);
+      await expectOneValidMailEach(invitees.slice(1));
+      // The resend was handled only after the first mail was accepted: its mail came at least one
+      // SMTP latency later, and the live token is the resent one.
+      const [invitedMail, resentMail] = smtp.messagesTo(first.email);
+      expect(resentMail!.receivedAt.getTime() - invitedMail!.receivedAt.getTime()).toBeGreaterThanOrEqual(140);
+      const tokens = tokensMailedTo(first.email);
+      expect(sha256(tokens[1]!)).toBe(await storedTokenHash(first.user.id));
+    } finally {
+      smtp.setLatency(0);
+      await pooled.close();
+    }
+  });
+
   it('SMTP answering 4xx for a while: the mail is delivered after retries, exactly once', async () => {
     const topic = await newTopic(1);
     const [invitee] = await invite(1, 'greylist');
