@@ -23,6 +23,8 @@ ENV NODE_ENV=production \
     DATA_DIR=/data \
     HOME=/tmp \
     NPM_CONFIG_UPDATE_NOTIFIER=false
+# package.json's config.nodeFlags, as `npm start` runs: a smaller young generation (docs/BENCHMARKS.md, the RSS row).
+ENV NODE_OPTIONS=--max-semi-space-size=4
 WORKDIR /app
 # Owned by root and not writable by the service user; the only writable paths are /data and /tmp,
 # so the container runs with a read-only root filesystem (mount /data and /tmp as volumes).

@@ -29,6 +29,10 @@ const SETTINGS = SMOKE
   ? { small: 100, mid: 300, big: 600, rounds: 2, seconds: 1, connections: 4, probe: [1, 2], probeSeconds: 1, openRate: 50, latRate: 20, latSeconds: 2 }
   : { small: 10_000, mid: 100_000, big: 1_000_000, rounds: 3, seconds: 4, connections: 10, probe: [2, 4, 8], probeSeconds: 2, openRate: 200, latRate: 200, latSeconds: 8 };
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+/** Node's flags for every process the harness starts: those `npm start` and the image run the service with. */
+const NODE_FLAGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config: { nodeFlags: string } }).config.nodeFlags
+  .split(/\s+/)
+  .filter(Boolean);
 
 export interface Row {
   id: string;
@@ -75,6 +79,7 @@ process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('
 
 function startTarget(name: string, mode: string, env: Record<string, string>): Promise<Target> {
   const child = fork(path.join(__dirname, 'target.js'), [], {
+    execArgv: NODE_FLAGS,
     env: { PATH: process.env.PATH ?? '', ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}), BENCH_MODE: mode, LOG_LEVEL, HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
@@ -458,7 +463,7 @@ export async function runBench(): Promise<Row[]> {
 
 function startMailer(env: Record<string, string>): Promise<{ stop(): Promise<void> }> {
   const script = path.join(__dirname, '..', 'src', 'interfaces', 'mailer', 'main.js');
-  const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, script], { env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const output: string[] = [];
   return new Promise((resolve, reject) => {

@@ -39,6 +39,16 @@ describe('docker-compose.yml', () => {
     expect(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^ENTRYPOINT \["\/app\/docker-entrypoint\.sh"\]$/m);
   });
 
+  it('runs node in the image with the flags `npm start` and the benchmarks use (package.json config.nodeFlags)', () => {
+    const { config, scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      config: { nodeFlags: string };
+      scripts: Record<string, string>;
+    };
+    expect(config.nodeFlags).toMatch(/^--max-semi-space-size=\d+$/);
+    expect(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).toMatch(new RegExp(`^ENV NODE_OPTIONS=${config.nodeFlags}$`, 'm'));
+    for (const script of ['start', 'start:mailer']) expect(scripts[script]).toMatch(/^node \$npm_package_config_nodeFlags /);
+  });
+
   it('starts in order: database and broker healthy, then the migration done, then api and mailer', () => {
     for (const name of ['mysql', 'kafka', 'mailpit', 'api', 'mailer']) expect(services[name].healthcheck?.test.length).toBeGreaterThan(0);
     expect(services.migrate.depends_on).toEqual({ mysql: { condition: 'service_healthy' } });
