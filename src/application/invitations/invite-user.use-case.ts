@@ -5,7 +5,6 @@ import { RoleNotFoundError } from '../../domain/roles/role-not-found.error';
 import { parseDisplayName } from '../../domain/users/display-name';
 import { Email } from '../../domain/users/email';
 import { User } from '../../domain/users/user';
-import { EmailAlreadyTakenError } from '../../domain/users/user.errors';
 import { type Actor, requirePermission } from '../auth/actor';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
@@ -57,8 +56,8 @@ export class InviteUserUseCase {
       newId: () => this.ids.next(),
     });
     await this.unitOfWork.run(async ({ users, outbox }) => {
-      // The unique index decides races; this check gives the common case a clean answer.
-      if (await users.existsWithEmail(email.normalized)) throw new EmailAlreadyTakenError();
+      // No look-up first: the unique index on the e-mail decides, and `add` reports a taken address
+      // as EmailAlreadyTakenError (the transaction then writes nothing).
       await users.add(user);
       await outbox.append(user.pullDomainEvents());
     });

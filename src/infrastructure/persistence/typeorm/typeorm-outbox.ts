@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { Outbox } from '../../../application/ports/outbox.port';
 import type { DomainEvent } from '../../../domain/shared/domain-event';
 import { currentRequestId } from '../../observability/request-context';
+import { plainInsertOf } from './plain-insert';
 import { OutboxSchema } from './records';
 
 /** Writes events through the transaction's manager, so they commit or roll back with the change. */
@@ -15,7 +16,8 @@ export class TypeOrmOutbox implements Outbox {
     if (events.length === 0) return;
     this.appended += events.length;
     const requestId = currentRequestId() ?? null;
-    await this.manager.getRepository(OutboxSchema).insert(
+    await plainInsertOf(this.manager.connection, OutboxSchema)(
+      this.manager,
       events.map((event) => ({
         id: event.id,
         aggregateId: event.aggregateId,

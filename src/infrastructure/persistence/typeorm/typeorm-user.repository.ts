@@ -6,6 +6,7 @@ import { User } from '../../../domain/users/user';
 import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../domain/users/user.errors';
 import { Username } from '../../../domain/users/username';
 import { uniqueViolationOn } from './database-errors';
+import { plainInsertOf } from './plain-insert';
 import { type UserRecord, UserSchema } from './records';
 import { userChangesOf } from './user-changes';
 import { type UserReads, userReadsOf } from './user-reads';
@@ -46,7 +47,7 @@ export class TypeOrmUserRepository implements UserRepository {
 
   async add(user: User): Promise<void> {
     try {
-      await this.repository.insert(toRecord(user));
+      await plainInsertOf(this.manager.connection, UserSchema)(this.manager, [toRecord(user)]);
       userTotalOf(this.manager.connection).invalidate();
     } catch (error) {
       const index = uniqueViolationOn(error);
