@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { Email } from '../../../src/domain/users/email';
 import { User } from '../../../src/domain/users/user';
@@ -7,6 +8,7 @@ import type { Role } from '../../../src/domain/roles/role';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { MIGRATIONS } from '../../../src/infrastructure/persistence/migrations';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
+import { TypeOrmLoginAttempts } from '../../../src/infrastructure/persistence/typeorm/typeorm-login-attempts';
 import { TypeOrmInvitationRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-invitation.repository';
 import { TypeOrmProcessedEventStore } from '../../../src/infrastructure/persistence/typeorm/typeorm-processed-event.store';
 import { TypeOrmPermissionRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-permission.repository';
@@ -295,6 +297,62 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     } finally {
       await dataSource.query('DELETE FROM permissions WHERE id = ?', [id]);
     }
+  });
+
+  describe('TypeOrmLoginAttempts', () => {
+    const policy = { threshold: 3, baseWaitSeconds: 60, maxWaitSeconds: 900 };
+    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+    const attempts = () => new TypeOrmLoginAttempts(dataSource, (work) => serial.exclusive(work));
+    let serial: TypeOrmUnitOfWork;
+    beforeAll(() => {
+      serial = new TypeOrmUnitOfWork(dataSource);
+    });
+
+    it('claims up to the threshold, then refuses; a success starts the count over', async () => {
+      const account = `claims-${ids.next()}`;
+      const results = [];
+      for (let i = 0; i < 5; i++) results.push(await attempts().claim(account, at(0), policy));
+      expect(results).toEqual([true, true, true, false, false]);
+      await attempts().succeeded(account);
+      expect(await attempts().claim(account, at(1), policy)).toBe(true);
+    });
+
+    it('counts exactly under parallel claims: never more than the threshold', async () => {
+      const account = `parallel-${ids.next()}`;
+      const results = await Promise.all(Array.from({ length: 20 }, () => attempts().claim(account, at(0), policy)));
+      expect(results.filter(Boolean)).toHaveLength(3);
+    });
+
+    it('locks after the allowance is spent, for a wait that doubles, and unlocks when it is over', async () => {
+      const account = `lock-${ids.next()}`;
+      const spend = async (now: Date) => {
+        for (let i = 0; i < policy.threshold; i++) {
+          expect(await attempts().claim(account, now, policy)).toBe(true);
+          await attempts().failed(account, now, policy);
+        }
+      };
+      await spend(at(0));
+      expect(await attempts().claim(account, at(59), policy)).toBe(false); // locked for 60 s
+      await spend(at(60)); // the wait is over: a full allowance again
+      expect(await attempts().claim(account, at(60 + 119), policy)).toBe(false); // second lock: 120 s
+      expect(await attempts().claim(account, at(60 + 120), policy)).toBe(true);
+      await attempts().succeeded(account);
+      const [row] = (await dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [account])) as {
+        failures: number | string;
+        lockouts: number | string;
+        locked_until: unknown;
+      }[];
+      expect([Number(row!.failures), Number(row!.lockouts), row!.locked_until]).toEqual([0, 0, null]);
+    });
+
+    it('keys a name longer than the column by its SHA-256', async () => {
+      const long = `x${'y'.repeat(100)}-${ids.next()}`;
+      expect(await attempts().claim(long, at(0), policy)).toBe(true);
+      const rows = (await dataSource.query('SELECT username_key FROM login_attempts WHERE username_key = ?', [
+        createHash('sha256').update(long, 'utf8').digest('hex'),
+      ])) as unknown[];
+      expect(rows).toHaveLength(1);
+    });
   });
 
   describe('TypeOrmUnitOfWork', () => {

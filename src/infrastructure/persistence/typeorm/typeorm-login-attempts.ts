@@ -1,84 +1,81 @@
 import { createHash } from 'node:crypto';
-import type { DataSource, Repository } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { LoginAttempts } from '../../../application/ports/login-attempts.port';
 import { type LockoutPolicy, lockoutWaitSeconds } from '../../../domain/users/lockout-policy';
-import { uniqueViolationOn } from './database-errors';
-import { type LoginAttemptRecord, LoginAttemptSchema } from './records';
+import { isMysqlFamily } from './data-source';
+import { LoginAttemptSchema } from './records';
 
 type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;
 
 /**
  * Lockout counters in the database, shared by every replica. Each step is one conditional
- * UPDATE, atomic on MySQL, MariaDB and SQLite alike: a claim increments `failures` only while
+ * statement, atomic on MySQL, MariaDB and SQLite alike: a claim increments `failures` only while
  * the account is unlocked and under the threshold, so parallel guesses cannot overshoot it.
+ *
+ * Plain SQL, written once: a sign-in runs these on every attempt, and TypeORM's query builder
+ * (and the exception of a duplicate insert) cost more than the statements themselves.
  */
 export class TypeOrmLoginAttempts implements LoginAttempts {
-  private readonly repository: Repository<LoginAttemptRecord>;
+  /** Creates the row when missing, without an error when it exists (the same statement either way). */
+  private readonly ensureSql: string;
+  private readonly claimSql =
+    'UPDATE login_attempts SET failures = failures + 1 ' +
+    'WHERE username_key = ? AND failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
+  private readonly succeededSql = 'UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0 WHERE username_key = ?';
+  private readonly readSql = 'SELECT failures, lockouts FROM login_attempts WHERE username_key = ?';
+  private readonly lockSql =
+    'UPDATE login_attempts SET failures = 0, locked_until = ?, lockouts = lockouts + 1 WHERE username_key = ? AND failures >= ?';
+  private lockedUntilColumn: ColumnMetadata | undefined;
 
   constructor(
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     /** SQLite's one shared connection: writes take their turn with transactions (TypeOrmUnitOfWork.exclusive). */
     private readonly exclusive: Exclusive = (work) => work(),
   ) {
-    this.repository = dataSource.getRepository(LoginAttemptSchema);
+    const insert = 'INSERT INTO login_attempts (username_key, failures, locked_until, lockouts) VALUES (?, 0, NULL, 0)';
+    this.ensureSql = isMysqlFamily(dataSource)
+      ? `${insert} ON DUPLICATE KEY UPDATE username_key = username_key`
+      : `${insert} ON CONFLICT (username_key) DO NOTHING`;
   }
 
   async claim(account: string, now: Date, policy: LockoutPolicy): Promise<boolean> {
     const accountKey = columnKey(account);
     // Always the same two statements, whether the row exists or not: the time of a sign-in does not
     // tell a username tried before from a new one.
-    await this.ensureRow(accountKey);
-    return this.tryClaim(accountKey, now, policy);
+    await this.run(this.ensureSql, [accountKey]);
+    return (await this.run(this.claimSql, [accountKey, policy.threshold, this.datetime(now)])) > 0;
   }
 
   async failed(account: string, now: Date, policy: LockoutPolicy): Promise<void> {
     const accountKey = columnKey(account);
-    const row = await this.repository.findOneBy({ usernameKey: accountKey });
-    if (!row || row.failures < policy.threshold) return;
-    const lockedUntil = new Date(now.getTime() + lockoutWaitSeconds(policy, row.lockouts) * 1000);
+    const [row] = (await this.dataSource.query(this.readSql, [accountKey])) as { failures: number | string; lockouts: number | string }[];
+    if (!row || Number(row.failures) < policy.threshold) return;
+    const lockedUntil = new Date(now.getTime() + lockoutWaitSeconds(policy, Number(row.lockouts)) * 1000);
     // Only one of the attempts that saw the allowance spent locks the account: the lock resets `failures`.
-    await this.exclusive(() =>
-      this.repository
-        .createQueryBuilder()
-        .update()
-        .set({ failures: 0, lockedUntil, lockouts: () => 'lockouts + 1' })
-        .where('username_key = :key AND failures >= :threshold', { key: accountKey, threshold: policy.threshold })
-        .execute(),
-    );
+    await this.run(this.lockSql, [this.datetime(lockedUntil), accountKey, policy.threshold]);
   }
 
   async succeeded(account: string): Promise<void> {
-    const accountKey = columnKey(account);
-    await this.exclusive(() =>
-      this.repository.update({ usernameKey: accountKey }, { failures: 0, lockedUntil: null, lockouts: 0 }),
-    );
+    await this.run(this.succeededSql, [columnKey(account)]);
   }
 
-  private async tryClaim(accountKey: string, now: Date, policy: LockoutPolicy): Promise<boolean> {
-    const result = await this.exclusive(() =>
-      this.repository
-        .createQueryBuilder()
-        .update()
-        .set({ failures: () => 'failures + 1' })
-        .where('username_key = :key AND failures < :threshold AND (locked_until IS NULL OR locked_until <= :now)', {
-          key: accountKey,
-          threshold: policy.threshold,
-          now,
-        })
-        .execute(),
-    );
-    return (result.affected ?? 0) > 0;
+  /** Runs one statement alone on the connection (SQLite) and answers the rows it changed. */
+  private run(sql: string, parameters: unknown[]): Promise<number> {
+    return this.exclusive(async () => {
+      const runner = this.dataSource.createQueryRunner();
+      try {
+        return (await runner.query(sql, parameters, true)).affected ?? 0;
+      } finally {
+        await runner.release();
+      }
+    });
   }
 
-  private async ensureRow(accountKey: string): Promise<void> {
-    try {
-      await this.exclusive(() =>
-        this.repository.insert({ usernameKey: accountKey, failures: 0, lockedUntil: null, lockouts: 0 }),
-      );
-    } catch (error) {
-      // Another attempt created it meanwhile: that is the state we want.
-      if (uniqueViolationOn(error) === null) throw error;
-    }
+  /** A datetime parameter in the form the driver stores (a Date for mysql2, UTC text for SQLite). */
+  private datetime(value: Date): unknown {
+    this.lockedUntilColumn ??= this.dataSource.getMetadata(LoginAttemptSchema).findColumnWithPropertyName('lockedUntil')!;
+    return this.dataSource.driver.preparePersistentValue(value, this.lockedUntilColumn);
   }
 }
 
