@@ -151,6 +151,23 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       expect((await users.list({ offset: all.total + 10, limit: 3 })).items).toEqual([]);
     });
 
+    it('answers concurrent look-ups by id together, each as fresh as its own query', async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const joined = [joinedUser(`batch-${ids.next().slice(-8)}`, `batch-${ids.next()}@example.com`), pendingUser(`batch-${ids.next()}@example.com`)];
+      for (const user of joined) await users.add(user);
+      const asked = [joined[0]!.id, joined[1]!.id, ids.next(), joined[0]!.id];
+      const found = await Promise.all(asked.map((id) => users.findById(id)));
+      expect(found.map((user) => user?.id ?? null)).toEqual([asked[0], asked[1], null, asked[0]]);
+      expect(found[0]!.toSnapshot()).toEqual(joined[0]!.toSnapshot());
+
+      const version = found[0]!.tokenVersion;
+      const inFlight = Promise.all(Array.from({ length: 20 }, () => users.findById(joined[0]!.id)));
+      await users.incrementTokenVersion(joined[0]!.id);
+      const after = await Promise.all(Array.from({ length: 20 }, () => users.findById(joined[0]!.id)));
+      expect(after.map((user) => user!.tokenVersion)).toEqual(Array(20).fill(version + 1));
+      await inFlight;
+    });
+
     it('reads deep pages (ids first, from the nearer end) exactly as the ordered table has them', async () => {
       const users = new TypeOrmUserRepository(dataSource.manager);
       const added: User[] = [];

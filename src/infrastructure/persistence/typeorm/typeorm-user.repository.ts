@@ -28,7 +28,9 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async findById(id: string): Promise<User | null> {
-    const record = await this.reads.byId(this.manager, id);
+    // Outside a transaction, concurrent look-ups (every authenticated request reads its user) share
+    // round trips; inside one, the read must run on the transaction's connection.
+    const record = this.manager.queryRunner ? await this.reads.byId(this.manager, id) : await this.reads.byIdBatched(id);
     return record ? toDomain(record) : null;
   }
 

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { BatchedLookup } from './batched-lookup';
 import type { UserRecord } from './records';
 import { UserSchema } from './records';
 
@@ -12,6 +13,8 @@ import { UserSchema } from './records';
  */
 export interface UserReads {
   byId(manager: EntityManager, id: string): Promise<UserRecord | null>;
+  /** By id outside any transaction: concurrent calls share round trips (see BatchedLookup), never a cache. */
+  byIdBatched(id: string): Promise<UserRecord | null>;
   byUsernameKey(manager: EntityManager, usernameKey: string): Promise<UserRecord | null>;
   /** The page of users by id order, `limit` rows from `offset`. */
   page(manager: EntityManager, offset: number, limit: number): Promise<UserRecord[]>;
@@ -57,17 +60,21 @@ function buildUserReads(dataSource: DataSource): UserReads {
   const idsAscSql = `SELECT ${id} AS id FROM ${table} ORDER BY ${id} ASC LIMIT ? OFFSET ?`;
   const idsDescSql = `SELECT ${id} AS id FROM ${table} ORDER BY ${id} DESC LIMIT ? OFFSET ?`;
 
+  const byIds = async (manager: EntityManager, ids: readonly string[]) =>
+    ids.length === 0 ? [] : many(manager, `${select} WHERE ${id} IN (${ids.map(() => '?').join(', ')}) ORDER BY ${id} ASC`, [...ids]);
+  const batched = new BatchedLookup<string, UserRecord>(
+    async (ids) => new Map((await byIds(dataSource.manager, ids)).map((record) => [record.id, record])),
+  );
+
   return {
     byId: (manager, value) => one(manager, byIdSql, [value]),
+    byIdBatched: (value) => batched.get(value),
     byUsernameKey: (manager, value) => one(manager, byUsernameSql, [value]),
     page: (manager, offset, limit) => many(manager, pageSql, [limit, offset]),
     async pageIds(manager, offset, limit, descending) {
       const rows = (await manager.query(descending ? idsDescSql : idsAscSql, [limit, offset])) as { id: string }[];
       return rows.map((row) => row.id);
     },
-    async byIds(manager, ids) {
-      if (ids.length === 0) return [];
-      return many(manager, `${select} WHERE ${id} IN (${ids.map(() => '?').join(', ')}) ORDER BY ${id} ASC`, [...ids]);
-    },
+    byIds,
   };
 }
