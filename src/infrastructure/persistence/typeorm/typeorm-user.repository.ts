@@ -87,7 +87,9 @@ export class TypeOrmUserRepository implements UserRepository {
     const total = await userTotalOf(this.manager.connection).get(() => this.repository.count());
     if (offset >= total) return { items: [], total };
     if (offset < DIRECT_OFFSET) {
-      const records = await this.reads.page(this.manager, offset, limit);
+      const records = this.manager.queryRunner
+        ? await this.reads.page(this.manager, offset, limit)
+        : await this.reads.pageBatched(offset, limit);
       return { items: records.map(toDomain), total };
     }
     // Deep page: the offset is walked on ids only (deferred join), from whichever end is nearer,

@@ -18,6 +18,8 @@ export interface UserReads {
   byUsernameKey(manager: EntityManager, usernameKey: string): Promise<UserRecord | null>;
   /** The page of users by id order, `limit` rows from `offset`. */
   page(manager: EntityManager, offset: number, limit: number): Promise<UserRecord[]>;
+  /** The same outside any transaction: identical pages asked for at once share one query (see BatchedLookup). */
+  pageBatched(offset: number, limit: number): Promise<UserRecord[]>;
   /** Only the ids of a page, in either direction (the deferred join of deep pages). */
   pageIds(manager: EntityManager, offset: number, limit: number, descending: boolean): Promise<string[]>;
   byIds(manager: EntityManager, ids: readonly string[]): Promise<UserRecord[]>;
@@ -66,8 +68,19 @@ function buildUserReads(dataSource: DataSource): UserReads {
     async (ids) => new Map((await byIds(dataSource.manager, ids)).map((record) => [record.id, record])),
   );
 
+  const pages = new BatchedLookup<string, UserRecord[]>(async (keys) => {
+    const loaded = await Promise.all(
+      keys.map(async (key) => {
+        const [offset, limit] = key.split(':').map(Number) as [number, number];
+        return [key, await many(dataSource.manager, pageSql, [limit, offset])] as const;
+      }),
+    );
+    return new Map(loaded);
+  });
+
   return {
     byId: (manager, value) => one(manager, byIdSql, [value]),
+    pageBatched: async (offset, limit) => (await pages.get(`${offset}:${limit}`)) ?? [],
     byIdBatched: (value) => batched.get(value),
     byUsernameKey: (manager, value) => one(manager, byUsernameSql, [value]),
     page: (manager, offset, limit) => many(manager, pageSql, [limit, offset]),
