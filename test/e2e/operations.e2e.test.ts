@@ -38,6 +38,24 @@ describe('operations endpoints', () => {
   it('sets security headers and echoes a sane x-request-id', async () => {
     const response = await app.request('GET', '/healthz', { headers: { 'x-request-id': 'trace-abc.123' } });
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('strict-transport-security')).toMatch(/^max-age=\d+; includeSubDomains$/);
+    expect(response.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self';");
+    expect(response.headers.get('content-security-policy')).toContain("object-src 'none'");
+    for (const path of ['/v1/users', '/nope', '/invitations/accept?token=x']) {
+      const other = await app.request('GET', path);
+      expect({ path, nosniff: other.headers.get('x-content-type-options'), csp: other.headers.get('content-security-policy') }).toEqual({
+        path,
+        nosniff: 'nosniff',
+        csp: response.headers.get('content-security-policy'),
+      });
+    }
+    // Swagger UI brings its own policy (its inline bootstrap needs it).
+    const docs = await app.request('GET', '/docs/');
+    expect(docs.headers.get('content-security-policy')).not.toBe(response.headers.get('content-security-policy'));
+    expect(docs.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('x-request-id')).toBe('trace-abc.123');
     const bad = await app.request('GET', '/healthz', { headers: { 'x-request-id': 'a b <script>' } });
     expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -8,6 +7,7 @@ import type { AppContainer } from '../../infrastructure/container';
 import { registerErrorHandler, sendProblem, toProblem } from './error-handler';
 import authentication from './plugins/authentication';
 import observability from './plugins/observability';
+import { securityHeaders } from './plugins/security-headers';
 import { HttpProblemError, problem } from './problem';
 import { authRoutes } from './routes/auth.routes';
 import { invitationsRoutes } from './routes/invitations.routes';
@@ -54,7 +54,11 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
   registerErrorHandler(app);
 
   await app.register(observability, { metrics: container.cradle.metrics });
-  await app.register(helmet, { global: true });
+  const headers = securityHeaders();
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  });
   await registerRateLimits(app, config.rateLimits);
   await app.register(swagger, {
     openapi: {
