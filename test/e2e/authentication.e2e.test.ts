@@ -115,6 +115,22 @@ describe('bearer authentication', () => {
     });
   });
 
+  it('refuses a token once it expires, though it was accepted (and remembered as verified) before', async () => {
+    const shortLived = signEdDsa(ownKeyPem, { ...claims, iat: now(), exp: now() + 2 }, { kid });
+    expect((await app.request('GET', '/v1/users', { token: shortLived })).status).toBe(200);
+    expect((await app.request('GET', '/v1/users', { token: shortLived })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, (decodeJwt(shortLived).payload.exp as number) * 1000 - Date.now() + 50));
+    expect((await app.request('GET', '/v1/users', { token: shortLived })).status).toBe(401);
+  });
+
+  it('refuses a remembered token at once when its user signs out', async () => {
+    await app.addJoinedUser({ username: 'twice.in', password: 'twice-in-password', email: 'twice@example.com', role: ADMIN_ROLE });
+    const own = await app.signIn('twice.in', 'twice-in-password');
+    expect((await app.request('GET', '/v1/users', { token: own })).status).toBe(200);
+    expect((await app.request('POST', '/v1/auth/signout', { token: own })).status).toBe(204);
+    expect((await app.request('GET', '/v1/users', { token: own })).status).toBe(401);
+  });
+
   it('authenticates before the body is read: an invalid body without a token is 401, not 400', async () => {
     const response = await app.request('POST', '/v1/users/invite', { json: { email: 42 } });
     expect(response.status).toBe(401);

@@ -66,27 +66,59 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
     );
   }
 
+  // Tokens whose signature and claims were verified, by their exact text, until they expire: a
+  // client sends the same token many times, and verifying it (decoding, hashing, checking the
+  // signature or fast-jwt's cache) cost more than the rest of the authentication. Whether its user
+  // is still signed in is not cached: resolveActor asks the database on every request.
+  const verified = new VerifiedTokens(VERIFIED_TOKENS_MAX);
+
   app.decorate('authenticate', async (request: FastifyRequest): Promise<Actor> => {
     if (request.actor) return request.actor;
     const match = BEARER.exec(request.headers.authorization ?? '');
     if (!match) throw unauthenticated();
-    const token = match[1];
-    let subject: TokenSubject;
-    try {
-      const verify = verifiers.get(kidOf(token));
-      if (!verify) throw new Error('unknown key');
-      const claims = await verify(request);
-      if (typeof claims.sub !== 'string' || claims.sub.length === 0) throw new Error('no subject');
-      if (typeof claims.ver !== 'number' || !Number.isSafeInteger(claims.ver) || claims.ver < 0) throw new Error('bad version');
-      subject = { subject: claims.sub, tokenVersion: claims.ver };
-    } catch {
-      throw unauthenticated();
+    const token = match[1]!;
+    let subject = verified.get(token, Date.now());
+    if (!subject) {
+      try {
+        const verify = verifiers.get(kidOf(token));
+        if (!verify) throw new Error('unknown key');
+        const claims = await verify(request);
+        if (typeof claims.sub !== 'string' || claims.sub.length === 0) throw new Error('no subject');
+        if (typeof claims.ver !== 'number' || !Number.isSafeInteger(claims.ver) || claims.ver < 0) throw new Error('bad version');
+        if (typeof claims.exp !== 'number' || !Number.isFinite(claims.exp)) throw new Error('bad expiry');
+        subject = { subject: claims.sub, tokenVersion: claims.ver };
+        verified.set(token, subject, claims.exp * 1000);
+      } catch {
+        throw unauthenticated();
+      }
     }
     const actor = await options.resolveActor(subject);
     if (!actor) throw unauthenticated();
     request.actor = actor;
     return actor;
   });
+}
+
+const VERIFIED_TOKENS_MAX = 10_000;
+
+/** Verified tokens with their expiry, at most `max` of them (the oldest entry goes first). */
+class VerifiedTokens {
+  private readonly entries = new Map<string, { subject: TokenSubject; expiresAtMs: number }>();
+
+  constructor(private readonly max: number) {}
+
+  get(token: string, nowMs: number): TokenSubject | undefined {
+    const entry = this.entries.get(token);
+    if (!entry) return undefined;
+    if (nowMs < entry.expiresAtMs) return entry.subject;
+    this.entries.delete(token); // expired: verified again, which refuses it
+    return undefined;
+  }
+
+  set(token: string, subject: TokenSubject, expiresAtMs: number): void {
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(token, { subject, expiresAtMs });
+  }
 }
 
 /** The `kid` of a token whose header holds nothing but alg, typ and kid; '' otherwise. */
