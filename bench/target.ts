@@ -6,6 +6,8 @@
  *   BENCH_MODE=argon       no HTTP: closed loops of raw argon2id verifies, same parameters and thread pool.
  * Every mode measures its event-loop delay and answers {type:'stats'} with it and its RSS.
  */
+// First, as in every process entry of the service: libuv's thread pool (the hashing threads) sized to the cores.
+import '../src/interfaces/thread-pool';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

@@ -13,7 +13,7 @@ export interface NodemailerMailerOptions {
   productName?: string;
   /** One pooled set of connections reused across mails (default) or a connection per mail. */
   pool?: boolean;
-  /** Default 2: the mailer sends one mail per partition at a time. */
+  /** Default 5 (nodemailer's own): the mailer has several mails in flight per partition (MAILER_IN_FLIGHT). */
   maxConnections?: number;
   /** Default 10 s each; the socket (idle in a command) 60 s. */
   connectionTimeoutMs?: number;
@@ -107,7 +107,7 @@ export class NodemailerMailer implements Mailer {
             ...connection,
             ...timeouts,
             pool: true,
-            maxConnections: options.maxConnections ?? 2,
+            maxConnections: options.maxConnections ?? 5,
             // A connection lost mid-message fails the send: the caller's retry decides, with its
             // backoff and its idempotency, rather than a silent requeue inside the pool.
             maxRequeues: 0,

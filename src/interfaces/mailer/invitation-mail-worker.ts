@@ -69,7 +69,8 @@ const HEADER_PREFIX = 'x-dlq-';
  *   dead-lettered), so a crash never skips a message; a message
  *   handled but not yet committed is delivered again and the use case's idempotency (per event
  *   id) sends nothing the second time. The one duplicate possible is a crash after the mail
- *   server accepted a mail and before the event was recorded as handled.
+ *   server accepted a mail and before the event was recorded as handled: at most one per mail
+ *   in flight, i.e. partitionsConsumedConcurrently × mailsInFlightPerPartition.
  * - A temporary failure (a 4xx, SMTP or the database away) is retried in place with a capped
  *   exponential backoff, heartbeating meanwhile, until it succeeds, the worker stops or the
  *   partition is taken away; the offset stays uncommitted, so nothing is lost. The user's later

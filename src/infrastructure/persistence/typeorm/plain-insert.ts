@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager, EntitySchema, ObjectLiteral } from 'typeorm';
 
 /** Inserts rows of one entity with an INSERT written once per DataSource (see user-reads.ts for why). */
-export type PlainInsert<T> = (manager: EntityManager, records: readonly T[]) => Promise<void>;
+export type PlainInsert<T> = (manager: EntityManager, records: readonly T[], tail?: string) => Promise<void>;
 
 const inserts = new WeakMap<DataSource, Map<EntitySchema<unknown>, PlainInsert<unknown>>>();
 
@@ -29,12 +29,13 @@ function buildInsert<T extends ObjectLiteral>(dataSource: DataSource, schema: En
   const columns = metadata.columns;
   const head = `INSERT INTO ${driver.escape(metadata.tableName)} (${columns.map((c) => driver.escape(c.databaseName)).join(', ')}) VALUES `;
   const row = `(${columns.map(() => '?').join(', ')})`;
-  return async (manager, records) => {
+  // `tail`: a dialect's conflict clause (ON DUPLICATE KEY UPDATE …, ON CONFLICT … DO …), written by the caller.
+  return async (manager, records, tail = '') => {
     if (records.length === 0) return;
     const parameters: unknown[] = [];
     for (const record of records) {
       for (const c of columns) parameters.push(driver.preparePersistentValue((record as Record<string, unknown>)[c.propertyName], c));
     }
-    await manager.query(head + new Array<string>(records.length).fill(row).join(', '), parameters);
+    await manager.query(head + new Array<string>(records.length).fill(row).join(', ') + tail, parameters);
   };
 }

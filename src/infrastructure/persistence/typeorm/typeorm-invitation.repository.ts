@@ -1,25 +1,36 @@
 import { type EntityManager, IsNull, type Repository } from 'typeorm';
 import type { InvitationRepository } from '../../../application/ports/invitation-repository.port';
 import type { Invitation } from '../../../domain/invitations/invitation';
+import { isMysqlFamily } from './data-source';
+import { plainInsertOf } from './plain-insert';
 import { type InvitationRecord, InvitationSchema } from './records';
 
 export class TypeOrmInvitationRepository implements InvitationRepository {
   private readonly repository: Repository<InvitationRecord>;
 
-  constructor(manager: EntityManager) {
+  constructor(private readonly manager: EntityManager) {
     this.repository = manager.getRepository(InvitationSchema);
   }
 
   async replaceForUser(invitation: Invitation): Promise<void> {
-    // Delete then insert (not an upsert): portable, and the old token hash is gone in the same transaction.
-    await this.repository.delete({ userId: invitation.userId });
-    await this.repository.insert({
-      userId: invitation.userId,
-      tokenHash: invitation.tokenHash,
-      createdAt: invitation.createdAt,
-      expiresAt: invitation.expiresAt,
-      usedAt: invitation.usedAt ?? null,
-    });
+    // One statement: the user's row (there is at most one, keyed by user) is inserted or overwritten,
+    // so the old token hash is gone the moment the new one is written.
+    const replace = isMysqlFamily(this.manager.connection)
+      ? ' ON DUPLICATE KEY UPDATE token_hash = VALUES(token_hash), created_at = VALUES(created_at), expires_at = VALUES(expires_at), used_at = VALUES(used_at)'
+      : ' ON CONFLICT (user_id) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at, expires_at = excluded.expires_at, used_at = excluded.used_at';
+    await plainInsertOf(this.manager.connection, InvitationSchema)(
+      this.manager,
+      [
+        {
+          userId: invitation.userId,
+          tokenHash: invitation.tokenHash,
+          createdAt: invitation.createdAt,
+          expiresAt: invitation.expiresAt,
+          usedAt: invitation.usedAt ?? null,
+        },
+      ],
+      replace,
+    );
   }
 
   async findByTokenHash(tokenHash: string): Promise<Invitation | null> {

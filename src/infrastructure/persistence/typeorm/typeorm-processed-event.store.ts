@@ -1,21 +1,20 @@
 import type { EntityManager } from 'typeorm';
 import type { ProcessedEventStore } from '../../../application/ports/processed-event-store.port';
-import { uniqueViolationOn } from './database-errors';
+import { isMysqlFamily } from './data-source';
+import { plainInsertOf } from './plain-insert';
 import { ProcessedEventSchema } from './records';
 
 export class TypeOrmProcessedEventStore implements ProcessedEventStore {
   constructor(private readonly manager: EntityManager) {}
 
   async has(consumer: string, eventId: string): Promise<boolean> {
-    return this.manager.getRepository(ProcessedEventSchema).exists({ where: { consumer, eventId } });
+    const rows = (await this.manager.query('SELECT 1 AS found FROM processed_events WHERE consumer = ? AND event_id = ?', [consumer, eventId])) as unknown[];
+    return rows.length > 0;
   }
 
   async record(consumer: string, eventId: string, at: Date): Promise<void> {
-    try {
-      await this.manager.getRepository(ProcessedEventSchema).insert({ consumer, eventId, processedAt: at });
-    } catch (error) {
-      // Recorded already (a redelivery raced us): that is the state we want.
-      if (uniqueViolationOn(error) === null) throw error;
-    }
+    // Recorded already (a redelivery raced us) is the state we want: the insert then does nothing.
+    const ignoreTaken = isMysqlFamily(this.manager.connection) ? ' ON DUPLICATE KEY UPDATE consumer = consumer' : ' ON CONFLICT DO NOTHING';
+    await plainInsertOf(this.manager.connection, ProcessedEventSchema)(this.manager, [{ consumer, eventId, processedAt: at }], ignoreTaken);
   }
 }
