@@ -14,7 +14,9 @@ import { TypeOrmProcessedEventStore } from '../../../src/infrastructure/persiste
 import { TypeOrmPermissionRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-permission.repository';
 import { TypeOrmRoleRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
 import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
-import { TypeOrmUserRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
+import { TypeOrmUserRepository, toRecord as recordOf } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
+import { UserSchema } from '../../../src/infrastructure/persistence/typeorm/records';
+import { userTotalOf } from '../../../src/infrastructure/persistence/typeorm/user-total';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { ALL_TARGETS } from './database-targets';
 import type { PermissionRepository } from '../../../src/application/ports/permission-repository.port';
@@ -166,6 +168,36 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       const after = await Promise.all(Array.from({ length: 20 }, () => users.findById(joined[0]!.id)));
       expect(after.map((user) => user!.tokenVersion)).toEqual(Array(20).fill(version + 1));
       await inFlight;
+    });
+
+    it("moves the cached total with this process's own committed writes, without counting again", async () => {
+      const users = new TypeOrmUserRepository(dataSource.manager);
+      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
+      const total = async () => (await users.list({ offset: 0, limit: 1 })).total;
+      userTotalOf(dataSource).invalidate();
+      const start = await total(); // counted now; the steps below take far less than USER_TOTAL_TTL_MS
+      // Another process's write (straight to the table): not in the cached total until a recount.
+      await dataSource.getRepository(UserSchema).insert({ ...recordOf(pendingUser(`other-${ids.next()}@example.com`)) });
+      expect(await total()).toBe(start);
+
+      const own = pendingUser(`own-${ids.next()}@example.com`);
+      await users.add(own);
+      expect(await total()).toBe(start + 1); // a recount would also have found the other process's row
+      await unitOfWork.run(async ({ users: inTransaction }) => inTransaction.add(pendingUser(`tx-${ids.next()}@example.com`)));
+      expect(await total()).toBe(start + 2);
+      await expect(
+        unitOfWork.run(async ({ users: inTransaction }) => {
+          await inTransaction.add(pendingUser(`rolled-back-${ids.next()}@example.com`));
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await total()).toBe(start + 2);
+      await users.delete(own.id);
+      const afterDelete = await total();
+      // Drivers that report the rows a DELETE removed move the total; others drop it and count again.
+      expect([start + 1, start + 2]).toContain(afterDelete);
+      userTotalOf(dataSource).invalidate();
+      expect(await total()).toBe(start + 2); // the exact count: the other process's row and one of ours
     });
 
     it('reads deep pages (ids first, from the nearer end) exactly as the ordered table has them', async () => {

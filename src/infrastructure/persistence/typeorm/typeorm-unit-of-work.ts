@@ -19,19 +19,21 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
 
   async run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
     let outbox: TypeOrmOutbox | undefined;
+    let users: TypeOrmUserRepository | undefined;
     const transaction = () =>
       this.dataSource.transaction((manager) => {
         outbox = new TypeOrmOutbox(manager);
+        users = new TypeOrmUserRepository(manager);
         return work({
-          users: new TypeOrmUserRepository(manager),
+          users,
           outbox,
           invitations: new TypeOrmInvitationRepository(manager),
           processedEvents: new TypeOrmProcessedEventStore(manager),
         });
       });
     const result = await this.exclusive(() => retryDeadlocks(transaction));
-    // Committed: the user total is recounted on the next list (users may have been added or removed).
-    userTotalOf(this.dataSource).invalidate();
+    // Committed: the user total moves by what the (last, successful) attempt added or removed.
+    userTotalOf(this.dataSource).adjust(users?.uncommittedUserDelta ?? 0);
     if (outbox && outbox.appended > 0) this.onEventsCommitted();
     return result;
   }

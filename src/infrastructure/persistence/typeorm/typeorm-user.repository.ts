@@ -22,6 +22,15 @@ export class TypeOrmUserRepository implements UserRepository {
     this.repository = manager.getRepository(UserSchema);
   }
 
+  /** Users added minus users removed through this repository inside its transaction, not yet committed. */
+  uncommittedUserDelta = 0;
+
+  /** Outside a transaction the write is committed: the cached total moves now; inside, at commit (TypeOrmUnitOfWork). NaN: unknown. */
+  private counted(delta: number): void {
+    if (this.manager.queryRunner?.isTransactionActive) this.uncommittedUserDelta += delta;
+    else userTotalOf(this.manager.connection).adjust(delta);
+  }
+
   /** Built on first use: the repository may be made before its DataSource is initialised. */
   private get reads(): UserReads {
     return userReadsOf(this.manager.connection);
@@ -50,7 +59,7 @@ export class TypeOrmUserRepository implements UserRepository {
   async add(user: User): Promise<void> {
     try {
       await plainInsertOf(this.manager.connection, UserSchema)(this.manager, [toRecord(user)]);
-      userTotalOf(this.manager.connection).invalidate();
+      this.counted(+1);
     } catch (error) {
       const index = uniqueViolationOn(error);
       if (index?.includes('email')) throw new EmailAlreadyTakenError();
@@ -72,8 +81,9 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async delete(id: string): Promise<void> {
-    await this.repository.delete({ id });
-    userTotalOf(this.manager.connection).invalidate();
+    const { affected } = await this.repository.delete({ id });
+    // A driver that does not say how many rows went (affected undefined) makes the total unknown.
+    this.counted(typeof affected === 'number' ? -affected : Number.NaN);
     userChangesOf(this.manager.connection).notify(id);
   }
 
@@ -126,7 +136,7 @@ function toDomain(r: UserRecord): User {
   });
 }
 
-function toRecord(user: User): UserRecord {
+export function toRecord(user: User): UserRecord {
   const u = user.toSnapshot();
   return {
     id: u.id,

@@ -4,10 +4,12 @@ import type { DataSource } from 'typeorm';
  * The number of users, for the user list's pagination, without a COUNT(*) per request.
  *
  * Freshness: the total is recounted when it is older than USER_TOTAL_TTL_MS (the stale value is
- * served while the recount runs, so no request waits for it), and at once after any write this
- * process commits through the unit of work or the user repository (`invalidate`): the next list
- * then waits for an exact count. Users added or removed by another process (another replica, a
- * bulk import) show in the total after at most USER_TOTAL_TTL_MS plus one count.
+ * served while the recount runs, so no request waits for it). Users this process adds or removes
+ * move the total at once when their write commits (`adjust`), without a recount, so an invite
+ * does not make the next list count a million rows; only when a recount is in flight (it may or may
+ * not see the change) is the total dropped instead, and the next list waits for an exact count.
+ * Users added or removed by another process (another replica, a bulk import) show in the total
+ * after at most USER_TOTAL_TTL_MS plus one count.
  */
 export const USER_TOTAL_TTL_MS = 5000;
 
@@ -32,6 +34,13 @@ class UserTotal {
   invalidate(): void {
     this.generation++;
     this.value = null;
+  }
+
+  /** This process committed `delta` more (or fewer) users; NaN when it cannot tell how many. */
+  adjust(delta: number): void {
+    if (delta === 0) return;
+    if (this.counting || Number.isNaN(delta)) this.invalidate();
+    else if (this.value !== null) this.value += delta;
   }
 
   private recount(count: () => Promise<number>): Promise<number> {
