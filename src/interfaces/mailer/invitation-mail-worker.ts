@@ -230,53 +230,69 @@ export class InvitationMailWorker {
   }
 
   /**
-   * A batch is taken in windows of `mailsInFlightPerPartition` messages: within a window the
-   * messages of different keys (users) are handled at once, those of one key one after another,
-   * and the window's handled prefix is committed before the next window starts.
+   * A batch is handled with up to `mailsInFlightPerPartition` messages in flight at once, a new one
+   * started as soon as one ends (no barrier between groups): messages of different keys (users) run
+   * side by side, those of one key one after another. The offset committed is always the end of the
+   * unbroken run of handled messages from the start of the batch, at most every COMMIT_INTERVAL_MS
+   * and when the batch ends.
    */
   private async onBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    const size = this.options.mailsInFlightPerPartition ?? DEFAULT_MAILS_IN_FLIGHT;
-    for (let start = 0; start < batch.messages.length; start += size) {
-      if (!this.canContinue(payload)) return;
-      const window = batch.messages.slice(start, start + size);
-      const done = await this.handleWindow(batch.topic, batch.partition, window, payload);
-      const firstLeft = done.indexOf(false);
-      const handled = firstLeft === -1 ? window.length : firstLeft;
-      if (handled > 0) {
-        const last = window[handled - 1]!;
-        this.options.metrics?.consumerLag(batch.topic, batch.partition, Number(batch.highWatermark) - Number(last.offset) - 1);
+    const limit = this.options.mailsInFlightPerPartition ?? DEFAULT_MAILS_IN_FLIGHT;
+    const progress = new BatchProgress(batch.messages.length);
+    const lastOfKey = new Map<string, Promise<boolean>>();
+    const inFlight = new Set<Promise<boolean>>();
+    let leftOne = false; // a message was left for later (stopping, partition lost): start no more
+    let committing: Promise<void> = Promise.resolve();
+    let committedAt = Date.now();
+    const commit = (force: boolean): Promise<void> => {
+      committing = committing.then(async () => {
+        const upTo = progress.handledPrefix();
+        if (upTo <= progress.committed || (!force && Date.now() - committedAt < COMMIT_INTERVAL_MS)) return;
+        const last = batch.messages[upTo - 1]!;
         payload.resolveOffset(last.offset);
         await payload.commitOffsetsIfNecessary({
           topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() }] }],
         });
+        progress.committed = upTo;
+        committedAt = Date.now();
+        this.options.metrics?.consumerLag(batch.topic, batch.partition, Number(batch.highWatermark) - Number(last.offset) - 1);
         await payload.heartbeat();
-      }
-      // Stopping, or the partition went elsewhere: what follows the first message left is delivered again
-      // (handled ones among it are recognised by their event id and send nothing).
-      if (handled < window.length) return;
-    }
-  }
+      });
+      return committing;
+    };
 
-  /** For each message of the window, whether it is handled for good: one key's messages in order, different keys at once. */
-  private async handleWindow(topic: string, partition: number, window: KafkaMessage[], payload: EachBatchPayload): Promise<boolean[]> {
-    const done = window.map(() => false);
-    const byKey = new Map<string, number[]>();
-    window.forEach((message, index) => {
+    for (const [index, message] of batch.messages.entries()) {
+      while (inFlight.size >= limit && !leftOne) await Promise.race([...inFlight].map((task) => task.catch(() => false)));
+      if (leftOne || !this.canContinue(payload)) break;
       const key = message.key ? `k:${message.key.toString('base64')}` : `i:${index}`;
-      const indexes = byKey.get(key);
-      if (indexes) indexes.push(index);
-      else byKey.set(key, [index]);
-    });
-    await Promise.all(
-      [...byKey.values()].map(async (indexes) => {
-        for (const index of indexes) {
-          if (!(await this.handleWithRetry(topic, partition, window[index]!, payload))) return; // the key's later messages wait
-          done[index] = true;
-        }
-      }),
-    );
-    return done;
+      const before = lastOfKey.get(key) ?? Promise.resolve(true);
+      // One key's messages in order: each waits for the one before it, and is left too if that one was.
+      const task: Promise<boolean> = before.then(async (previousHandled) => {
+        if (!previousHandled || leftOne) return false;
+        const handled = await this.handleWithRetry(batch.topic, batch.partition, message, payload);
+        if (handled) progress.handled(index);
+        else leftOne = true;
+        return handled;
+      });
+      lastOfKey.set(key, task);
+      inFlight.add(task);
+      void task.then(
+        () => {
+          inFlight.delete(task);
+          void commit(false).catch(() => undefined);
+        },
+        () => {
+          inFlight.delete(task);
+          leftOne = true;
+        },
+      );
+    }
+    // Every started message settles; a failure (a rebalance seen while heartbeating) is raised after.
+    const outcomes = await Promise.allSettled([...inFlight, ...lastOfKey.values()]);
+    await commit(true);
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** true once the message is handled for good (its offset may be committed); false when it must be left for later. */
@@ -413,5 +429,29 @@ function peekEventId(value: Buffer | null): string | undefined {
     return typeof id === 'string' ? id.slice(0, 64) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Offsets may be committed at most this often while a batch is being handled (and always at its end). */
+const COMMIT_INTERVAL_MS = 100;
+
+/** Which messages of a batch are handled, and how far an unbroken run of them reaches from its start. */
+class BatchProgress {
+  private readonly done: boolean[];
+  private prefix = 0;
+  /** Messages whose offsets are committed (a prefix of the batch). */
+  committed = 0;
+
+  constructor(size: number) {
+    this.done = new Array<boolean>(size).fill(false);
+  }
+
+  handled(index: number): void {
+    this.done[index] = true;
+  }
+
+  handledPrefix(): number {
+    while (this.prefix < this.done.length && this.done[this.prefix]) this.prefix++;
+    return this.prefix;
   }
 }
