@@ -417,7 +417,9 @@ export async function runBench(): Promise<Row[]> {
     rows.push(rowOf('invite', 'POST /v1/users/invite', 'bare route: one INSERT in a transaction', await pair('invite vs insert', () => closedLoop(apiMid.url, inviteSpec, connections, seconds), () => closedLoop(bare.url, { method: 'POST', path: '/insert', body: () => '{}' }, connections, seconds), throughputRatio), 'req/s', '≥ 50 %', (r) => r >= 0.5));
 
     // 8-9. Invitation → event on Kafka → mail accepted by SMTP, open loop.
-    await Promise.all([apiSmall.stop(), apiBig.stop(), apiNoAuth.stop(), bare.stop(), argon.stop()]);
+    // Every other process stops first, apiMid included: its relay would otherwise still be publishing the
+    // backlog of the invite throughput run (thousands of events) on the same cores during this one.
+    await Promise.all([apiSmall.stop(), apiBig.stop(), apiMid.stop(), apiNoAuth.stop(), bare.stop(), argon.stop()]);
     const latEnv = apiEnv(databases.lat, { KAFKA_BROKERS: kafka.brokers, KAFKA_TOPIC: topicLat, SMTP_URL: smtp.url, MAILER_GROUP_ID: `bench-mailer-${suffix}`, PUBLIC_URL: 'http://bench.local', MAILER_CONCURRENCY: '3' });
     const apiLat = await startTarget('api@lat', 'api', latEnv);
     cleanups.push(() => apiLat.stop());

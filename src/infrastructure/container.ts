@@ -15,6 +15,7 @@ import type { Clock } from '../application/ports/clock.port';
 import type { IdGenerator } from '../application/ports/id-generator.port';
 import type { PasswordHasher } from '../application/ports/password-hasher.port';
 import type { PermissionRepository } from '../application/ports/permission-repository.port';
+import type { ProcessedEventStore } from '../application/ports/processed-event-store.port';
 import type { RoleRepository } from '../application/ports/role-repository.port';
 import type { TokenIssuer } from '../application/ports/token-issuer.port';
 import type { UnitOfWork } from '../application/ports/unit-of-work.port';
@@ -49,6 +50,7 @@ import { KafkaEventPublisher } from './messaging/kafka-event-publisher';
 import { OutboxRelay } from './messaging/outbox-relay';
 import { createDataSource } from './persistence/typeorm/data-source';
 import { TypeOrmInvitationRepository } from './persistence/typeorm/typeorm-invitation.repository';
+import { TypeOrmProcessedEventStore } from './persistence/typeorm/typeorm-processed-event.store';
 import { TypeOrmPermissionRepository } from './persistence/typeorm/typeorm-permission.repository';
 import { TypeOrmRoleRepository } from './persistence/typeorm/typeorm-role.repository';
 import { TypeOrmUnitOfWork } from './persistence/typeorm/typeorm-unit-of-work';
@@ -85,6 +87,7 @@ export interface Cradle {
   permissionRepository: PermissionRepository;
   unitOfWork: UnitOfWork;
   invitationRepository: InvitationRepository;
+  processedEventStore: ProcessedEventStore;
   secretTokens: SecretTokens;
   invitationSettings: InvitationSettings;
   readiness: Readiness;
@@ -187,6 +190,13 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
       .disposer((mailer) => (mailer as { close?: () => Promise<void> }).close?.()),
     issueInvitation: asClass(IssueInvitationUseCase).singleton(),
     invitationRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmInvitationRepository(dataSource.manager)).singleton(),
+    processedEventStore: asFunction(
+      ({ dataSource, unitOfWork }: Cradle) =>
+        new TypeOrmProcessedEventStore(
+          dataSource.manager,
+          unitOfWork instanceof TypeOrmUnitOfWork ? (work) => unitOfWork.exclusive(work) : undefined,
+        ),
+    ).singleton(),
     secretTokens: asClass(RandomSecretTokens).singleton(),
     invitationSettings: asValue({ publicUrl: config.publicUrl, invitationTtlSeconds: config.invitationTtlSeconds }),
     readiness: asFunction(({ dataSource }: Cradle) => new Readiness(dataSource)).singleton(),

@@ -1,5 +1,6 @@
 import type { Clock } from '../ports/clock.port';
 import type { Mailer } from '../ports/mailer.port';
+import type { ProcessedEventStore } from '../ports/processed-event-store.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 
@@ -25,6 +26,7 @@ export interface InvitationSettings {
  */
 export class IssueInvitationUseCase {
   private readonly unitOfWork: UnitOfWork;
+  private readonly processedEvents: ProcessedEventStore;
   private readonly tokens: SecretTokens;
   private readonly mailer: Mailer;
   private readonly clock: Clock;
@@ -32,12 +34,15 @@ export class IssueInvitationUseCase {
 
   constructor(deps: {
     unitOfWork: UnitOfWork;
+    /** Outside any transaction: the record after the mail is a write of its own. */
+    processedEventStore: ProcessedEventStore;
     secretTokens: SecretTokens;
     mailer: Mailer;
     clock: Clock;
     invitationSettings: InvitationSettings;
   }) {
     this.unitOfWork = deps.unitOfWork;
+    this.processedEvents = deps.processedEventStore;
     this.tokens = deps.secretTokens;
     this.mailer = deps.mailer;
     this.clock = deps.clock;
@@ -72,7 +77,8 @@ export class IssueInvitationUseCase {
       link: `${this.settings.publicUrl}/invitations/accept?token=${encodeURIComponent(prepared.token)}`,
       expiresAt: prepared.invitation.expiresAt,
     });
-    await this.unitOfWork.run(({ processedEvents }) => processedEvents.record(MAILER_CONSUMER, eventId, this.clock.now()));
+    // A single write: no transaction needed around it.
+    await this.processedEvents.record(MAILER_CONSUMER, eventId, this.clock.now());
     return 'sent';
   }
 }

@@ -5,7 +5,11 @@ import { plainInsertOf } from './plain-insert';
 import { ProcessedEventSchema } from './records';
 
 export class TypeOrmProcessedEventStore implements ProcessedEventStore {
-  constructor(private readonly manager: EntityManager) {}
+  constructor(
+    private readonly manager: EntityManager,
+    /** SQLite's one shared connection, outside a transaction: the write takes its turn (TypeOrmUnitOfWork.exclusive). */
+    private readonly exclusive: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
+  ) {}
 
   async has(consumer: string, eventId: string): Promise<boolean> {
     const rows = (await this.manager.query('SELECT 1 AS found FROM processed_events WHERE consumer = ? AND event_id = ?', [consumer, eventId])) as unknown[];
@@ -15,6 +19,8 @@ export class TypeOrmProcessedEventStore implements ProcessedEventStore {
   async record(consumer: string, eventId: string, at: Date): Promise<void> {
     // Recorded already (a redelivery raced us) is the state we want: the insert then does nothing.
     const ignoreTaken = isMysqlFamily(this.manager.connection) ? ' ON DUPLICATE KEY UPDATE consumer = consumer' : ' ON CONFLICT DO NOTHING';
-    await plainInsertOf(this.manager.connection, ProcessedEventSchema)(this.manager, [{ consumer, eventId, processedAt: at }], ignoreTaken);
+    await this.exclusive(() =>
+      plainInsertOf(this.manager.connection, ProcessedEventSchema)(this.manager, [{ consumer, eventId, processedAt: at }], ignoreTaken),
+    );
   }
 }

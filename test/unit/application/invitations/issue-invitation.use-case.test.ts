@@ -32,6 +32,7 @@ function setup(settings: Partial<InvitationSettings> = {}) {
   const mailer = new RecordingMailer();
   const issue = new IssueInvitationUseCase({
     unitOfWork,
+    processedEventStore: processedEvents,
     secretTokens: tokens,
     mailer,
     clock,
