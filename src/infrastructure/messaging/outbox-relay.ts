@@ -33,6 +33,12 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** How often the loop looks for rows nobody nudged it about (other replicas, missed nudges). Default 250 ms. */
   pollIntervalMs?: number;
+  /**
+   * How long a pass waits after a nudge (and after a pass that published something) so that commits
+   * arriving meanwhile go out in the same pass: one claim, one Kafka request and one update for several
+   * events instead of one each. Default 10 ms; 0 starts the pass at once.
+   */
+  lingerMs?: number;
   /** Backoff after a failed pass: exponential from `initialMs`, capped at `maxMs`, ±20 % jitter. Default 500 ms → 30 s. */
   backoff?: { initialMs?: number; maxMs?: number };
   /** A publish not settled within this time counts as failed (it may still land: at least once). Default 30 s. */
@@ -73,6 +79,7 @@ export interface OutboxRelayStatus {
 const DEFAULTS = {
   batchSize: 100,
   pollIntervalMs: 250,
+  lingerMs: 10,
   backoffInitialMs: 500,
   backoffMaxMs: 30_000,
   publishTimeoutMs: 30_000,
@@ -111,6 +118,8 @@ export class OutboxRelay {
   private readonly source: string;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
+  private readonly lingerMs: number;
+  private lingerTimer: NodeJS.Timeout | undefined;
   private readonly backoffInitialMs: number;
   private readonly backoffMaxMs: number;
   private readonly publishTimeoutMs: number;
@@ -141,6 +150,8 @@ export class OutboxRelay {
     this.source = options.source ?? DEFAULT_EVENT_SOURCE;
     this.batchSize = integer(options.batchSize ?? DEFAULTS.batchSize, 'batchSize');
     this.pollIntervalMs = positive(options.pollIntervalMs ?? DEFAULTS.pollIntervalMs, 'pollIntervalMs');
+    this.lingerMs = options.lingerMs ?? DEFAULTS.lingerMs;
+    if (!Number.isFinite(this.lingerMs) || this.lingerMs < 0) throw new RangeError(`lingerMs must be 0 or more (got ${this.lingerMs})`);
     this.backoffInitialMs = positive(options.backoff?.initialMs ?? DEFAULTS.backoffInitialMs, 'backoff.initialMs');
     this.backoffMaxMs = Math.max(this.backoffInitialMs, positive(options.backoff?.maxMs ?? DEFAULTS.backoffMaxMs, 'backoff.maxMs'));
     this.publishTimeoutMs = positive(options.publishTimeoutMs ?? DEFAULTS.publishTimeoutMs, 'publishTimeoutMs');
@@ -187,6 +198,8 @@ export class OutboxRelay {
     const done = this.loopDone;
     if (!done) return;
     this.stopping = true;
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
     this.wake?.();
     await done;
     this.logger.info({ published: this.publishedTotal }, 'outbox relay stopped');
@@ -198,7 +211,16 @@ export class OutboxRelay {
    */
   nudge(): void {
     this.nudged = true;
-    if (this.wake && this.wakeOnNudge) this.wake();
+    if (!this.wake || !this.wakeOnNudge) return;
+    if (this.lingerMs === 0) {
+      this.wake();
+      return;
+    }
+    // Wake after the linger, once however many nudges arrive meanwhile.
+    this.lingerTimer ??= setTimeout(() => {
+      this.lingerTimer = undefined;
+      if (this.wakeOnNudge) this.wake?.();
+    }, this.lingerMs);
   }
 
   /** One pass: claims, publishes and marks at most one batch. Resolves to the events published; rejects when it failed. */
@@ -266,7 +288,11 @@ export class OutboxRelay {
         continue;
       }
       this.onSuccess();
-      if (outcome.published > 0) continue; // more may be waiting (a user's next event, a full batch)
+      if (outcome.published > 0) {
+        // More may be waiting (a user's next event, a full batch): the next pass after the linger.
+        if (this.lingerMs > 0 && !this.stopping) await this.sleep(this.lingerMs, false);
+        continue;
+      }
       await this.sweepIfDue();
       if (this.nudged || this.stopping) continue;
       await this.sleep(this.pollIntervalMs, true);

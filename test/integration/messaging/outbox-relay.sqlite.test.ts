@@ -131,6 +131,27 @@ describe.each(drivers)('OutboxRelay on SQLite (%s) → in-process bus', (driver)
     expect(lines.filter((l) => l.includes('@example.com'))).toEqual([]);
   });
 
+  it('publishes what is committed while a nudged pass lingers in that one pass', async () => {
+    const bus = createInProcessEventBus();
+    const batches: number[] = [];
+    const publisher = { publish: async (events: readonly CloudEvent[]) => { batches.push(events.length); await bus.publish(events); } };
+    const relay = new OutboxRelay({ dataSource, publisher, logger: capturingLogger('warn').logger, exclusive, pollIntervalMs: 60_000, lingerMs: 300 });
+    relay.start();
+    try {
+      await eventually(async () => relay.status().running, (running) => running, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // its first pass found nothing: asleep until nudged
+      const rows = interleavedRows(5, 1);
+      for (const row of rows) {
+        await exclusive(() => insertOutboxRows(dataSource, [row]));
+        relay.nudge(); // as every commit does
+      }
+      await eventually(() => outboxCounts(dataSource), (c) => c.unpublished === 0, 5_000);
+      expect(batches).toEqual([5]);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('publishes many users\' events in id order per user, and flush() leaves nothing behind', async () => {
     const bus = createInProcessEventBus();
     const seen: CloudEvent[] = [];
