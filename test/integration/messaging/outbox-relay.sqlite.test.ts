@@ -134,7 +134,13 @@ describe.each(drivers)('OutboxRelay on SQLite (%s) → in-process bus', (driver)
   it('publishes what is committed while a nudged pass lingers in that one pass', async () => {
     const bus = createInProcessEventBus();
     const batches: number[] = [];
-    const publisher = { publish: async (events: readonly CloudEvent[]) => { batches.push(events.length); await bus.publish(events); } };
+    const publisher = {
+      publish: async (events: readonly CloudEvent[]) => {
+        batches.push(events.length);
+        await bus.publish(events);
+      },
+      close: async () => undefined,
+    };
     const relay = new OutboxRelay({ dataSource, publisher, logger: capturingLogger('warn').logger, exclusive, pollIntervalMs: 60_000, lingerMs: 300 });
     relay.start();
     try {
