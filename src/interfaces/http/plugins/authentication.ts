@@ -44,7 +44,7 @@ type Verify = (request: FastifyRequest) => Promise<Record<string, unknown>>;
  * Every failure, whatever its cause, is the same 401.
  */
 async function authentication(app: FastifyInstance, options: AuthenticationOptions): Promise<void> {
-  // One @fastify/jwt namespace per key, each with its own static, caching verifier: the token's
+  // One @fastify/jwt namespace per key, each with its own verifier: the token's
   // `kid` picks the namespace, so a token is only ever checked against the key it names.
   const verifiers = new Map<string, Verify>();
   for (const [index, key] of options.verificationKeys.entries()) {
@@ -58,7 +58,7 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
         allowedIss: options.issuer,
         allowedAud: options.audience,
         requiredClaims: ['iss', 'aud', 'sub', 'iat', 'exp', 'ver'],
-        cache: 10_000,
+        // No fast-jwt cache: a verified token is remembered below (VerifiedTokens), once.
       },
     });
     verifiers.set(key.kid, (request) =>
@@ -67,8 +67,8 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
   }
 
   // Tokens whose signature and claims were verified, by their exact text, until they expire: a
-  // client sends the same token many times, and verifying it (decoding, hashing, checking the
-  // signature or fast-jwt's cache) cost more than the rest of the authentication. Whether its user
+  // client sends the same token many times, and verifying it (decoding, hashing and checking the
+  // signature) cost more than the rest of the authentication. Whether its user
   // is still signed in is not cached: resolveActor asks the database on every request.
   const verified = new VerifiedTokens(VERIFIED_TOKENS_MAX);
 
