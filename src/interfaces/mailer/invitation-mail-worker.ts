@@ -43,7 +43,8 @@ export interface InvitationMailWorkerOptions {
   partitionsConsumedConcurrently?: number;
   /**
    * Messages handled at once within a partition (different users' at once, one user's in order);
-   * default 8. Offsets are committed per window of this many messages.
+   * default 8. A new one starts as soon as one ends; offsets are committed up to the end of the
+   * unbroken run of handled messages, at most every 100 ms and when the batch ends.
    */
   mailsInFlightPerPartition?: number;
   /** kafkajs group session timeout (default 30 000) and heartbeat interval (default 3 000). */
@@ -74,7 +75,8 @@ const HEADER_PREFIX = 'x-dlq-';
  * - A temporary failure (a 4xx, SMTP or the database away) is retried in place with a capped
  *   exponential backoff, heartbeating meanwhile, until it succeeds, the worker stops or the
  *   partition is taken away; the offset stays uncommitted, so nothing is lost. The user's later
- *   messages, and the partition's next window, wait meanwhile, which keeps one user's events in order.
+ *   messages wait meanwhile, which keeps one user's events in order; other users' messages go on
+ *   in the remaining slots of the partition's in-flight limit, but no offset is committed past it.
  * - A permanent failure (a 5xx, a refused address) or a malformed message goes to the
  *   dead-letter topic with its key, value and headers and `x-dlq-*` headers saying why, is
  *   logged, and is committed: the consumer moves on.
