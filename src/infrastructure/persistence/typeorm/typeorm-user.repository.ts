@@ -25,9 +25,14 @@ export class TypeOrmUserRepository implements UserRepository {
   /** Users added minus users removed through this repository inside its transaction, not yet committed. */
   uncommittedUserDelta = 0;
 
+  /** A manager of the unit of work's transaction (bound to its connection), not the shared one. */
+  private get inTransaction(): boolean {
+    return this.manager.queryRunner !== undefined;
+  }
+
   /** Outside a transaction the write is committed: the cached total moves now; inside, at commit (TypeOrmUnitOfWork). NaN: unknown. */
   private counted(delta: number): void {
-    if (this.manager.queryRunner?.isTransactionActive) this.uncommittedUserDelta += delta;
+    if (this.inTransaction) this.uncommittedUserDelta += delta;
     else userTotalOf(this.manager.connection).adjust(delta);
   }
 
@@ -39,7 +44,7 @@ export class TypeOrmUserRepository implements UserRepository {
   async findById(id: string): Promise<User | null> {
     // Outside a transaction, concurrent look-ups (every authenticated request reads its user) share
     // round trips; inside one, the read must run on the transaction's connection.
-    const record = this.manager.queryRunner ? await this.reads.byId(this.manager, id) : await this.reads.byIdBatched(id);
+    const record = this.inTransaction ? await this.reads.byId(this.manager, id) : await this.reads.byIdBatched(id);
     return record ? toDomain(record) : null;
   }
 
@@ -97,7 +102,7 @@ export class TypeOrmUserRepository implements UserRepository {
     const total = await userTotalOf(this.manager.connection).get(() => this.repository.count());
     if (offset >= total) return { items: [], total };
     if (offset < DIRECT_OFFSET) {
-      const records = this.manager.queryRunner
+      const records = this.inTransaction
         ? await this.reads.page(this.manager, offset, limit)
         : await this.reads.pageBatched(offset, limit);
       return { items: records.map(toDomain), total };
