@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image; its argument selects the process: api (default), mailer, migrate (or cli …).
 #   docker build -t access-control .
-#   docker run --read-only --tmpfs /tmp -v ac-data:/data -p 3000:3000 access-control api
+#   docker run --read-only --tmpfs /tmp -v ac-data:/data -p 3000:3000 access-control:local api
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
@@ -32,8 +32,12 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json docker-entrypoint.sh ./
 RUN chmod 0755 docker-entrypoint.sh && mkdir -p /data && chown node:node /data
+# A volume, so `docker run --read-only` works with no mount at all: the engine gives /data an
+# anonymous volume owned by the service user (a tmpfs on /data is root's under Podman).
+VOLUME ["/data"]
 # The numeric id of the image's `node` user, so Kubernetes can verify runAsNonRoot.
 USER 1000:1000
-EXPOSE 3000 9464
+# No EXPOSE: each process publishes its own port (api 3000, mailer 9464, migrate none), and
+# testcontainers on Podman waits for every EXPOSEd port to be bound, so one the process does not ask for would hang it.
 ENTRYPOINT ["/app/docker-entrypoint.sh"]
 CMD ["api"]

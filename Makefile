@@ -3,12 +3,13 @@ SHELL := /bin/bash
 DATA_DIR ?= ./data
 NPM ?= npm
 
-.PHONY: install build run test test-unit lint clean help
+.PHONY: install build run test test-unit test-image lint clean help
 
 help:
 	@echo "make run    install, build and start on the embedded default (SQLite, in-process events, mail to files)"
 	@echo "make test   install, lint and run every test against real MariaDB/MySQL, Kafka and SMTP"
 	@echo "make lint   eslint, tsc --noEmit and the dependency rule"
+	@echo "make test-image   build the image and run it under a container engine (provisions Podman)"
 
 # Installs exactly the locked versions, again only when the lock file changes.
 node_modules/.install-stamp: package.json package-lock.json
@@ -37,16 +38,28 @@ run: build
 lint: install
 	$(NPM) run lint
 
-# Every test; the services come from DATABASE_URL/KAFKA_BROKERS, a container runtime, or
-# are provisioned locally (see test/support). The last line is "N passed, N failed".
+# Every test; the services come from DATABASE_URL/KAFKA_BROKERS, a container engine (testcontainers),
+# or are provisioned locally (see test/support). The container engine is found or provisioned
+# (scripts/container-engine.sh: Podman from Debian), and the images the tests run are built
+# (scripts/container-images.sh: the service's Dockerfile, and local stand-ins for images no
+# registry can give). The last line is "N passed, N failed".
 test: install lint
 	@bash scripts/audit.sh
 	$(NPM) run build
 	@bash scripts/ensure-chromium.sh
 	@bash scripts/ensure-kubectl.sh
 	@mkdir -p .cache
-	@status=0; npx jest --ci --json --outputFile=.cache/jest-results.json || status=$$?; \
-	  node scripts/test-summary.js .cache/jest-results.json; exit $$status
+	@bash scripts/container-engine.sh .cache/container-engine.env
+	@source .cache/container-engine.env && bash scripts/container-images.sh
+	@source .cache/container-engine.env; status=0; npx jest --ci --json --outputFile=.cache/jest-results.json || status=$$?; \
+	  node scripts/test-summary.js .cache/jest-results.json || status=1; exit $$status
+
+# The image alone: find or provision the engine, build the images, run the image's tests.
+test-image: install
+	@mkdir -p .cache
+	@bash scripts/container-engine.sh .cache/container-engine.env
+	@source .cache/container-engine.env && bash scripts/container-images.sh
+	@source .cache/container-engine.env && npx jest --ci --selectProjects integration -- test/e2e/image
 
 test-unit: install
 	npx jest --ci --selectProjects unit

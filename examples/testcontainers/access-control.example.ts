@@ -3,13 +3,14 @@
  * a MariaDB and a Kafka on one network, a bootstrap admin from the environment, ready when /readyz
  * answers 200. Then sign in as that admin and read the service's events from Kafka.
  *
- * Needs a container engine (Docker or Podman) and the image (`docker build -t access-control .`).
- * See docs/TESTCONTAINERS.md.
+ * Needs a container engine (Docker or Podman) and the image (`docker build -t access-control:local .`).
+ * `make test` runs it (test/e2e/image/testcontainers-example.e2e.test.ts). See docs/TESTCONTAINERS.md.
  */
 import { KafkaContainer, type StartedKafkaContainer } from '@testcontainers/kafka';
 import { MariaDbContainer, type StartedMariaDbContainer } from '@testcontainers/mariadb';
-import { Kafka } from 'kafkajs';
-import { GenericContainer, Network, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
+import { Kafka, logLevel } from 'kafkajs';
+import { Network, type StartedNetwork } from 'testcontainers';
+import { AccessControlContainer, type StartedAccessControlContainer } from './access-control-container';
 
 export const ADMIN = { username: 'admin', password: 'a-test-admin-password', email: 'admin@example.test' };
 export const EVENTS_TOPIC = 'access-control.user-events.v1';
@@ -27,11 +28,12 @@ export async function startAccessControl(image = process.env.ACCESS_CONTROL_IMAG
   const network: StartedNetwork = await new Network().start();
   const [mariadb, kafka]: [StartedMariaDbContainer, StartedKafkaContainer] = await Promise.all([
     new MariaDbContainer('mariadb:10.11').withNetwork(network).withNetworkAliases('db').withDatabase('access_control').start(),
-    new KafkaContainer('confluentinc/cp-kafka:7.9.2').withKraft().withNetwork(network).withNetworkAliases('kafka').start(),
+    // 9092 is published too: Podman 4 waits for every port the image EXPOSEs.
+    new KafkaContainer('confluentinc/cp-kafka:7.9.2').withKraft().withNetwork(network).withNetworkAliases('kafka').withExposedPorts(9093, 9092).start(),
   ]);
 
-  const api: StartedTestContainer = await new GenericContainer(image)
-    .withCommand(['api'])
+  // Read-only root filesystem, the image's non-root user, tmpfs on /tmp and /data: as Kubernetes runs it.
+  const api: StartedAccessControlContainer = await new AccessControlContainer('api', image)
     .withNetwork(network)
     .withEnvironment({
       // Container to container: the network aliases and the containers' own ports.
@@ -42,14 +44,10 @@ export async function startAccessControl(image = process.env.ACCESS_CONTROL_IMAG
       ADMIN_EMAIL: ADMIN.email,
       LOG_LEVEL: 'warn',
     })
-    .withExposedPorts(3000)
-    .withTmpFs({ '/tmp': 'rw', '/data': 'rw' })
     // Ready = database reachable and migrated (the API migrates on start by default).
-    .withWaitStrategy(Wait.forHttp('/readyz', 3000).forStatusCode(200))
-    .withStartupTimeout(60_000)
     .start();
 
-  const url = `http://${api.getHost()}:${api.getMappedPort(3000)}`;
+  const url = api.url();
   const signIn = async (username = ADMIN.username, password = ADMIN.password): Promise<string> => {
     const response = await fetch(`${url}/v1/auth/signin`, {
       method: 'POST',
@@ -73,7 +71,7 @@ export async function startAccessControl(image = process.env.ACCESS_CONTROL_IMAG
 }
 
 /** An example test body: invite someone and see the UserInvited event on the topic. */
-export async function exampleInviteAndReadEvent(service: AccessControl): Promise<void> {
+export async function exampleInviteAndReadEvent(service: AccessControl): Promise<{ type: string; requestid?: string }> {
   const token = await service.signIn();
   const invited = await fetch(`${service.url}/v1/users/invite`, {
     method: 'POST',
@@ -82,17 +80,21 @@ export async function exampleInviteAndReadEvent(service: AccessControl): Promise
   });
   if (invited.status !== 201) throw new Error(`invite failed: ${invited.status}`);
 
-  const consumer = new Kafka({ clientId: 'my-service-tests', brokers: [service.kafkaBrokers] }).consumer({ groupId: `tests-${Date.now()}` });
+  const consumer = new Kafka({ clientId: 'my-service-tests', brokers: [service.kafkaBrokers], logLevel: logLevel.NOTHING }).consumer({ groupId: `tests-${Date.now()}` });
   await consumer.connect();
   await consumer.subscribe({ topic: EVENTS_TOPIC, fromBeginning: true });
-  const event = await new Promise<{ type: string; requestid?: string; data: { email: string } }>((resolve) => {
+  const event = await new Promise<{ type: string; requestid?: string; data: { email: string } }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no UserInvited event for grace@example.test within 30 s')), 30_000);
     void consumer.run({
       eachMessage: async ({ message }) => {
         const value = JSON.parse(String(message.value)) as { type: string; requestid?: string; data: { email: string } };
-        if (value.type === 'UserInvited' && value.data.email === 'grace@example.test') resolve(value);
+        if (value.type === 'UserInvited' && value.data.email === 'grace@example.test') {
+          clearTimeout(timer);
+          resolve(value);
+        }
       },
     });
-  });
-  await consumer.disconnect();
+  }).finally(() => consumer.disconnect());
   if (event.requestid !== 'my-test-42') throw new Error('the event carries the request id of the invite');
+  return event;
 }

@@ -39,17 +39,28 @@ export function signingKeyFromPem(privateKeyPem: string, publicKeyPem: string): 
   return toSigningKey(privateKey, publicKey);
 }
 
-/** The embedded default: an Ed25519 pair generated on first start and kept under DATA_DIR. */
-export function loadOrCreateLocalSigningKey(dataDir: string): SigningKey {
+/**
+ * The embedded default: an Ed25519 pair generated on first start and kept under DATA_DIR. When
+ * DATA_DIR cannot be written (a read-only or root-owned mount, e.g. a tmpfs as Podman creates
+ * it), the pair lives in this process only and `onEphemeral` is told why: tokens then end with
+ * the process, which a throwaway test container can live with and a deployment sets
+ * JWT_PRIVATE_KEY/JWT_PUBLIC_KEY for anyway.
+ */
+export function loadOrCreateLocalSigningKey(dataDir: string, onEphemeral: (reason: string) => void = () => undefined): SigningKey {
   const file = path.join(dataDir, 'jwt-ed25519-private.pem');
   if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
     const { privateKey } = generateKeyPairSync('ed25519');
     // 'wx' fails when another process created it meanwhile; then we read theirs.
     try {
+      mkdirSync(dataDir, { recursive: true });
       writeFileSync(file, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600, flag: 'wx' });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+        onEphemeral(`${code}: ${dataDir} is not writable by this user`);
+        return toSigningKey(privateKey, createPublicKey(privateKey));
+      }
+      if (code !== 'EEXIST') throw error;
     }
   }
   const privateKey = createPrivateKey(readFileSync(file, 'utf8'));

@@ -14,7 +14,7 @@ type Service = {
   read_only?: boolean;
 };
 
-/** docker-compose.yml cannot be run here (no container engine); its structure is checked instead. */
+/** The structure of docker-compose.yml; test/e2e/image/compose.e2e.test.ts brings it up. */
 describe('docker-compose.yml', () => {
   const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
   const services = compose.services;
@@ -51,7 +51,9 @@ describe('docker-compose.yml', () => {
 
   it('starts in order: database and broker healthy, then the migration done, then api and mailer', () => {
     for (const name of ['mysql', 'kafka', 'mailpit', 'api', 'mailer']) expect(services[name].healthcheck?.test.length).toBeGreaterThan(0);
-    expect(services.migrate.depends_on).toEqual({ mysql: { condition: 'service_healthy' } });
+    // The migration creates the schema and the Kafka topics: both must be up.
+    expect(services.migrate.depends_on).toEqual({ mysql: { condition: 'service_healthy' }, kafka: { condition: 'service_healthy' } });
+    expect(services.migrate.environment?.KAFKA_BROKERS).toBe('kafka:9092');
     for (const name of ['api', 'mailer']) {
       expect(services[name].depends_on?.migrate).toEqual({ condition: 'service_completed_successfully' });
       expect(services[name].depends_on?.kafka).toEqual({ condition: 'service_healthy' });
