@@ -1,8 +1,11 @@
 import type { DatabaseServerHandle } from './database-server';
 import type { KafkaHandle } from './kafka';
+import type { MySqlServerHandle } from './mysql-server';
 
 export default async function globalTeardown(): Promise<void> {
-  const started = (globalThis as { __services?: { database?: DatabaseServerHandle; kafka?: KafkaHandle } }).__services;
+  const started = (globalThis as { __services?: { database?: DatabaseServerHandle; kafka?: KafkaHandle; mysql?: MySqlServerHandle } })
+    .__services;
   await started?.kafka?.stop();
+  await started?.mysql?.stop();
   await started?.database?.stop();
 }

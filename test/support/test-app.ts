@@ -43,6 +43,8 @@ export async function startTestApp(
   env: Record<string, string> = {},
   overrides: Overrides = {},
   existing?: TestDatabase,
+  /** Where the log lines go (with LOG_LEVEL in `env`), for tests that read them. */
+  logs?: { write(line: string): void },
 ): Promise<TestApp> {
   const database = existing ?? (await createTestDatabase());
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-app-'));
@@ -61,7 +63,7 @@ export async function startTestApp(
     INVITE_RATE_LIMIT: '0',
     ...env,
   });
-  const api = await startApi({ config, logger: createLogger(config.logLevel), overrides });
+  const api = await startApi({ config, logger: createLogger(config.logLevel, logs), overrides });
   const url = api.url;
 
   const request = async (method: string, target: string, options: RequestOptions = {}): Promise<TestResponse> => {

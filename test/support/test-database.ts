@@ -18,8 +18,16 @@ export function serverUrl(): string {
   return url;
 }
 
-export async function createTestDatabase(prefix = 'ac_test'): Promise<TestDatabase> {
-  const server = new URL(serverUrl());
+/** The MySQL 8 server the global setup found or started, beside the one of serverUrl(). */
+export function mysqlServerUrl(): string {
+  const url = process.env.TEST_MYSQL_SERVER_URL;
+  if (!url) throw new Error('TEST_MYSQL_SERVER_URL is not set: run the integration tests through jest (global setup)');
+  return url;
+}
+
+/** A database of its own on `onServer` (an admin URL; by default the server of serverUrl()). */
+export async function createTestDatabase(prefix = 'ac_test', onServer: string = serverUrl()): Promise<TestDatabase> {
+  const server = new URL(onServer);
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   await admin(server, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   const url = new URL(server.href);

@@ -3,29 +3,40 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { createDataSource, hasBetterSqlite3 } from '../../../src/infrastructure/persistence/typeorm/data-source';
-import { createTestDatabase } from '../../support/test-database';
+import { createTestDatabase, mysqlServerUrl, serverUrl } from '../../support/test-database';
 
-/** One real database the persistence suite runs against: MariaDB/MySQL, or SQLite through either driver. */
+/** One real database the persistence suite runs against: MariaDB, MySQL 8, or SQLite through either driver. */
 export interface DatabaseTarget {
   name: string;
   open(): Promise<{ dataSource: DataSource; dispose(): Promise<void> }>;
 }
 
-export const mysqlTarget: DatabaseTarget = {
-  name: 'MariaDB/MySQL',
-  async open() {
-    const database = await createTestDatabase();
-    const dataSource = createDataSource(database.config);
-    await dataSource.initialize();
-    return {
-      dataSource,
-      dispose: async () => {
-        if (dataSource.isInitialized) await dataSource.destroy();
-        await database.drop();
-      },
-    };
-  },
-};
+function serverTarget(name: string, server: () => string): DatabaseTarget {
+  return {
+    name,
+    async open() {
+      const database = await createTestDatabase('ac_test', server());
+      const dataSource = createDataSource(database.config);
+      await dataSource.initialize();
+      return {
+        dataSource,
+        dispose: async () => {
+          if (dataSource.isInitialized) await dataSource.destroy();
+          await database.drop();
+        },
+      };
+    },
+  };
+}
+
+/** The server of database-server.ts: MariaDB, unless DATABASE_URL names a mysql:// one. */
+export const mariadbTarget = serverTarget(
+  process.env.TEST_DATABASE_SERVER_URL?.startsWith('mysql:') ? 'MySQL (DATABASE_URL)' : 'MariaDB',
+  serverUrl,
+);
+
+/** MySQL 8 (MYSQL_DATABASE_URL, or run from a Maven Central artifact): what differs from MariaDB is tested there. */
+export const mysql8Target = serverTarget('MySQL 8', mysqlServerUrl);
 
 function sqliteTarget(driver: 'better-sqlite3' | 'sqljs'): DatabaseTarget {
   return {
@@ -47,7 +58,8 @@ function sqliteTarget(driver: 'better-sqlite3' | 'sqljs'): DatabaseTarget {
 
 /** Every target this machine can run: better-sqlite3 is optional, so it is tested where it installed. */
 export const ALL_TARGETS: DatabaseTarget[] = [
-  mysqlTarget,
+  mariadbTarget,
+  mysql8Target,
   ...(hasBetterSqlite3() ? [sqliteTarget('better-sqlite3')] : []),
   sqliteTarget('sqljs'),
 ];
