@@ -1,15 +1,20 @@
 import { describeError, type Logger } from '../infrastructure/logging/logger';
 import type { AppContainer } from '../infrastructure/container';
 import { runMigrations } from '../infrastructure/persistence/typeorm/migrate';
-import { ConfigError } from '../infrastructure/config/config';
+import { type Config, ConfigError } from '../infrastructure/config/config';
+import { kafkaConditionOf } from '../infrastructure/messaging/kafka-conditions';
+import { KafkaTopicProvisioner, type TopicSpec, type TopicsOutcome } from '../infrastructure/messaging/kafka-topic-provisioner';
+import { loadDeadLetterTopic } from './mailer/mailer-settings';
 
 /**
  * Connects to the database, retrying with backoff while it is away (a process started before
  * its database recovers by itself), then migrates and bootstraps the admin when configured.
+ * With `migrate` (MIGRATE_ON_START=true) and Kafka configured it also creates the Kafka topics, as
+ * `npm run migrate` does (`topics: false` leaves them out).
  */
 export async function prepareDatabase(
   container: AppContainer,
-  options: { migrate: boolean; signal?: AbortSignal } = { migrate: true },
+  options: { migrate: boolean; topics?: boolean; signal?: AbortSignal } = { migrate: true },
 ): Promise<void> {
   const { dataSource, logger, config } = container.cradle;
   for (let attempt = 1; !dataSource.isInitialized; attempt++) {
@@ -26,6 +31,7 @@ export async function prepareDatabase(
     const applied = await runMigrations(dataSource);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   }
+  if ((options.topics ?? options.migrate) && config.kafka) await createTopicsAtStart(container, config.kafka);
   if (config.admin) {
     const outcome = await container.cradle.createAdmin.execute(config.admin);
     logger.info(
@@ -33,6 +39,59 @@ export async function prepareDatabase(
       outcome.created ? 'bootstrap admin created' : 'bootstrap admin exists already; left unchanged',
     );
   }
+}
+
+/** The topics the service owns and the migrate step creates: the events topic and the mailer's dead-letter topic. */
+export function ownedTopics(kafka: NonNullable<Config['kafka']>, env: Record<string, string | undefined> = process.env): TopicSpec[] {
+  const settings = { partitions: kafka.topicPartitions, replicationFactor: kafka.replicationFactor };
+  return [
+    { topic: kafka.topic, ...settings },
+    { topic: loadDeadLetterTopic(kafka.topic, env), ...settings },
+  ];
+}
+
+function topicProvisioner(kafka: NonNullable<Config['kafka']>, logger: Logger): KafkaTopicProvisioner {
+  return new KafkaTopicProvisioner({ brokers: kafka.brokers, clientId: kafka.clientId, logger });
+}
+
+/**
+ * `npm run migrate`: creates the topics, waiting for Kafka as for the database (a Job started with
+ * its cluster recovers by itself); rejects on what waiting cannot fix (not authorized, a
+ * replication factor above the broker count).
+ */
+export function createTopics(kafka: NonNullable<Config['kafka']>, logger: Logger): Promise<TopicsOutcome | null> {
+  return topicProvisioner(kafka, logger).ensureUntilDone(ownedTopics(kafka));
+}
+
+/**
+ * The API with MIGRATE_ON_START=true: one attempt before it listens, so that a client subscribing
+ * right after "ready" finds the topic. Kafka being away is no reason not to start (events wait in
+ * the outbox): then the topics are created in the background as soon as Kafka answers.
+ */
+async function createTopicsAtStart(container: AppContainer, kafka: NonNullable<Config['kafka']>): Promise<void> {
+  const { logger, dataSource } = container.cradle;
+  const provisioner = topicProvisioner(kafka, logger);
+  const topics = ownedTopics(kafka);
+  try {
+    await provisioner.ensure(topics);
+    return;
+  } catch (error) {
+    const condition = kafkaConditionOf(error);
+    if (!condition.retriable) {
+      logger.error({ condition: condition.kind, reason: condition.reason }, 'could not create the Kafka topics; events wait in the outbox until they exist');
+      return;
+    }
+  }
+  // The loop's first attempt says what it waits for; it says again when the topics are in place.
+  // The container has no stop hook for this: its database closing is the process shutting down.
+  const stop = new AbortController();
+  const watch = setInterval(() => {
+    if (!dataSource.isInitialized) stop.abort();
+  }, 1_000).unref();
+  void provisioner
+    .ensureUntilDone(topics, { signal: stop.signal, keepAlive: false })
+    .catch((error: unknown) => logger.error({ reason: kafkaConditionOf(error).reason }, 'could not create the Kafka topics; events wait in the outbox until they exist'))
+    .finally(() => clearInterval(watch));
 }
 
 export function sleep(ms: number): Promise<void> {

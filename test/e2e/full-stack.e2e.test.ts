@@ -6,15 +6,15 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { Kafka, logLevel } from 'kafkajs';
-import { LocalKafkaBroker } from '../support/local-kafka';
+import { LocalKafkaBroker, localKafkaUnavailable } from '../support/local-kafka';
 import { SmtpTestServer, tokenFromText } from '../support/smtp-test-server';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { freePort } from '../support/free-port';
 
 jest.setTimeout(120_000);
 
@@ -28,16 +28,6 @@ interface Running {
   output: string[];
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function startProcess(script: string, env: Record<string, string>, readyLine: RegExp): Promise<Running> {
   const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -85,7 +75,8 @@ describe('the whole stack across processes', () => {
   beforeAll(async () => {
     if (!existsSync(API) || !existsSync(MAILER)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
     // A broker of our own when we can provision one, so the outage test can stop and restart it.
-    if (process.env.KAFKA_SOURCE === 'local') ownBroker = await LocalKafkaBroker.start();
+    // A broker of its own, to stop during the outage test; the run's shared one only where none can start.
+    if (!localKafkaUnavailable()) ownBroker = await LocalKafkaBroker.start();
     brokers = ownBroker?.brokers ?? process.env.KAFKA_BROKERS!;
     const admin = new Kafka({ clientId: 'stack-test', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
@@ -214,7 +205,7 @@ describe('the whole stack across processes', () => {
     }
   });
 
-  const outageTest = process.env.KAFKA_SOURCE === 'local' ? it : it.skip;
+  const outageTest = localKafkaUnavailable() ? it.skip : it;
   outageTest('answers every invite while Kafka is down, and mails each invitee exactly once after it returns', async () => {
     const token = await adminToken();
     await ownBroker!.stop();

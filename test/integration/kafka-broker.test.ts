@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, type KafkaMessage, logLevel, Partitioners } from 'kafkajs';
-import { LocalKafkaBroker } from '../support/local-kafka';
+import { LocalKafkaBroker, localKafkaUnavailable } from '../support/local-kafka';
 
 interface Received {
   key: string | undefined;
@@ -96,7 +96,7 @@ describe('Kafka broker', () => {
     expect(received.map((m) => m.offset)).toEqual(['0', '1', '2']);
   });
 
-  const localOnly = process.env.KAFKA_SOURCE === 'local' ? it : it.skip;
+  const localOnly = localKafkaUnavailable() ? it.skip : it;
 
   localOnly(
     'a LocalKafkaBroker keeps its port and its data across restart()',

@@ -51,7 +51,8 @@ function providerFromEnv(): Provider {
 
 async function startContainer(image: string): Promise<KafkaHandle> {
   const { KafkaContainer } = await import('@testcontainers/kafka');
-  const container = await new KafkaContainer(image).withKraft().start();
+  // 9092 too: Podman (4.x) counts every port the image EXPOSEs as a binding to wait for.
+  const container = await new KafkaContainer(image).withKraft().withExposedPorts(KAFKA_CONTAINER_PORT, 9092).start();
   return {
     brokers: `${container.getHost()}:${container.getMappedPort(KAFKA_CONTAINER_PORT)}`,
     source: 'testcontainers',

@@ -12,12 +12,12 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, constants as fsConstants, existsSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, openSync, closeSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import { freePort } from './free-port';
 
 export interface LocalKafkaOptions {
   /** Project root holding tools/kafka/pom.xml. Default: two levels above this file. */
@@ -221,17 +221,16 @@ function javaExecutable(): string | undefined {
   return findExecutable('java');
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolvePromise(port) : reject(new Error('could not pick a free port'))));
-    });
-  });
+/**
+ * Why no LocalKafkaBroker can start here (no Java; or no Maven and no jars cached yet), or undefined
+ * when one can. The tests that stop, restart or reconfigure a broker start one of their own this way,
+ * whatever the shared broker of the run is (KAFKA_BROKERS, testcontainers or local).
+ */
+export function localKafkaUnavailable(projectRoot = defaultProjectRoot()): string | undefined {
+  if (!javaExecutable()) return 'a broker of its own needs Java 17+ (java on PATH or $JAVA_HOME/bin/java)';
+  const cached = existsSync(join(projectRoot, '.cache', 'kafka')) && readdirSync(join(projectRoot, '.cache', 'kafka')).length > 0;
+  if (!cached && !findExecutable('mvn')) return 'a broker of its own needs mvn once, to fetch the Kafka jars';
+  return undefined;
 }
 
 /** A Kafka cluster id: 16 random bytes, URL-safe base64 without padding, not starting with '-'. */

@@ -21,7 +21,15 @@ export interface Config {
   migrateOnStart: boolean;
   /** Whether the API process runs the outbox relay (it may instead run as its own process). */
   relayEnabled: boolean;
-  kafka: { brokers: string[]; topic: string; clientId: string } | null;
+  kafka: {
+    brokers: string[];
+    topic: string;
+    clientId: string;
+    /** Partitions of the topics the migrate step creates (events, mailer DLQ); an existing topic is left as it is. */
+    topicPartitions: number;
+    /** Replication factor of the topics it creates; -1: the broker's default.replication.factor. */
+    replicationFactor: number;
+  } | null;
   smtpUrl: string | null;
   mailFrom: string;
   publicUrl: string;
@@ -66,7 +74,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /** Every variable the service reads; anything else in the environment is ignored. */
 export const CONFIG_VARIABLES = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'MIGRATE_ON_START', 'RELAY_ENABLED', 'KAFKA_BROKERS', 'KAFKA_TOPIC',
-  'KAFKA_CLIENT_ID', 'SMTP_URL', 'MAIL_FROM', 'PUBLIC_URL', 'ADMIN_USERNAME', 'ADMIN_PASSWORD',
+  'KAFKA_CLIENT_ID', 'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'SMTP_URL', 'MAIL_FROM', 'PUBLIC_URL', 'ADMIN_USERNAME', 'ADMIN_PASSWORD',
   'ADMIN_EMAIL', 'ADMIN_NAME', 'JWT_PRIVATE_KEY', 'JWT_PRIVATE_KEY_FILE', 'JWT_PUBLIC_KEY',
   'JWT_PUBLIC_KEY_FILE', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL', 'INVITATION_TTL',
   'LOG_LEVEL', 'BODY_LIMIT', 'SHUTDOWN_DRAIN',
@@ -146,10 +154,18 @@ export function loadConfig(env: Env = process.env): Config {
     if (brokers.length === 0 || bad.length > 0) {
       problems.push(`KAFKA_BROKERS must be a comma-separated list of host:port (bad: "${bad.join(',') || brokersRaw}")`);
     }
+    const topic = get('KAFKA_TOPIC') ?? 'access-control.user-events.v1';
+    if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) problems.push(`KAFKA_TOPIC must be a Kafka topic name: 1 to 249 of letters, digits, ".", "_", "-" (got "${topic}")`);
+    const replicationRaw = get('KAFKA_REPLICATION_FACTOR') ?? '-1';
+    if (!/^(-1|\d+)$/.test(replicationRaw) || Number(replicationRaw) === 0 || Number(replicationRaw) > 32767) {
+      problems.push(`KAFKA_REPLICATION_FACTOR must be -1 (the broker's default) or an integer from 1 to 32767 (got "${replicationRaw}")`);
+    }
     kafka = {
       brokers,
-      topic: get('KAFKA_TOPIC') ?? 'access-control.user-events.v1',
+      topic,
       clientId: get('KAFKA_CLIENT_ID') ?? 'access-control',
+      topicPartitions: integer('KAFKA_TOPIC_PARTITIONS', 6, 1, 10_000),
+      replicationFactor: Number(replicationRaw),
     };
   }
 

@@ -105,6 +105,10 @@ export class KafkaEventPublisher implements EventPublisher {
   private connectedProducer(): Promise<Producer> {
     if (!this.producer) {
       const producer = this.kafka.producer({
+        // The topic is created by the migrate step with its partitions; a broker that auto-creates
+        // topics would otherwise create it at the first publish with whatever its default is.
+        // Publishing to a missing topic fails (UNKNOWN_TOPIC_OR_PARTITION) and the relay retries.
+        allowAutoTopicCreation: false,
         idempotent: true,
         maxInFlightRequests: 1,
         retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: this.retries },

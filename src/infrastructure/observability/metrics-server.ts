@@ -7,12 +7,33 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** A tiny HTTP server for a process without an HTTP API (the mailer): `GET /metrics`, and `GET /healthz` for a liveness probe. */
-export async function startMetricsServer(registry: Registry, port: number, host = '0.0.0.0'): Promise<MetricsServer> {
+/** What `GET /readyz` answers: 200 when `ready`, 503 otherwise, with the whole report as its JSON body. */
+export interface ReadinessReport {
+  ready: boolean;
+  [detail: string]: unknown;
+}
+
+export interface MetricsServerOptions {
+  /** Serves `GET /readyz` from it; without it there is no such route. */
+  readiness?: () => ReadinessReport;
+}
+
+/**
+ * A tiny HTTP server for a process without an HTTP API (the mailer): `GET /metrics`, `GET /healthz`
+ * for a liveness probe (200 while the process runs), and `GET /readyz` for a readiness probe.
+ */
+export async function startMetricsServer(registry: Registry, port: number, host = '0.0.0.0', options: MetricsServerOptions = {}): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method === 'GET' && path === '/healthz') {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      return;
+    }
+    if (request.method === 'GET' && path === '/readyz' && options.readiness) {
+      const report = options.readiness();
+      response
+        .writeHead(report.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        .end(JSON.stringify({ status: report.ready ? 'ready' : 'not ready', ...report }));
       return;
     }
     if (request.method !== 'GET' || path !== '/metrics') {

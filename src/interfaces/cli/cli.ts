@@ -5,11 +5,11 @@ import { createLogger } from '../../infrastructure/logging/logger';
 import { runMigrations } from '../../infrastructure/persistence/typeorm/migrate';
 import { DomainError } from '../../domain/shared/domain-error';
 import { describeError } from '../../infrastructure/logging/logger';
-import { exitOnStartupError, prepareDatabase } from '../process-runtime';
+import { createTopics, exitOnStartupError, prepareDatabase } from '../process-runtime';
 
 const USAGE = `usage:
   npm run cli -- migrate
-      apply pending database migrations and exit
+      apply pending database migrations and, with KAFKA_BROKERS, create the Kafka topics; exit
   npm run cli -- create-admin --username NAME --email ADDRESS [--name "Full Name"]
       create a joined admin; the password is read from ADMIN_PASSWORD or, if unset, from standard input
       (never from the command line, where other users of the machine could see it)`;
@@ -34,6 +34,11 @@ export async function runCli(argv: string[]): Promise<number> {
       await prepareDatabase(container, { migrate: false });
       const applied = await runMigrations(container.cradle.dataSource);
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
+      if (config.kafka) {
+        const topics = await createTopics(config.kafka, logger);
+        if (topics?.created.length) process.stdout.write(`kafka topics created: ${topics.created.join(', ')}\n`);
+        if (topics?.existing.length) process.stdout.write(`kafka topics exist: ${topics.existing.join(', ')}\n`);
+      }
       return 0;
     }
     const { values } = parseArgs({
@@ -45,7 +50,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return 2;
     }
     const password = process.env.ADMIN_PASSWORD ?? (await readStdinLine());
-    await prepareDatabase(container, { migrate: config.migrateOnStart });
+    await prepareDatabase(container, { migrate: config.migrateOnStart, topics: false });
     const outcome = await container.cradle.createAdmin.execute({
       username: values.username,
       email: values.email,

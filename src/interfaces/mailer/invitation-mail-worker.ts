@@ -1,14 +1,9 @@
-import {
-  type Consumer,
-  type EachBatchPayload,
-  type IHeaders,
-  Kafka,
-  type KafkaMessage,
-  Partitioners,
-  type Producer,
-} from 'kafkajs';
+import { type EachBatchPayload, Kafka, type KafkaMessage, logLevel } from 'kafkajs';
 import type { Logger } from '../../infrastructure/logging/logger';
 import type { MailerMetricsRecorder } from '../../infrastructure/observability/mailer-metrics';
+import { backoffDelay, sleepUnlessAborted } from '../../infrastructure/system/backoff';
+import { ConsumerSupervisor, type ConsumerStatus } from './consumer-supervisor';
+import { type DeadLetter, DeadLetterPublisher, type MessageOrigin } from './dead-letter-publisher';
 import {
   decodeEventJson,
   handleMailEvent,
@@ -18,6 +13,7 @@ import {
   safeErrorText,
 } from './invitation-mail-handler';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log';
+import { consumeBatchInWindow } from './partition-window';
 
 export const DEFAULT_MAILER_GROUP_ID = 'access-control-mailer';
 export const DEFAULT_MAILS_IN_FLIGHT = 8;
@@ -29,16 +25,21 @@ export function defaultDeadLetterTopic(topic: string): string {
 export interface InvitationMailWorkerOptions {
   issueInvitation: IssueInvitation;
   logger: Logger;
-  /** Where the events are: config.kafka. */
-  kafka: { brokers: string[]; clientId: string; topic: string };
+  /**
+   * Where the events are: config.kafka. `topicPartitions`/`replicationFactor` only shape the
+   * dead-letter topic when the worker has to create it; it never creates the events topic.
+   */
+  kafka: { brokers: string[]; clientId: string; topic: string; topicPartitions?: number; replicationFactor?: number };
   /** Consumer group; default `access-control-mailer`. */
   groupId?: string;
-  /** Dead-letter topic; default `<topic>.mailer-dlq`. Created at start when missing. */
+  /** Dead-letter topic; default `<topic>.mailer-dlq`. Created at start when missing (normally the migrate step's job). */
   deadLetterTopic?: string;
   /** Where a group with no committed offset starts; default true: nothing published before is lost. */
   fromBeginning?: boolean;
   /** Backoff of a temporary failure: doubles from `initialDelayMs` (500) up to `maxDelayMs` (60 000), ±20 % jitter. */
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
+  /** Backoff while Kafka is not usable (no broker, no topic, a crashed consumer): `initialMs` (1 000) up to `maxMs` (30 000). */
+  reconnect?: { initialMs?: number; maxMs?: number };
   /** Partitions handled at once; default 2. */
   partitionsConsumedConcurrently?: number;
   /**
@@ -56,48 +57,45 @@ export interface InvitationMailWorkerOptions {
   metrics?: MailerMetricsRecorder;
 }
 
-type DeadLetter = Extract<MailEventOutcome, { action: 'dead-letter' }>;
-
-const HEADER_PREFIX = 'x-dlq-';
+/** kafkajs' own retries of one request; the supervisor's backoff and the per-message retry own the long waits. */
+const CLIENT_RETRY = { initialRetryTime: 300, maxRetryTime: 5_000, retries: 5 };
 
 /**
  * The mailer process: a Kafka consumer group on the events topic that mails an invitation for
  * each UserInvited / UserInvitationResent event.
  *
  * - Within a partition, the messages of different users are handled at once (up to
- *   `mailsInFlightPerPartition`), one user's in order. Offsets are committed by hand, only up to
- *   the last message of an unbroken run of handled ones (sent, found a duplicate, ignored or
- *   dead-lettered), so a crash never skips a message; a message
- *   handled but not yet committed is delivered again and the use case's idempotency (per event
- *   id) sends nothing the second time. The one duplicate possible is a crash after the mail
- *   server accepted a mail and before the event was recorded as handled: at most one per mail
- *   in flight, i.e. partitionsConsumedConcurrently × mailsInFlightPerPartition.
+ *   `mailsInFlightPerPartition`, see partition-window.ts), one user's in order. Offsets are
+ *   committed by hand, only up to the last message of an unbroken run of handled ones (sent, found
+ *   a duplicate, ignored or dead-lettered), so a crash never skips a message; a message handled
+ *   but not yet committed is delivered again and the use case's idempotency (per event id) sends
+ *   nothing the second time. The one duplicate possible is a crash after the mail server accepted
+ *   a mail and before the event was recorded as handled: at most one per mail in flight, i.e.
+ *   partitionsConsumedConcurrently × mailsInFlightPerPartition.
  * - A temporary failure (a 4xx, SMTP or the database away) is retried in place with a capped
  *   exponential backoff, heartbeating meanwhile, until it succeeds, the worker stops or the
  *   partition is taken away; the offset stays uncommitted, so nothing is lost. The user's later
  *   messages wait meanwhile, which keeps one user's events in order; other users' messages go on
  *   in the remaining slots of the partition's in-flight limit, but no offset is committed past it.
  * - A permanent failure (a 5xx, a refused address) or a malformed message goes to the
- *   dead-letter topic with its key, value and headers and `x-dlq-*` headers saying why, is
- *   logged, and is committed: the consumer moves on.
- * - If kafkajs gives up on its consumer (a crash it does not restart), the worker starts a new
- *   one after a capped backoff, for as long as it runs.
+ *   dead-letter topic (dead-letter-publisher.ts), is logged, and is committed: the consumer moves on.
+ * - Kafka itself not being usable (no broker yet, no topic yet, a coordinator loading, a consumer
+ *   kafkajs gave up on) never ends the worker: consumer-supervisor.ts waits it out and starts a new
+ *   consumer, and `status()` says meanwhile that it is not consuming.
  */
 export class InvitationMailWorker {
   readonly topic: string;
   readonly groupId: string;
   readonly deadLetterTopic: string;
-  private readonly kafka: Kafka;
   private readonly logger: Logger;
   private readonly options: InvitationMailWorkerOptions;
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
-  private producer: Producer | null = null;
-  private consumer: Consumer | null = null;
+  private readonly deadLetters: DeadLetterPublisher;
+  private readonly supervisor: ConsumerSupervisor;
+  private started = false;
   private stopping = false;
   private readonly stopController = new AbortController();
-  private restartTimer: NodeJS.Timeout | undefined;
-  private restartAttempts = 0;
   private stopped: Promise<void> | null = null;
 
   constructor(options: InvitationMailWorkerOptions) {
@@ -109,28 +107,64 @@ export class InvitationMailWorker {
     this.initialDelayMs = options.retry?.initialDelayMs ?? 500;
     this.maxDelayMs = Math.max(this.initialDelayMs, options.retry?.maxDelayMs ?? 60_000);
     this.logger = options.logger.child({ component: 'invitation-mail-worker' });
-    this.kafka = new Kafka({
-      clientId: options.kafka.clientId,
-      brokers: options.kafka.brokers,
+    const client = { clientId: options.kafka.clientId, brokers: options.kafka.brokers };
+    const kafka = new Kafka({
+      ...client,
       logLevel: kafkaLogLevel(options.logger),
       logCreator: kafkaLogCreator(options.logger),
-      retry: { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 },
+      retry: CLIENT_RETRY,
+    });
+    this.deadLetters = new DeadLetterPublisher({
+      kafka,
+      topic: this.deadLetterTopic,
+      groupId: this.groupId,
+      logger: this.logger,
+      topicSettings: { partitions: options.kafka.topicPartitions, replicationFactor: options.kafka.replicationFactor },
+    });
+    this.supervisor = new ConsumerSupervisor({
+      kafka,
+      probe: new Kafka({ ...client, logLevel: logLevel.NOTHING, connectionTimeout: 3_000, retry: { retries: 0 } }),
+      topic: this.topic,
+      groupId: this.groupId,
+      fromBeginning: options.fromBeginning ?? true,
+      logger: this.logger,
+      consumer: {
+        sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
+        heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,
+        maxWaitTimeMs: options.maxWaitTimeMs ?? 2_000,
+      },
+      backoff: options.reconnect,
+      prepare: () => this.deadLetters.connect(),
+      run: (consumer) =>
+        consumer.run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 2,
+          eachBatch: (payload) =>
+            consumeBatchInWindow(payload, {
+              limit: options.mailsInFlightPerPartition ?? DEFAULT_MAILS_IN_FLIGHT,
+              handle: (message, batchPayload) => this.handleWithRetry(batchPayload.batch.topic, batchPayload.batch.partition, message, batchPayload),
+              canContinue: (batchPayload) => this.canContinue(batchPayload),
+              onCommitted: (topic, partition, lag) => options.metrics?.consumerLag(topic, partition, lag),
+            }),
+        }),
     });
   }
 
-  /** Connects, makes sure the dead-letter topic exists, and resolves once the consumer has joined its group. */
+  /**
+   * Starts consuming; resolves once the consumer has joined its group (or when `stop()` is called
+   * first). Until then, and whenever Kafka is not usable later, it waits and retries by itself:
+   * see `status()`.
+   */
   async start(): Promise<void> {
-    if (this.producer) throw new Error('the worker is started already');
-    // Not idempotent: kafkajs wants unbounded retries for that, and a dead letter written twice
-    // after a lost acknowledgement is harmless (its x-dlq-source-* headers identify it).
-    this.producer = this.kafka.producer({
-      maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner,
-    });
-    await this.producer.connect();
-    await this.ensureDeadLetterTopic();
-    if (this.stopping) return;
-    await this.startConsumer();
+    if (this.started) throw new Error('the worker is started already');
+    this.started = true;
+    await this.supervisor.start();
+  }
+
+  /** Consuming or not, and why not: the mailer's readiness. */
+  status(): ConsumerStatus {
+    return this.supervisor.status();
   }
 
   /**
@@ -142,164 +176,20 @@ export class InvitationMailWorker {
     this.stopped ??= (async () => {
       this.stopping = true;
       this.stopController.abort();
-      clearTimeout(this.restartTimer);
-      await this.consumer?.disconnect().catch((error: unknown) => this.logger.warn({ reason: safeErrorText(error) }, 'consumer disconnect failed'));
-      await this.producer?.disconnect().catch((error: unknown) => this.logger.warn({ reason: safeErrorText(error) }, 'producer disconnect failed'));
+      await this.supervisor.stop();
+      await this.deadLetters.disconnect().catch((error: unknown) => this.logger.warn({ reason: safeErrorText(error) }, 'producer disconnect failed'));
       this.logger.info({ groupId: this.groupId }, 'invitation mail worker stopped');
     })();
     return this.stopped;
-  }
-
-  private async ensureDeadLetterTopic(): Promise<void> {
-    const admin = this.kafka.admin();
-    try {
-      await admin.connect();
-      const created = await admin.createTopics({ topics: [{ topic: this.deadLetterTopic }], waitForLeaders: true });
-      if (created) this.logger.info({ topic: this.deadLetterTopic }, 'dead-letter topic created');
-    } catch (error) {
-      // Not allowed to create topics, say: the first dead letter will tell whether it exists.
-      this.logger.warn({ topic: this.deadLetterTopic, reason: safeErrorText(error) }, 'could not make sure the dead-letter topic exists');
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
-  }
-
-  private async startConsumer(): Promise<void> {
-    const consumer = this.kafka.consumer({
-      groupId: this.groupId,
-      sessionTimeout: this.options.sessionTimeoutMs ?? 30_000,
-      heartbeatInterval: this.options.heartbeatIntervalMs ?? 3_000,
-      maxWaitTimeInMs: this.options.maxWaitTimeMs ?? 2_000,
-      retry: { initialRetryTime: 300, maxRetryTime: 30_000, retries: 10 },
-    });
-    this.consumer = consumer;
-    let onJoin: () => void = () => undefined;
-    const joined = new Promise<void>((resolve) => (onJoin = resolve));
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-      this.restartAttempts = 0;
-      this.logger.info(
-        { groupId: payload.groupId, memberId: payload.memberId, assignment: payload.memberAssignment },
-        'joined the consumer group',
-      );
-      onJoin();
-    });
-    consumer.on(consumer.events.CRASH, ({ payload }) => {
-      if (this.stopping || this.consumer !== consumer) return;
-      if (payload.restart) {
-        this.logger.warn({ reason: safeErrorText(payload.error) }, 'consumer crashed; kafkajs restarts it');
-        return;
-      }
-      this.scheduleRestart(consumer, payload.error);
-    });
-    await consumer.connect();
-    await consumer.subscribe({ topics: [this.topic], fromBeginning: this.options.fromBeginning ?? true });
-    if (this.stopping) return; // stop() disconnects this.consumer
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 2,
-      eachBatch: (payload) => this.onBatch(payload),
-    });
-    const signal = this.stopController.signal;
-    const stopRequested = new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-    await Promise.race([joined, stopRequested]);
-  }
-
-  private scheduleRestart(failed: Consumer, error: unknown): void {
-    if (this.stopping) return;
-    this.restartAttempts++;
-    const delay = this.backoff(this.restartAttempts, 1_000, 60_000);
-    this.logger.error({ reason: safeErrorText(error), restartInMs: delay, attempt: this.restartAttempts }, 'consumer crashed; starting a new one');
-    clearTimeout(this.restartTimer);
-    this.restartTimer = setTimeout(() => {
-      void (async () => {
-        await failed.disconnect().catch(() => undefined);
-        if (this.stopping) return;
-        try {
-          await this.startConsumer();
-        } catch (restartError) {
-          if (this.consumer) this.scheduleRestart(this.consumer, restartError);
-        }
-      })();
-    }, delay);
   }
 
   private canContinue(payload: EachBatchPayload): boolean {
     return !this.stopping && payload.isRunning() && !payload.isStale();
   }
 
-  /**
-   * A batch is handled with up to `mailsInFlightPerPartition` messages in flight at once, a new one
-   * started as soon as one ends (no barrier between groups): messages of different keys (users) run
-   * side by side, those of one key one after another. The offset committed is always the end of the
-   * unbroken run of handled messages from the start of the batch, at most every COMMIT_INTERVAL_MS
-   * and when the batch ends.
-   */
-  private async onBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch } = payload;
-    const limit = this.options.mailsInFlightPerPartition ?? DEFAULT_MAILS_IN_FLIGHT;
-    const progress = new BatchProgress(batch.messages.length);
-    const lastOfKey = new Map<string, Promise<boolean>>();
-    const inFlight = new Set<Promise<boolean>>();
-    let leftOne = false; // a message was left for later (stopping, partition lost): start no more
-    let committing: Promise<void> = Promise.resolve();
-    let committedAt = Date.now();
-    const commit = (force: boolean): Promise<void> => {
-      committing = committing.then(async () => {
-        const upTo = progress.handledPrefix();
-        if (upTo <= progress.committed || (!force && Date.now() - committedAt < COMMIT_INTERVAL_MS)) return;
-        const last = batch.messages[upTo - 1]!;
-        payload.resolveOffset(last.offset);
-        await payload.commitOffsetsIfNecessary({
-          topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() }] }],
-        });
-        progress.committed = upTo;
-        committedAt = Date.now();
-        this.options.metrics?.consumerLag(batch.topic, batch.partition, Number(batch.highWatermark) - Number(last.offset) - 1);
-        await payload.heartbeat();
-      });
-      return committing;
-    };
-
-    for (const [index, message] of batch.messages.entries()) {
-      while (inFlight.size >= limit && !leftOne) await Promise.race([...inFlight].map((task) => task.catch(() => false)));
-      if (leftOne || !this.canContinue(payload)) break;
-      const key = message.key ? `k:${message.key.toString('base64')}` : `i:${index}`;
-      const before = lastOfKey.get(key) ?? Promise.resolve(true);
-      // One key's messages in order: each waits for the one before it, and is left too if that one was.
-      const task: Promise<boolean> = before.then(async (previousHandled) => {
-        if (!previousHandled || leftOne) return false;
-        const handled = await this.handleWithRetry(batch.topic, batch.partition, message, payload);
-        if (handled) progress.handled(index);
-        else leftOne = true;
-        return handled;
-      });
-      lastOfKey.set(key, task);
-      inFlight.add(task);
-      void task.then(
-        () => {
-          inFlight.delete(task);
-          void commit(false).catch(() => undefined);
-        },
-        () => {
-          inFlight.delete(task);
-          leftOne = true;
-        },
-      );
-    }
-    // Every started message settles; a failure (a rebalance seen while heartbeating) is raised after.
-    const outcomes = await Promise.allSettled([...inFlight, ...lastOfKey.values()]);
-    await commit(true);
-    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
-  }
-
   /** true once the message is handled for good (its offset may be committed); false when it must be left for later. */
   private async handleWithRetry(topic: string, partition: number, message: KafkaMessage, payload: EachBatchPayload): Promise<boolean> {
-    const where = { topic, partition, offset: message.offset, eventId: peekEventId(message.value) };
+    const where: MessageOrigin = { topic, partition, offset: message.offset, eventId: peekEventId(message.value) };
     let deadLetter: DeadLetter | null = null;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -313,7 +203,7 @@ export class InvitationMailWorker {
           deadLetter = outcome;
         }
         // Only the publishing is retried once a message is known to be dead: no second mail attempt.
-        await this.publishDeadLetter(deadLetter, message, where);
+        await this.deadLetters.publish(deadLetter, message, where);
         this.options.metrics?.deadLettered(deadLetter.reason);
         return true;
       } catch (error) {
@@ -322,7 +212,7 @@ export class InvitationMailWorker {
           this.logger.info({ ...where, reason: safeErrorText(error) }, 'stopping: message left uncommitted for redelivery');
           return false;
         }
-        const delay = this.backoff(attempt, this.initialDelayMs, this.maxDelayMs);
+        const delay = backoffDelay(attempt, this.initialDelayMs, this.maxDelayMs);
         this.logger.warn(
           { ...where, attempt, retryInMs: delay, reason: safeErrorText(error), stage: deadLetter ? 'dead-letter' : 'handle' },
           'temporary failure; retrying',
@@ -343,7 +233,7 @@ export class InvitationMailWorker {
     return handleMailEvent(event, this.options.issueInvitation);
   }
 
-  private logOutcome(outcome: Exclude<MailEventOutcome, DeadLetter>, where: object, attempt: number): void {
+  private logOutcome(outcome: Exclude<MailEventOutcome, DeadLetter>, where: MessageOrigin, attempt: number): void {
     if (outcome.action === 'ignored') {
       this.logger.debug({ ...where, eventId: outcome.eventId, type: outcome.type }, 'event ignored (not a mail event)');
       return;
@@ -354,73 +244,15 @@ export class InvitationMailWorker {
     );
   }
 
-  private async publishDeadLetter(
-    deadLetter: DeadLetter,
-    message: KafkaMessage,
-    where: { topic: string; partition: number; offset: string; eventId?: string },
-  ): Promise<void> {
-    if (!this.producer) throw new Error('the worker is not started');
-    const headers: IHeaders = {};
-    // The original headers, except any x-dlq-* of an earlier dead-lettering (replayed from a DLQ).
-    for (const [name, value] of Object.entries(message.headers ?? {})) {
-      if (!name.toLowerCase().startsWith(HEADER_PREFIX) && value !== undefined) headers[name] = value;
-    }
-    Object.assign(headers, {
-      'x-dlq-reason': deadLetter.reason,
-      'x-dlq-error': deadLetter.error,
-      'x-dlq-source-topic': where.topic,
-      'x-dlq-source-partition': String(where.partition),
-      'x-dlq-source-offset': where.offset,
-      'x-dlq-consumer-group': this.groupId,
-      'x-dlq-failed-at': new Date().toISOString(),
-    });
-    await this.producer.send({
-      topic: this.deadLetterTopic,
-      acks: -1,
-      messages: [{ key: message.key, value: message.value, headers, timestamp: message.timestamp }],
-    });
-    this.logger.error(
-      {
-        ...where,
-        reason: deadLetter.reason,
-        error: deadLetter.error,
-        eventId: deadLetter.eventId ?? where.eventId,
-        userId: deadLetter.userId,
-        type: deadLetter.type,
-        deadLetterTopic: this.deadLetterTopic,
-      },
-      'event dead-lettered',
-    );
-  }
-
   /** Sleeps `ms`, heartbeating on the way; false when the worker stops or the partition is taken away meanwhile. */
   private async waitBeforeRetry(ms: number, payload: EachBatchPayload): Promise<boolean> {
     const until = Date.now() + ms;
     while (Date.now() < until) {
-      await this.sleep(Math.min(1_000, until - Date.now()));
+      await sleepUnlessAborted(Math.min(1_000, until - Date.now()), this.stopController.signal);
       if (!this.canContinue(payload)) return false;
       await payload.heartbeat(); // a rebalance error propagates: kafkajs rejoins, the message stays uncommitted
     }
     return this.canContinue(payload);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    const signal = this.stopController.signal;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
-  }
-
-  private backoff(attempt: number, initial: number, max: number): number {
-    const base = Math.min(max, initial * 2 ** Math.min(attempt - 1, 30));
-    return Math.round(Math.min(max, base * (0.8 + Math.random() * 0.4)));
   }
 }
 
@@ -431,29 +263,5 @@ function peekEventId(value: Buffer | null): string | undefined {
     return typeof id === 'string' ? id.slice(0, 64) : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** Offsets may be committed at most this often while a batch is being handled (and always at its end). */
-const COMMIT_INTERVAL_MS = 100;
-
-/** Which messages of a batch are handled, and how far an unbroken run of them reaches from its start. */
-class BatchProgress {
-  private readonly done: boolean[];
-  private prefix = 0;
-  /** Messages whose offsets are committed (a prefix of the batch). */
-  committed = 0;
-
-  constructor(size: number) {
-    this.done = new Array<boolean>(size).fill(false);
-  }
-
-  handled(index: number): void {
-    this.done[index] = true;
-  }
-
-  handledPrefix(): number {
-    while (this.prefix < this.done.length && this.done[this.prefix]) this.prefix++;
-    return this.prefix;
   }
 }

@@ -19,6 +19,24 @@ export const MAILER_VARIABLES = ['MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_
 const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
 const GROUP = /^[A-Za-z0-9._-]{1,255}$/;
 
+/**
+ * The mailer's dead-letter topic (MAILER_DLQ_TOPIC, default `<KAFKA_TOPIC>.mailer-dlq`), on its own:
+ * the migrate step creates it too, and reads nothing else of the mailer's settings.
+ */
+export function loadDeadLetterTopic(eventsTopic: string, env: Record<string, string | undefined> = process.env): string {
+  const problems: string[] = [];
+  const topic = deadLetterTopicOf(eventsTopic, env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return topic;
+}
+
+function deadLetterTopicOf(eventsTopic: string, env: Record<string, string | undefined>, problems: string[]): string {
+  const deadLetterTopic = env.MAILER_DLQ_TOPIC?.trim() || defaultDeadLetterTopic(eventsTopic);
+  if (!TOPIC.test(deadLetterTopic)) problems.push(`MAILER_DLQ_TOPIC must be a Kafka topic name: 1 to 249 of letters, digits, ".", "_", "-" (got "${deadLetterTopic}")`);
+  else if (deadLetterTopic === eventsTopic) problems.push('MAILER_DLQ_TOPIC must differ from KAFKA_TOPIC');
+  return deadLetterTopic;
+}
+
 export function loadMailerSettings(eventsTopic: string, env: Record<string, string | undefined> = process.env): MailerSettings {
   const problems: string[] = [];
   const get = (name: string) => {
@@ -29,9 +47,7 @@ export function loadMailerSettings(eventsTopic: string, env: Record<string, stri
   const groupId = get('MAILER_GROUP_ID') ?? DEFAULT_MAILER_GROUP_ID;
   if (!GROUP.test(groupId)) problems.push(`MAILER_GROUP_ID must be 1 to 255 of letters, digits, ".", "_", "-" (got "${groupId}")`);
 
-  const deadLetterTopic = get('MAILER_DLQ_TOPIC') ?? defaultDeadLetterTopic(eventsTopic);
-  if (!TOPIC.test(deadLetterTopic)) problems.push(`MAILER_DLQ_TOPIC must be a Kafka topic name: 1 to 249 of letters, digits, ".", "_", "-" (got "${deadLetterTopic}")`);
-  else if (deadLetterTopic === eventsTopic) problems.push('MAILER_DLQ_TOPIC must differ from KAFKA_TOPIC');
+  const deadLetterTopic = deadLetterTopicOf(eventsTopic, env, problems);
 
   const retryRaw = get('MAILER_RETRY_MAX') ?? '60s';
   const retrySeconds = parseDurationSeconds(retryRaw);

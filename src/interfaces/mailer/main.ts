@@ -4,6 +4,9 @@ import '../thread-pool';
  * sends the mails. Needs KAFKA_BROKERS and a migrated database (it never migrates: that is the
  * migrate job's or the API's), and SMTP_URL in production (without it mails become .eml files).
  *
+ * Kafka not being there (no broker yet, no topic yet, a broker gone away) never ends it: it waits,
+ * says so once per change, answers 503 on /readyz meanwhile and consumes as soon as it can.
+ *
  * SIGTERM/SIGINT: the message in hand is finished and committed, the group left, connections
  * closed, exit 0 (exit 1 when that takes longer than 30 s).
  */
@@ -75,7 +78,11 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 
   try {
-    metricsServer = await startMetricsServer(metrics.registry, settings.metricsPort, config.host);
+    const startedAt = new Date().toISOString();
+    metricsServer = await startMetricsServer(metrics.registry, settings.metricsPort, config.host, {
+      readiness: () => (shuttingDown ? { ready: false, state: 'stopping' } : (worker?.status() ?? { ready: false, state: 'starting', since: startedAt })),
+    });
+    logger.info({ metrics: `http://${config.host}:${metricsServer.port}/metrics` }, 'mailer starting: /healthz, /readyz and /metrics served');
     await prepareDatabase(container, { migrate: false, signal: abort.signal });
     if (shuttingDown) return;
     if (await hasPendingMigrations(container.cradle.dataSource)) {

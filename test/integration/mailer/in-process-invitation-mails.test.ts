@@ -20,7 +20,7 @@ import { createInProcessEventBus } from '../../../src/infrastructure/messaging/i
 import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
-import { TypeOrmUserRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
+import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { subscribeInvitationMails } from '../../../src/interfaces/mailer/in-process-invitation-mails';
 import { parseMail, tokenFromText } from '../../support/smtp-test-server';
@@ -217,7 +217,7 @@ describe('subscribeInvitationMails (in-process bus)', () => {
       const member: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
       const user = User.invite({ id: ids.next(), email: Email.parse('grace@example.com'), role: member, invitedBy: ids.next(), now: new Date(), newId: () => ids.next() });
       const invited = invitedCloudEvent(user);
-      await new TypeOrmUserRepository(dataSource.manager).add(user);
+      await new TypeOrmAdapters(dataSource).users().add(user);
 
       await bus.publish([invited]);
       await bus.publish([invited]); // the relay retrying a batch: deduplicated by event id

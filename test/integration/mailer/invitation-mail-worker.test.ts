@@ -18,7 +18,7 @@ import { NodemailerMailer } from '../../../src/infrastructure/mail/nodemailer-ma
 import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
-import { TypeOrmUserRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
+import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { InvitationMailWorker, type InvitationMailWorkerOptions } from '../../../src/interfaces/mailer/invitation-mail-worker';
 import { SmtpTestServer, tokenFromText } from '../../support/smtp-test-server';
@@ -105,7 +105,7 @@ describe('InvitationMailWorker (Kafka + SMTP + database)', () => {
   }
 
   async function invite(count: number, label: string): Promise<Invitee[]> {
-    const users = new TypeOrmUserRepository(dataSource.manager);
+    const users = new TypeOrmAdapters(dataSource).users();
     const invitees: Invitee[] = [];
     for (let i = 0; i < count; i++) {
       const email = `${label}-${i}-${randomUUID().slice(0, 8)}@example.com`;
@@ -259,7 +259,7 @@ describe('InvitationMailWorker (Kafka + SMTP + database)', () => {
     const [resent] = first.user.pullDomainEvents();
     expect(resent?.type).toBe('UserInvitationResent');
     const resentEvent: CloudEvent = { ...first.event, id: resent!.id, type: resent!.type, time: resent!.occurredAt.toISOString(), data: resent!.data };
-    await new TypeOrmUserRepository(dataSource.manager).update(first.user);
+    await new TypeOrmAdapters(dataSource).users().update(first.user);
 
     const pooled = new NodemailerMailer({ smtpUrl: smtp.url, from: 'Access Control <no-reply@ac.example.test>', logger, maxConnections: 4 });
     try {
@@ -453,5 +453,63 @@ describe('InvitationMailWorker (Kafka + SMTP + database)', () => {
       expect(sha256(tokens[tokens.length - 1])).toBe(await storedTokenHash(user.id));
     }
     expect(await processedCount(invitees.map((i) => i.event.id))).toBe(invitees.length);
+  });
+
+  it('started before its topic exists, on a broker that would auto-create it: waits, not ready, creates nothing, and consumes once the topic is created', async () => {
+    const topic = `mailer-test-${randomUUID()}`;
+    const worker = new InvitationMailWorker({
+      issueInvitation: buildIssueInvitation(dataSource, mailer),
+      logger,
+      kafka: { brokers, clientId: 'mailer-test-worker', topic },
+      groupId: `mailer-test-${randomUUID()}`,
+      reconnect: { initialMs: 100, maxMs: 500 },
+      heartbeatIntervalMs: 500,
+      sessionTimeoutMs: 6_000,
+      maxWaitTimeMs: 250,
+    });
+    workers.push(worker);
+    let started = false;
+    void worker.start().then(() => (started = true));
+    const until = async (check: () => boolean | Promise<boolean>, what: string) => {
+      const deadline = Date.now() + 30_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`still waiting for ${what}: ${JSON.stringify(worker.status())}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+
+    await until(() => worker.status().condition === 'topic-missing', 'the worker to wait for its topic');
+    const waitingSince = worker.status().since;
+    // A few more attempts: still waiting, still not there (nobody asked the broker to auto-create it).
+    await until(() => Date.now() - Date.parse(waitingSince) > 1_000, 'a few attempts');
+    expect(worker.status()).toMatchObject({ ready: false, state: 'waiting', condition: 'topic-missing' });
+    expect(await admin.listTopics()).not.toContain(topic);
+    expect(started).toBe(false);
+
+    await admin.createTopics({ topics: [{ topic, numPartitions: 2, replicationFactor: 1 }], waitForLeaders: true });
+    await until(() => started, 'start() to resolve once the consumer has joined');
+    expect(worker.status()).toMatchObject({ ready: true, state: 'consuming' });
+    const [invitee] = await invite(1, 'late-topic');
+    await produce(topic, [message(invitee!.event)]);
+    await smtp.waitFor(() => smtp.messagesTo(invitee!.email).length === 1, 20_000, 'the invitation mail');
+    await expectOneValidMailEach([invitee!]);
+  });
+
+  it('stopped while it waits for its topic: start() and stop() both return, and it says it is stopped', async () => {
+    const worker = new InvitationMailWorker({
+      issueInvitation: buildIssueInvitation(dataSource, mailer),
+      logger,
+      kafka: { brokers, clientId: 'mailer-test-worker', topic: `mailer-test-${randomUUID()}` },
+      groupId: `mailer-test-${randomUUID()}`,
+      reconnect: { initialMs: 100, maxMs: 500 },
+    });
+    const starting = worker.start();
+    const deadline = Date.now() + 30_000;
+    while (worker.status().condition !== 'topic-missing' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(worker.status().condition).toBe('topic-missing');
+
+    await worker.stop();
+    await starting;
+    expect(worker.status()).toMatchObject({ ready: false, state: 'stopped' });
   });
 });

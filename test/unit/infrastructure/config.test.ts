@@ -177,6 +177,36 @@ describe('loadConfig', () => {
     }
   });
 
+  describe('Kafka topics the migrate step creates', () => {
+    const KAFKA = { KAFKA_BROKERS: 'kafka:9092' };
+
+    it('default to 6 partitions and the broker\'s replication factor (-1)', () => {
+      expect(loadConfig(KAFKA).kafka).toMatchObject({ topic: 'access-control.user-events.v1', topicPartitions: 6, replicationFactor: -1 });
+    });
+
+    it('reads KAFKA_TOPIC_PARTITIONS and KAFKA_REPLICATION_FACTOR', () => {
+      const config = loadConfig({ ...KAFKA, KAFKA_TOPIC_PARTITIONS: '12', KAFKA_REPLICATION_FACTOR: '3' });
+      expect(config.kafka).toMatchObject({ topicPartitions: 12, replicationFactor: 3 });
+    });
+
+    it.each([
+      ['KAFKA_TOPIC_PARTITIONS', '0'],
+      ['KAFKA_TOPIC_PARTITIONS', 'many'],
+      ['KAFKA_TOPIC_PARTITIONS', '-1'],
+      ['KAFKA_TOPIC_PARTITIONS', '100000'],
+      ['KAFKA_REPLICATION_FACTOR', '0'],
+      ['KAFKA_REPLICATION_FACTOR', '-2'],
+      ['KAFKA_REPLICATION_FACTOR', 'three'],
+      ['KAFKA_REPLICATION_FACTOR', '1.5'],
+      ['KAFKA_TOPIC', 'user events'],
+    ])('%s=%j is refused, naming the variable', (name, value) => {
+      const problems = problemsOf({ ...KAFKA, [name]: value });
+
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain(name);
+    });
+  });
+
   describe('DATABASE_URL', () => {
     it.each([
       ['mysql://user:secret@db:3306/access_control', 'mysql'],
