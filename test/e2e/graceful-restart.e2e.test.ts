@@ -8,68 +8,19 @@
  * The mailer's side (stopped mid-burst: no mail lost, none doubled) is covered by
  * test/integration/mailer/invitation-mail-worker.test.ts ("stopped mid-burst and started again").
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { type ApiProcess, ensureBuilt, startApiProcess } from '../support/api-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 jest.setTimeout(120_000);
 
-const ROOT = path.resolve(__dirname, '../..');
-const API = path.join(ROOT, 'dist/src/interfaces/http/main.js');
 const ADMIN = { username: 'restart.admin', password: 'restart-admin-password', email: 'restart.admin@example.com' };
 const LOAD_MS = 10_000;
 const SIGTERM_AT_MS = 3_000;
 const CLIENTS = 4;
-
-interface Instance {
-  name: string;
-  port: number;
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), `ac-restart-${name}-`));
-  const child = spawn(process.execPath, [API], {
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      rmSync(dataDir, { recursive: true, force: true });
-      resolve(code);
-    }),
-  );
-  const deadline = Date.now() + 30_000;
-  while (!output.join('').includes('access-control ready')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start:\n${output.join('').slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { name, port, child, output, exited };
-}
 
 /** Round robin over ready backends; a backend leaves the rotation as soon as its /readyz says 503. No retries. */
 class ReadinessProxy {
@@ -148,12 +99,12 @@ class ReadinessProxy {
 
 describe('graceful restart of one of two api replicas under load', () => {
   let db: TestDatabase;
-  const instances: Instance[] = [];
+  const instances: ApiProcess[] = [];
   let proxy: ReadinessProxy;
   let baseUrl: string;
 
   beforeAll(async () => {
-    if (!existsSync(API)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    ensureBuilt();
     db = await createTestDatabase('ac_restart');
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const env = {
@@ -173,8 +124,8 @@ describe('graceful restart of one of two api replicas under load', () => {
       INVITE_RATE_LIMIT: '0',
     };
     // One after the other: the first migrates and bootstraps the admin, the second finds both done.
-    instances.push(await startInstance('a', env));
-    instances.push(await startInstance('b', env));
+    instances.push(await startApiProcess('restart-a', env));
+    instances.push(await startApiProcess('restart-b', env));
     proxy = new ReadinessProxy(instances.map((i) => i.port));
     baseUrl = await proxy.start();
   });

@@ -40,6 +40,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
     closing ??= (async () => {
       container.cradle.readiness.startDraining();
       if (config.shutdownDrainSeconds > 0) await sleep(config.shutdownDrainSeconds * 1000);
+      await app.drainConnections();
       await app.close();
       await stopEvents();
       await container.dispose();
