@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
+import type { Server } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../../infrastructure/config/config';
 import type { AppContainer } from '../../infrastructure/container';
+import type { Logger } from '../../infrastructure/logging/logger';
 import { registerErrorHandler, sendProblem, toProblem } from './error-handler';
 import authentication from './plugins/authentication';
+import connectionDraining from './plugins/connection-draining';
 import observability from './plugins/observability';
+import { counterRateLimitStore } from './plugins/rate-limit-store';
+import { registerRateLimits } from './plugins/rate-limits';
 import { securityHeaders } from './plugins/security-headers';
-import { HttpProblemError, problem } from './problem';
+import { problem } from './problem';
 import { authRoutes } from './routes/auth.routes';
 import { invitationsRoutes } from './routes/invitations.routes';
 import { pagesRoutes } from './routes/pages.routes';
@@ -22,9 +28,13 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The HTTP interface, wired from the process's container. */
 export async function buildHttpApp(container: AppContainer): Promise<FastifyInstance> {
-  const { config, logger } = container.cradle;
+  const app = Fastify(httpServerOptions(container.cradle.config, container.cradle.logger));
+  await app.register(httpInterface, { container });
+  return app;
+}
 
-  const app = Fastify({
+export function httpServerOptions(config: Config, logger: Logger): FastifyHttpOptions<Server, FastifyBaseLogger> {
+  return {
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
     // A client's x-request-id is kept when it is a sane token; otherwise we mint one.
@@ -43,23 +53,35 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
       const { problem: body, headers } = toProblem(error);
       void sendProblem(reply.headers(headers), body);
     },
-  });
+  };
+}
+
+/**
+ * Apart from the server's options (as fastify/demo does), so a test can register it on an instance
+ * of its own that watches the routes being declared. fastify-plugin: it configures the root scope,
+ * not a child one.
+ */
+export const httpInterface = fp(async function httpInterface(app: FastifyInstance, { container }: { container: AppContainer }) {
+  const cradle = container.cradle;
+  const { config } = cradle;
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  await app.register(connectionDraining, { shutdown: cradle.readiness });
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   registerValidators(app);
   registerErrorHandler(app);
 
-  await app.register(observability, { metrics: container.cradle.metrics });
+  await app.register(observability, { metrics: cradle.metrics });
   const headers = securityHeaders();
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
   });
-  await registerRateLimits(app, config.rateLimits);
+  // Before any route: each throttled route gets its limit as it is declared.
+  await registerRateLimits(app, config.rateLimits, counterRateLimitStore(cradle.rateLimitCounter, cradle.clock));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -76,7 +98,6 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  const cradle = container.cradle;
   await app.register(authentication, {
     verificationKeys: cradle.verificationKeys,
     issuer: config.jwt.issuer,
@@ -115,54 +136,4 @@ export async function buildHttpApp(container: AppContainer): Promise<FastifyInst
   app.setNotFoundHandler(async (request, reply) =>
     sendProblem(reply, problem('NOT_FOUND', `No route ${request.method} ${request.url}`)),
   );
-
-  return app;
-}
-
-/**
- * Which routes are throttled, and how. Per address (in memory, per replica): sign-in and accept,
- * a looser limit than the per-account lockout, which it never replaces. Per inviter: invites and
- * resends share one budget per user. Both answer 429 problem+json with Retry-After.
- */
-const THROTTLED: Record<string, 'address' | 'inviter'> = {
-  'POST /v1/auth/signin': 'address',
-  'POST /v1/invitations/accept': 'address',
-  'POST /v1/users/invite': 'inviter',
-  'POST /v1/users/:id/invitation/resend': 'inviter',
-};
-
-async function registerRateLimits(
-  app: FastifyInstance,
-  limits: { addressPerMinute: number; invitesPerMinute: number },
-): Promise<void> {
-  await app.register(rateLimit, {
-    global: false,
-    errorResponseBuilder: (_request, context) =>
-      new HttpProblemError('TOO_MANY_REQUESTS', `Too many requests; retry after ${context.after}`, {
-        'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
-      }),
-  });
-  const byAddress =
-    limits.addressPerMinute > 0 ? app.rateLimit({ max: limits.addressPerMinute, timeWindow: 60_000, hook: 'onRequest' }) : null;
-  // After authentication (the /v1 onRequest hook), so the key is the authenticated inviter.
-  const byInviter =
-    limits.invitesPerMinute > 0
-      ? app.rateLimit({
-          max: limits.invitesPerMinute,
-          timeWindow: 60_000,
-          hook: 'preHandler',
-          keyGenerator: (request) => `inviter:${request.actor?.userId ?? request.ip}`,
-        })
-      : null;
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) {
-      const kind = THROTTLED[`${method} ${route.url}`];
-      const limiter = kind === 'address' ? byAddress : kind === 'inviter' ? byInviter : null;
-      if (!limiter) continue;
-      const hook = kind === 'address' ? 'onRequest' : 'preHandler';
-      const existing = route[hook];
-      route[hook] = [...(Array.isArray(existing) ? existing : existing ? [existing] : []), limiter] as typeof existing;
-    }
-  });
-}
+});

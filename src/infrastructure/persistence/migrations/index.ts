@@ -2,6 +2,13 @@ import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
 import { Invitations1763800000000 } from './1763800000000-invitations';
 import { OutboxRequestId1763900000000 } from './1763900000000-outbox-request-id';
 import { SecurityHardening1764100000000 } from './1764100000000-security-hardening';
+import { RateLimitCounters1764200000000 } from './1764200000000-rate-limit-counters';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
-export const MIGRATIONS = [InitialSchema1763700000000, Invitations1763800000000, OutboxRequestId1763900000000, SecurityHardening1764100000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  Invitations1763800000000,
+  OutboxRequestId1763900000000,
+  SecurityHardening1764100000000,
+  RateLimitCounters1764200000000,
+];

@@ -4,20 +4,18 @@ import fp from 'fastify-plugin';
 import type { ServiceMetrics } from '../../../infrastructure/observability/service-metrics';
 import { requestContext } from '../../../infrastructure/observability/request-context';
 
-/** Counters derived from what a route answered: the HTTP edge records them, the use cases know nothing of metrics. */
-const OUTCOMES: Record<string, (status: number, metrics: ServiceMetrics) => void> = {
-  'POST /v1/auth/signin': (status, metrics) => {
-    if (status === 200) metrics.signIn('success');
-    else if (status === 401) metrics.signIn('failure');
-    else if (status === 429) metrics.signIn('throttled');
-  },
-  'POST /v1/users/invite': (status, metrics) => {
-    if (status === 201) metrics.invitationCreated();
-  },
-  'POST /v1/invitations/accept': (status, metrics) => {
-    if (status === 200) metrics.invitationAccepted();
-  },
-};
+/**
+ * What a route's answer counts, beyond the request timing every route gets: the HTTP edge records
+ * it, the use cases know nothing of metrics.
+ */
+export type RouteOutcome = (status: number, metrics: ServiceMetrics) => void;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Called with the status of every answer of this route, a refusal by a hook (401, 429) included. */
+    outcome?: RouteOutcome;
+  }
+}
 
 /**
  * - The request id follows the request through its async work (AsyncLocalStorage), so the outbox
@@ -47,7 +45,7 @@ export default fp(async function observability(app: FastifyInstance, options: { 
     const route = request.routeOptions.url ?? 'unmatched';
     const status = reply.statusCode;
     metrics.observeHttpRequest(request.method, route, status, reply.elapsedTime / 1000);
-    OUTCOMES[`${request.method} ${route}`]?.(status, metrics);
+    request.routeOptions.config?.outcome?.(status, metrics);
   });
 
   app.get(

@@ -9,7 +9,15 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
     app.post<{ Body: { username: string; password: string } }>(
       '/auth/signin',
       {
-        config: { public: true },
+        config: {
+          public: true,
+          throttle: 'address',
+          outcome: (status, metrics) => {
+            if (status === 200) metrics.signIn('success');
+            else if (status === 401) metrics.signIn('failure');
+            else if (status === 429) metrics.signIn('throttled');
+          },
+        },
         schema: {
           tags: ['auth'],
           summary: 'Sign in with username and password',

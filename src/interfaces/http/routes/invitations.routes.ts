@@ -21,7 +21,14 @@ export function invitationsRoutes(deps: {
     app.post<{ Body: { token: string; name: string; username: string; password: string } }>(
       '/invitations/accept',
       {
-        config: { public: true },
+        config: {
+          public: true,
+          // Anonymous, and it hashes a password, as sign-in does: it spends the same per-address budget.
+          throttle: 'address',
+          outcome: (status, metrics) => {
+            if (status === 200) metrics.invitationAccepted();
+          },
+        },
         schema: {
           tags: ['invitations'],
           summary: 'Accept an invitation: set name, username and password, and join',
@@ -65,6 +72,8 @@ export function invitationsRoutes(deps: {
     app.post<{ Params: { id: string } }>(
       '/users/:id/invitation/resend',
       {
+        // Each resend mails a new link, as an invite does: they share the inviter's budget.
+        config: { throttle: 'inviter' },
         schema: {
           tags: ['invitations'],
           summary: 'Send a pending user a new invitation link (needs users:invite)',

@@ -36,6 +36,12 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
     app.post<{ Body: { email: string; role?: string; name?: string } }>(
       '/users/invite',
       {
+        config: {
+          throttle: 'inviter',
+          outcome: (status, metrics) => {
+            if (status === 201) metrics.invitationCreated();
+          },
+        },
         schema: {
           tags: ['users'],
           summary: 'Invite a user by e-mail (needs users:invite)',

@@ -1,0 +1,84 @@
+import rateLimit, { type FastifyRateLimitStoreCtor, normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import { HttpProblemError } from '../problem';
+
+/**
+ * The budgets a route can spend; every route naming one shares it. Per address: one budget per
+ * client address, looser than sign-in's per-account lockout, which it never replaces. Per inviter:
+ * one budget per authenticated user, for the routes that send invitation mail.
+ */
+export type Throttle = 'address' | 'inviter';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The budget this route spends; its URL plays no part, so renaming the route keeps its limit. */
+    throttle?: Throttle;
+  }
+}
+
+export interface RateLimits {
+  /** 0 turns the per-address limit off. */
+  addressPerMinute: number;
+  /** 0 turns the per-inviter limit off. */
+  invitesPerMinute: number;
+}
+
+type Limiter =
+  | { hook: 'onRequest'; handler: onRequestHookHandler }
+  | { hook: 'preHandler'; handler: preHandlerHookHandler };
+
+/**
+ * Attaches each route's limit from its `config.throttle`, so it must run before any route is
+ * registered. Both limits count in the database, so replicas share them, and answer 429
+ * problem+json with Retry-After.
+ */
+export async function registerRateLimits(app: FastifyInstance, limits: RateLimits, store: FastifyRateLimitStoreCtor): Promise<void> {
+  await app.register(rateLimit, {
+    global: false,
+    store,
+    errorResponseBuilder: (_request, context) =>
+      new HttpProblemError('TOO_MANY_REQUESTS', `Too many requests; retry after ${context.after}`, {
+        'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+      }),
+  });
+  // Every limit counts in the one store: its keys carry the limit's name, so two limits never share a count.
+  const limiters: Record<Throttle, Limiter | null> = {
+    // Before the body is read: a flood of sign-ins costs no parsing, let alone password work.
+    address:
+      limits.addressPerMinute > 0
+        ? {
+            hook: 'onRequest',
+            handler: app.rateLimit({
+              max: limits.addressPerMinute,
+              timeWindow: 60_000,
+              hook: 'onRequest',
+              keyGenerator: (request) => `address:${normalizeIP(request.ip)}`,
+            }),
+          }
+        : null,
+    // After authentication (the /v1 onRequest hook), so the key is the authenticated inviter.
+    inviter:
+      limits.invitesPerMinute > 0
+        ? {
+            hook: 'preHandler',
+            handler: app.rateLimit({
+              max: limits.invitesPerMinute,
+              timeWindow: 60_000,
+              hook: 'preHandler',
+              keyGenerator: (request) => `inviter:${request.actor?.userId ?? request.ip}`,
+            }),
+          }
+        : null,
+  };
+
+  app.addHook('onRoute', (route) => {
+    const throttle = route.config?.throttle;
+    if (throttle === undefined) return;
+    // A name no limit answers to would leave the route unthrottled without a word: refuse to start instead.
+    if (!Object.hasOwn(limiters, throttle)) throw new Error(`${route.method} ${route.url}: unknown throttle "${String(throttle)}"`);
+    const limiter = limiters[throttle];
+    if (!limiter) return;
+    const existing = route[limiter.hook];
+    route[limiter.hook] = [...(Array.isArray(existing) ? existing : existing ? [existing] : []), limiter.handler] as typeof existing;
+  });
+}

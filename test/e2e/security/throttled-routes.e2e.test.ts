@@ -1,0 +1,156 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import { Email } from '../../../src/domain/users/email';
+import { User } from '../../../src/domain/users/user';
+import { Username } from '../../../src/domain/users/username';
+import { loadConfig } from '../../../src/infrastructure/config/config';
+import { type AppContainer, buildContainer } from '../../../src/infrastructure/container';
+import { createLogger } from '../../../src/infrastructure/logging/logger';
+import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { httpInterface, httpServerOptions } from '../../../src/interfaces/http/app';
+import { prepareDatabase } from '../../../src/interfaces/process-runtime';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+
+const LIMIT = 3;
+const ADMIN_ROLE = { id: SEEDED_ROLES.admin, name: 'admin', permissions: ['users:read', 'users:invite', 'permissions:read'] };
+
+type JsonSchema = { type?: string; required?: string[]; properties?: Record<string, JsonSchema>; minLength?: number };
+
+/** The smallest input a schema takes: the per-inviter limit runs after validation, so a refused body never reaches it. */
+function sample(schema: JsonSchema): unknown {
+  if (schema.type === 'object') return Object.fromEntries((schema.required ?? []).map((name) => [name, sample(schema.properties?.[name] ?? {})]));
+  if (schema.type === 'string') return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+  throw new Error(`no sample input for a schema of type ${String(schema.type)}: extend sample()`);
+}
+
+const labelOf = (route: RouteOptions) => `${String(route.method)} ${route.url}`;
+
+/**
+ * A route's limit and its metrics outcome are declared in its own `config`, not in a table keyed by
+ * its URL. The app is built on an instance that records every route as it is declared, so the test
+ * reads the declarations the service really registered.
+ */
+describe('throttles and outcomes declared on the routes', () => {
+  const routes: RouteOptions[] = [];
+  let database: TestDatabase;
+  let dataDir: string;
+  let container: AppContainer;
+  let app: FastifyInstance;
+  let url: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('ac_throttled_routes');
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-throttled-'));
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+      ADDRESS_RATE_LIMIT: String(LIMIT),
+      INVITE_RATE_LIMIT: String(LIMIT),
+      // Each route gets a client address of its own, named by X-Forwarded-For.
+      TRUSTED_PROXIES: '127.0.0.1',
+    });
+    container = buildContainer(config, createLogger('silent'));
+    await prepareDatabase(container, { migrate: true });
+    app = Fastify(httpServerOptions(config, container.cradle.logger));
+    app.addHook('onRoute', (route) => {
+      routes.push(route);
+    });
+    await app.register(httpInterface, { container });
+    // Over a socket: app.inject() needs light-my-request's ESM-only `cookie`, which jest cannot load.
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await container?.dispose();
+    await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A client of its own per route (address and user), so no route spends another's budget. */
+  async function clientFor(index: number): Promise<{ address: string; token: string }> {
+    const { passwordHasher, idGenerator, clock, userRepository, tokenIssuer } = container.cradle;
+    const user = User.createJoined({
+      id: idGenerator.next(),
+      email: Email.parse(`throttled${index}@example.com`),
+      name: `throttled${index}`,
+      username: Username.parse(`throttled${index}`),
+      passwordHash: await passwordHasher.hash(`throttled-${index}-password`),
+      role: ADMIN_ROLE,
+      now: clock.now(),
+    });
+    await userRepository.add(user);
+    const { token } = await tokenIssuer.issue(user.id, user.tokenVersion);
+    return { address: `192.0.2.${index + 1}`, token };
+  }
+
+  async function send(route: RouteOptions, client: { address: string; token: string }): Promise<{ status: number; body: unknown }> {
+    const schema = (route.schema ?? {}) as { body?: JsonSchema; params?: JsonSchema };
+    const params = (schema.params ? sample(schema.params) : {}) as Record<string, string>;
+    const target = route.url.replace(/:(\w+)/g, (_, name: string) => params[name] ?? 'x');
+    const headers: Record<string, string> = { authorization: `Bearer ${client.token}`, 'x-forwarded-for': client.address };
+    if (schema.body) headers['content-type'] = 'application/json';
+    const response = await fetch(`${url}${target}`, {
+      method: String(route.method),
+      headers,
+      body: schema.body ? JSON.stringify(sample(schema.body)) : undefined,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  it('has sign-in and accept spend the per-address budget, invite and resend the per-inviter one', () => {
+    const declared = Object.fromEntries(routes.filter((r) => r.config?.throttle).map((r) => [labelOf(r), r.config?.throttle]));
+    expect(declared).toMatchObject({
+      'POST /v1/auth/signin': 'address',
+      'POST /v1/invitations/accept': 'address',
+      'POST /v1/users/invite': 'inviter',
+      'POST /v1/users/:id/invitation/resend': 'inviter',
+    });
+  });
+
+  it(`refuses the ${LIMIT + 1}th request of a minute on every route whose config names a throttle`, async () => {
+    const throttled = routes.filter((r) => r.config?.throttle);
+    expect(throttled.length).toBeGreaterThanOrEqual(4);
+    for (const [index, route] of throttled.entries()) {
+      const client = await clientFor(index);
+      const responses = [];
+      for (let n = 0; n <= LIMIT; n++) responses.push(await send(route, client));
+      const statuses = responses.map((r) => r.status);
+      // The statuses on both sides: a failure's diff shows what the route answered.
+      expect({ route: labelOf(route), refused: statuses.map((s) => s === 429), statuses }).toEqual({
+        route: labelOf(route),
+        refused: [...Array<boolean>(LIMIT).fill(false), true],
+        statuses,
+      });
+      expect(responses[LIMIT]!.body).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    }
+  });
+
+  it('declares what sign-in, invite and accept count', () => {
+    expect(routes.filter((r) => r.config?.outcome).map(labelOf)).toEqual(
+      expect.arrayContaining(['POST /v1/auth/signin', 'POST /v1/users/invite', 'POST /v1/invitations/accept']),
+    );
+  });
+
+  it('counts a sign-in refused by the throttle (a hook answered, not the handler) as throttled', async () => {
+    const signIns = async () => {
+      const metric = container.cradle.metrics.registry.getSingleMetric('access_control_sign_ins_total');
+      const { values } = await metric!.get();
+      const of = (outcome: string) => values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+      return { failure: of('failure'), throttled: of('throttled') };
+    };
+    const before = await signIns();
+    for (let n = 0; n <= LIMIT; n++) {
+      await fetch(`${url}/v1/auth/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' },
+        body: JSON.stringify({ username: 'nobody', password: 'whatever-password' }),
+      });
+    }
+    expect(await signIns()).toEqual({ failure: before.failure + LIMIT, throttled: before.throttled + 1 });
+  });
+});
