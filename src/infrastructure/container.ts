@@ -1,11 +1,11 @@
 import { asClass, asFunction, asValue, type AwilixContainer, createContainer, InjectionMode, type Resolver } from 'awilix';
-import type { DataSource } from 'typeorm';
 import type { Actor } from '../application/auth/actor';
 import { AuthenticateActorUseCase } from '../application/auth/authenticate-actor.use-case';
 import { SignInUseCase } from '../application/auth/sign-in.use-case';
 import { SignOutUseCase } from '../application/auth/sign-out.use-case';
 import type { TokenSubject } from '../application/auth/authenticate-actor.use-case';
 import type { LoginAttempts } from '../application/ports/login-attempts.port';
+import type { RateLimitCounter } from '../application/ports/rate-limit-counter.port';
 import type { CommonPasswords } from '../application/ports/common-passwords.port';
 import { FileCommonPasswords } from './security/file-common-passwords';
 import type { LockoutPolicy } from '../domain/users/lockout-policy';
@@ -15,7 +15,6 @@ import type { Clock } from '../application/ports/clock.port';
 import type { IdGenerator } from '../application/ports/id-generator.port';
 import type { PasswordHasher } from '../application/ports/password-hasher.port';
 import type { PermissionRepository } from '../application/ports/permission-repository.port';
-import type { ProcessedEventStore } from '../application/ports/processed-event-store.port';
 import type { RoleRepository } from '../application/ports/role-repository.port';
 import type { TokenIssuer } from '../application/ports/token-issuer.port';
 import type { UnitOfWork } from '../application/ports/unit-of-work.port';
@@ -41,36 +40,33 @@ import {
   type VerificationKey,
   verificationKeysFor,
 } from './crypto/signing-keys';
-import type { Logger } from './logging/logger';
+import { describeError, type Logger } from './logging/logger';
 import { createMailer } from './mail/create-mailer';
 import type { EventPublisher, InProcessEventBus } from './messaging/cloud-event';
 import { CommitSignal } from './messaging/commit-signal';
 import { createInProcessEventBus } from './messaging/in-process-event-bus';
 import { KafkaEventPublisher } from './messaging/kafka-event-publisher';
 import { OutboxRelay } from './messaging/outbox-relay';
-import { createDataSource } from './persistence/typeorm/data-source';
 import { TypeOrmInvitationRepository } from './persistence/typeorm/typeorm-invitation.repository';
-import { TypeOrmProcessedEventStore } from './persistence/typeorm/typeorm-processed-event.store';
 import { TypeOrmPermissionRepository } from './persistence/typeorm/typeorm-permission.repository';
 import { TypeOrmRoleRepository } from './persistence/typeorm/typeorm-role.repository';
-import { TypeOrmUnitOfWork } from './persistence/typeorm/typeorm-unit-of-work';
 import { TypeOrmUserRepository } from './persistence/typeorm/typeorm-user.repository';
 import { TypeOrmLoginAttempts } from './persistence/typeorm/typeorm-login-attempts';
+import { TypeOrmRateLimitCounter } from './persistence/typeorm/typeorm-rate-limit-counter';
 import { InstrumentedEventPublisher } from './observability/instrumented-event-publisher';
 import { mysqlPoolProbe, outboxBacklogProbe } from './observability/outbox-backlog-probe';
 import { ServiceMetrics } from './observability/service-metrics';
 import { CachedActorResolver } from './caching/cached-actor-resolver';
 import { CachedPermissionRepository } from './caching/cached-permission-repository';
 import { CachedRoleRepository } from './caching/cached-role-repository';
-import { userChangesOf } from './persistence/typeorm/user-changes';
+import { type PersistenceCradle, persistenceRegistrations, typeOrmUnitOfWork, userPersistenceServices } from './persistence-registrations';
 import { Readiness } from './system/readiness';
 import { SystemClock } from './system/system-clock';
 import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
 
-export interface Cradle {
+export interface Cradle extends PersistenceCradle {
   config: Config;
   logger: Logger;
-  dataSource: DataSource;
   clock: Clock;
   idGenerator: IdGenerator;
   passwordHasher: PasswordHasher;
@@ -79,6 +75,8 @@ export interface Cradle {
   verificationKeys: VerificationKey[];
   loginAttempts: LoginAttempts;
   lockoutPolicy: LockoutPolicy;
+  /** The per-address and per-inviter throttles' counts, shared by every replica through the database. */
+  rateLimitCounter: RateLimitCounter;
   signOut: SignOutUseCase;
   commonPasswords: CommonPasswords;
   tokenIssuer: TokenIssuer;
@@ -87,7 +85,6 @@ export interface Cradle {
   permissionRepository: PermissionRepository;
   unitOfWork: UnitOfWork;
   invitationRepository: InvitationRepository;
-  processedEventStore: ProcessedEventStore;
   secretTokens: SecretTokens;
   invitationSettings: InvitationSettings;
   readiness: Readiness;
@@ -124,34 +121,41 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
   container.register({
     config: asValue(config),
     logger: asValue(logger),
-    dataSource: asFunction(() => createDataSource(config.database))
-      .singleton()
-      .disposer(async (ds) => {
-        if (ds.isInitialized) await ds.destroy();
-      }),
+    ...persistenceRegistrations(config),
     clock: asClass(SystemClock).singleton(),
     idGenerator: asClass(UuidV7IdGenerator).singleton(),
     passwordHasher: asClass(Argon2PasswordHasher).singleton(),
     signingKey: asFunction(() =>
       config.jwt.privateKeyPem && config.jwt.publicKeyPem
         ? signingKeyFromPem(config.jwt.privateKeyPem, config.jwt.publicKeyPem)
-        : loadOrCreateLocalSigningKey(config.dataDir),
+        : loadOrCreateLocalSigningKey(config.dataDir, (reason) =>
+            logger.warn(
+              { dataDir: config.dataDir, reason },
+              'DATA_DIR is not writable: tokens are signed with a key of this process only and end with it; set JWT_PRIVATE_KEY and JWT_PUBLIC_KEY to keep them',
+            ),
+          ),
     ).singleton(),
     verificationKeys: asFunction(({ signingKey }: Cradle) =>
       verificationKeysFor(signingKey, config.jwt.previousPublicKeyPems),
     ).singleton(),
     lockoutPolicy: asValue(config.lockout),
     loginAttempts: asFunction(
-      ({ dataSource, unitOfWork }: Cradle) =>
-        new TypeOrmLoginAttempts(
+      ({ dataSource, sqliteWriteQueue }: Cradle) => new TypeOrmLoginAttempts({ dataSource, sqliteWriteQueue }),
+    ).singleton(),
+    rateLimitCounter: asFunction(
+      ({ dataSource, sqliteWriteQueue, logger }: Cradle) =>
+        new TypeOrmRateLimitCounter({
           dataSource,
-          unitOfWork instanceof TypeOrmUnitOfWork ? (work) => unitOfWork.exclusive(work) : undefined,
-        ),
+          sqliteWriteQueue,
+          onPurgeFailed: (error) => logger.warn({ reason: describeError(error) }, 'rate-limit purge failed; retrying at the next purge'),
+        }),
     ).singleton(),
     signOut: asClass(SignOutUseCase).singleton(),
     commonPasswords: asFunction(() => new FileCommonPasswords()).singleton(),
     tokenIssuer: asFunction(({ signingKey, clock }: Cradle) => new JwtTokenIssuer(signingKey, config.jwt, clock)).singleton(),
-    userRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmUserRepository(dataSource.manager)).singleton(),
+    userRepository: asFunction(
+      (cradle: Cradle) => new TypeOrmUserRepository({ manager: cradle.dataSource.manager, ...userPersistenceServices(cradle) }),
+    ).singleton(),
     // Roles are tiny and rarely change: cached for ROLE_CACHE_TTL_MS.
     roleRepository: asFunction(({ dataSource }: Cradle) => new CachedRoleRepository(new TypeOrmRoleRepository(dataSource))).singleton(),
     // The permission catalogue is written only by migrations: cached whole, paged in memory.
@@ -159,9 +163,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
       ({ dataSource }: Cradle) => new CachedPermissionRepository(new TypeOrmPermissionRepository(dataSource)),
     ).singleton(),
     commitSignal: asClass(CommitSignal).singleton(),
-    unitOfWork: asFunction(
-      ({ dataSource, commitSignal }: Cradle) => new TypeOrmUnitOfWork(dataSource, () => commitSignal.notify()),
-    ).singleton(),
+    unitOfWork: asFunction((cradle: Cradle) => typeOrmUnitOfWork(cradle, () => cradle.commitSignal.notify())).singleton(),
     inProcessBus: asFunction(() => (config.kafka ? null : createInProcessEventBus())).singleton(),
     eventPublisher: asFunction(({ inProcessBus, logger, metrics }: Cradle) =>
       new InstrumentedEventPublisher(
@@ -173,13 +175,8 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     )
       .singleton()
       .disposer((publisher) => publisher.close()),
-    outboxRelay: asFunction(({ dataSource, eventPublisher, logger, unitOfWork, commitSignal }: Cradle) => {
-      const relay = new OutboxRelay({
-        dataSource,
-        publisher: eventPublisher,
-        logger,
-        ...(unitOfWork instanceof TypeOrmUnitOfWork ? { exclusive: (work) => unitOfWork.exclusive(work) } : {}),
-      });
+    outboxRelay: asFunction(({ dataSource, eventPublisher, logger, sqliteWriteQueue, clock, commitSignal }: Cradle) => {
+      const relay = new OutboxRelay({ dataSource, publisher: eventPublisher, logger, sqliteWriteQueue, clock });
       commitSignal.subscribe(() => relay.nudge());
       return relay;
     })
@@ -189,21 +186,15 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
       .singleton()
       .disposer((mailer) => (mailer as { close?: () => Promise<void> }).close?.()),
     issueInvitation: asClass(IssueInvitationUseCase).singleton(),
-    invitationRepository: asFunction(({ dataSource }: Cradle) => new TypeOrmInvitationRepository(dataSource.manager)).singleton(),
-    processedEventStore: asFunction(
-      ({ dataSource, unitOfWork }: Cradle) =>
-        new TypeOrmProcessedEventStore(
-          dataSource.manager,
-          unitOfWork instanceof TypeOrmUnitOfWork ? (work) => unitOfWork.exclusive(work) : undefined,
-        ),
+    invitationRepository: asFunction(
+      ({ dataSource, plainInsertStatements }: Cradle) => new TypeOrmInvitationRepository({ manager: dataSource.manager, plainInsertStatements }),
     ).singleton(),
     secretTokens: asClass(RandomSecretTokens).singleton(),
     invitationSettings: asValue({ publicUrl: config.publicUrl, invitationTtlSeconds: config.invitationTtlSeconds }),
     readiness: asFunction(({ dataSource }: Cradle) => new Readiness(dataSource)).singleton(),
-    metrics: asFunction(({ dataSource, unitOfWork, logger }: Cradle) => {
+    metrics: asFunction(({ dataSource, sqliteWriteQueue, logger }: Cradle) => {
       const metrics = new ServiceMetrics({ logger });
-      const exclusive = unitOfWork instanceof TypeOrmUnitOfWork ? <T>(work: () => Promise<T>) => unitOfWork.exclusive(work) : undefined;
-      metrics.trackOutbox(outboxBacklogProbe(dataSource, exclusive));
+      metrics.trackOutbox(outboxBacklogProbe(dataSource, sqliteWriteQueue));
       metrics.trackPool(mysqlPoolProbe(dataSource));
       return metrics;
     }).singleton(),
@@ -211,11 +202,11 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     // By default every request reads its user, so a sign-out ends its tokens at once on every replica.
     // ACTOR_CACHE_TTL > 0 trades that for speed: another replica may accept a signed-out token that long
     // (a change made by this process still drops its entry at once).
-    authenticateActor: asFunction(({ userRepository, roleRepository, dataSource }: Cradle) => {
+    authenticateActor: asFunction(({ userRepository, roleRepository, userChangeNotices }: Cradle) => {
       const direct = new AuthenticateActorUseCase({ userRepository, roleRepository });
       if (config.actorCacheTtlSeconds <= 0) return direct;
       const resolver = new CachedActorResolver(direct, { ttlMs: config.actorCacheTtlSeconds * 1000 });
-      userChangesOf(dataSource).subscribe((userId) => resolver.invalidate(userId));
+      userChangeNotices.subscribe((userId) => resolver.invalidate(userId));
       return resolver;
     }).singleton(),
     listUsers: asClass(ListUsersUseCase).singleton(),

@@ -46,22 +46,24 @@ export class InviteUserUseCase {
     const beyondInviter = missingPermissions(input.actor.permissions, role.permissions);
     if (beyondInviter.length > 0) throw new PermissionDeniedError(beyondInviter);
 
-    const user = User.invite({
-      id: this.ids.next(),
-      email,
-      name,
-      role,
-      invitedBy: input.actor.userId,
-      now: this.clock.now(),
-      newId: () => this.ids.next(),
-    });
-    await this.unitOfWork.run(async ({ users, outbox }) => {
+    // The aggregate is built inside the closure: a unit of work may run it again after a deadlock,
+    // and each attempt must record its own UserInvited (pullDomainEvents() empties the list).
+    return this.unitOfWork.run(async ({ users, outbox }) => {
+      const user = User.invite({
+        id: this.ids.next(),
+        email,
+        name,
+        role,
+        invitedBy: input.actor.userId,
+        now: this.clock.now(),
+        newId: () => this.ids.next(),
+      });
       // No look-up first: the unique index on the e-mail decides, and `add` reports a taken address
       // as EmailAlreadyTakenError (the transaction then writes nothing).
       await users.add(user);
       await outbox.append(user.pullDomainEvents());
+      return { userId: user.id };
     });
-    return { userId: user.id };
   }
 
   private async resolveRole(key: string): Promise<Role> {

@@ -28,9 +28,41 @@ const SECRET_QUERY = /([?&](?:token|access_token|password)=)[^&#]*/gi;
  */
 export function describeError(error: unknown): string {
   const e = error as { name?: string; code?: string | number; message?: string } | null;
-  const kind = e?.code !== undefined ? `${e?.name ?? 'Error'} ${String(e.code)}` : (e?.name ?? 'Error');
-  const message = (e?.message ?? String(error)).replace(/\/\/[^@/\s]*@/g, '//***@').slice(0, 300);
-  return `${kind}: ${message}`;
+  const code = e?.code ?? databaseErrorCode(error);
+  const kind = code !== undefined ? `${e?.name ?? 'Error'} ${String(code)}` : (e?.name ?? 'Error');
+  let message = (e?.message ?? String(error)).replace(/\/\/[^@/\s]*@/g, '//***@');
+  // A database's message quotes the values it refused ("Duplicate entry 'a@b.c' for key …").
+  if (isDatabaseError(error)) message = message.replace(/'(?:[^'\\]|\\.)*'/g, "'?'");
+  return `${kind}: ${message.slice(0, 300)}`;
+}
+
+/** TypeORM's QueryFailedError and the drivers' errors carry the SQL and its parameters. */
+function isDatabaseError(error: unknown): boolean {
+  const e = error as Record<string, unknown> | null;
+  return !!e && typeof e === 'object' && ('query' in e || 'parameters' in e || 'sql' in e || 'sqlMessage' in e || 'driverError' in e);
+}
+
+function databaseErrorCode(error: unknown): string | undefined {
+  const driver = (error as { driverError?: { code?: unknown } } | null)?.driverError;
+  return typeof driver?.code === 'string' ? driver.code : undefined;
+}
+
+/**
+ * The one serializer of errors for every logger (`err` and `error` keys): what describeError
+ * shows, and the stack's frames without its first line (which repeats the raw message). Never
+ * the properties a driver hangs on an error: the SQL, its parameters, the driver's own error.
+ */
+export function serializeError(error: unknown): { type: string; message: string; code?: string | number; stack?: string } | string {
+  // A text is what a caller already described (`error: describeError(e)`); it stays as it is.
+  if (typeof error !== 'object' || error === null) return String(error);
+  const e = error as Error & { code?: string | number };
+  const frames = typeof e.stack === 'string' ? e.stack.split('\n').filter((line) => /^\s+at /.test(line)) : [];
+  return {
+    type: e.name ?? 'Error',
+    message: describeError(error),
+    ...(e.code !== undefined || databaseErrorCode(error) !== undefined ? { code: e.code ?? databaseErrorCode(error) } : {}),
+    ...(frames.length > 0 ? { stack: frames.slice(0, 12).join('\n') } : {}),
+  };
 }
 
 export function redactUrl(url: string): string {
@@ -41,6 +73,8 @@ export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     serializers: {
+      err: serializeError,
+      error: serializeError,
       req: (req: { method?: string; url?: string; id?: string; ip?: string }) => ({
         method: req.method,
         url: req.url === undefined ? undefined : redactUrl(req.url),

@@ -1,23 +1,22 @@
 import type { DataSource } from 'typeorm';
 import { fromSqlDatetime } from '../messaging/outbox-claims';
+import type { SqliteWriteQueue } from '../persistence/typeorm/sqlite-write-queue';
 import type { OutboxBacklogProbe } from './service-metrics';
-
-type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;
 
 /**
  * Two index-only lookups per scrape: the count and smallest id of unpublished rows
  * (ix_outbox_pending on published_at, id), then that row's occurred_at by primary key.
- * On SQLite the statements take their turn on the one connection through `exclusive`.
+ * On SQLite the statements take their turn on the one connection through the write queue.
  */
-export function outboxBacklogProbe(dataSource: DataSource, exclusive: Exclusive = (work) => work()): OutboxBacklogProbe {
+export function outboxBacklogProbe(dataSource: DataSource, sqliteWriteQueue: SqliteWriteQueue): OutboxBacklogProbe {
   return async () => {
     if (!dataSource.isInitialized) throw new Error('database not connected');
-    const [head] = (await exclusive(() =>
+    const [head] = (await sqliteWriteQueue.serialize(() =>
       dataSource.query('SELECT COUNT(*) AS backlog, MIN(id) AS oldest_id FROM outbox_events WHERE published_at IS NULL'),
     )) as { backlog: number | string; oldest_id: string | null }[];
     const backlog = Number(head?.backlog ?? 0);
     if (!head?.oldest_id) return { backlog, oldest: null };
-    const [row] = (await exclusive(() =>
+    const [row] = (await sqliteWriteQueue.serialize(() =>
       dataSource.query('SELECT occurred_at FROM outbox_events WHERE id = ?', [head.oldest_id]),
     )) as { occurred_at: Date | string }[];
     return { backlog, oldest: row ? fromSqlDatetime(row.occurred_at) : null };

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import type { Role } from '../../../src/domain/roles/role';
@@ -10,57 +9,15 @@ import { NodemailerMailer } from '../../../src/infrastructure/mail/nodemailer-ma
 import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
-import { TypeOrmUserRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
+import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { InvitationMailWorker } from '../../../src/interfaces/mailer/invitation-mail-worker';
 import { buildIssueInvitation, invitedCloudEvent } from '../../integration/mailer/fixtures/issue-invitation.fixture';
 import { SmtpTestServer, tokenFromText } from '../../support/smtp-test-server';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { startTestApp, type TestApp, type TestResponse } from '../../support/test-app';
+import { CuttableProxy } from '../../support/cuttable-proxy';
 
-/**
- * A TCP proxy between the service and MariaDB that the test can cut (live sockets destroyed, new
- * connections refused) and restore.
- */
-class CuttableProxy {
-  private readonly sockets = new Set<Socket>();
-  private refusing = false;
-  private constructor(private readonly server: Server, readonly port: number) {}
-
-  static async start(targetHost: string, targetPort: number): Promise<CuttableProxy> {
-    // eslint-disable-next-line prefer-const
-    let self: CuttableProxy | undefined;
-    const server = createServer((client) => {
-      if (!self || self.refusing) return client.destroy();
-      const upstream = connect(targetPort, targetHost);
-      for (const s of [client, upstream]) {
-        self.sockets.add(s);
-        s.on('close', () => self?.sockets.delete(s));
-        s.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-    const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
-    self = new CuttableProxy(server, port);
-    return self;
-  }
-
-  cut(): void {
-    this.refusing = true;
-    for (const s of this.sockets) s.destroy();
-  }
-
-  restore(): void {
-    this.refusing = false;
-  }
-
-  async close(): Promise<void> {
-    this.cut();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -74,6 +31,8 @@ describe('faults: the database goes away and comes back', () => {
     const target = new URL(real.url);
     proxy = await CuttableProxy.start(target.hostname, Number(target.port || 3306));
     const viaProxy = new URL(real.url);
+    // The proxy listens on loopback, wherever the database is (a container's mapped port elsewhere).
+    viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
     app = await startTestApp({}, {}, { url: viaProxy.href, config: { ...real.config, url: viaProxy.href } as TestDatabase['config'], drop: () => real.drop() });
   });
@@ -183,7 +142,7 @@ describe('faults: the SMTP server refuses a quarter of its commands at random', 
     await admin.disconnect();
 
     const member: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
-    const users = new TypeOrmUserRepository(dataSource.manager);
+    const users = new TypeOrmAdapters(dataSource).users();
     const events = [];
     const emails: string[] = [];
     for (let i = 0; i < 30; i++) {

@@ -15,7 +15,7 @@ import { KafkaEventPublisher } from '../../../src/infrastructure/messaging/kafka
 import { OutboxRelay } from '../../../src/infrastructure/messaging/outbox-relay';
 import { createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
+import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { capturingLogger, createTopic, kafkaBrokers, keysOf, type ReadMessage, secretsIn, startReader, uniqueTopic } from './kafka-test-kit';
 import { UserLifecycle } from './user-lifecycle';
@@ -167,7 +167,7 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
 
       const topic = uniqueTopic('event-contract');
       await createTopic(topic, 2);
-      const lifecycle = new UserLifecycle(new TypeOrmUnitOfWork(dataSource));
+      const lifecycle = new UserLifecycle(new TypeOrmAdapters(dataSource).unitOfWork());
       written = [];
       const record = (w: { userId: string; eventIds: string[]; types: string[] }) =>
         w.eventIds.forEach((eventId, i) => written.push({ type: w.types[i]!, userId: w.userId, eventId }));

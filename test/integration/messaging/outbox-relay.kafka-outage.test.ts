@@ -1,57 +1,36 @@
 /**
- * Kafka goes away in the middle of a burst of events and comes back: nothing is lost, nothing
- * is published twice, the relay backs off meanwhile (nudges notwithstanding) and does not crash.
- * Needs a broker of its own to stop and restart: a LocalKafkaBroker (KAFKA_SOURCE=local).
+ * Kafka goes away in the middle of a burst of events and comes back: nothing is lost, the relay
+ * backs off meanwhile (nudges notwithstanding) and does not crash. Delivery is at least once: a
+ * batch whose acknowledgement went down with the broker is published again, so a duplicate is
+ * allowed (and counted); a missing event, or one out of its user's order, is not.
+ *
+ * The relay runs on the test's clock with a backoff far longer than the test: each retry comes
+ * when the test moves the clock to its deadline, so the backoff is checked on its deadlines, not
+ * on how long the retries happened to take.
+ * Needs a broker of its own to stop and restart: a LocalKafkaBroker, started whatever the run's shared broker is.
  */
 import type { DataSource } from 'typeorm';
 import { v7 } from 'uuid';
 import type { CloudEvent, EventPublisher } from '../../../src/infrastructure/messaging/cloud-event';
 import { KafkaEventPublisher } from '../../../src/infrastructure/messaging/kafka-event-publisher';
-import { OutboxRelay } from '../../../src/infrastructure/messaging/outbox-relay';
+import { OutboxRelay, type OutboxRelayStatus } from '../../../src/infrastructure/messaging/outbox-relay';
 import { createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
-import { LocalKafkaBroker } from '../../support/local-kafka';
+import { AdjustableClock } from '../../support/adjustable-clock';
+import { LocalKafkaBroker, localKafkaUnavailable } from '../../support/local-kafka';
 import { insertOutboxRows, invitedRow, outboxCounts, type OutboxFixtureRow } from '../../support/outbox-fixtures';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { capturingLogger, createTopic, eventually, startReader, topicMessageCount, uniqueTopic } from './kafka-test-kit';
 
-/**
- * Lets a test stop the broker between two publishes rather than in the middle of one: a produce
- * request cut off after the broker wrote it but before it answered is published again later (at
- * least once, by design), which would make "exactly once" in this test a matter of timing.
- */
-class GatedPublisher implements EventPublisher {
-  readonly attempts: { at: number; ok: boolean }[] = [];
-  private gate: Promise<void> | null = null;
-  private openGate: (() => void) | null = null;
-  private inFlight: Promise<unknown> | null = null;
+/** Counts the publishes the relay starts. */
+class CountingPublisher implements EventPublisher {
+  calls = 0;
 
   constructor(private readonly inner: EventPublisher) {}
 
-  async publish(events: readonly CloudEvent[]): Promise<void> {
-    while (this.gate) await this.gate;
-    const sending = this.inner.publish(events);
-    this.inFlight = sending.catch(() => undefined);
-    try {
-      await sending;
-      this.attempts.push({ at: Date.now(), ok: true });
-    } catch (error) {
-      this.attempts.push({ at: Date.now(), ok: false });
-      throw error;
-    } finally {
-      this.inFlight = null;
-    }
-  }
-
-  /** Holds new publishes and waits for the one in flight. */
-  async hold(): Promise<void> {
-    this.gate = new Promise((resolve) => (this.openGate = resolve));
-    await this.inFlight;
-  }
-
-  release(): void {
-    this.gate = null;
-    this.openGate?.();
+  publish(events: readonly CloudEvent[]): Promise<void> {
+    this.calls += 1;
+    return this.inner.publish(events);
   }
 
   close(): Promise<void> {
@@ -62,12 +41,15 @@ class GatedPublisher implements EventPublisher {
 const USERS = 200;
 const ROWS_PER_TICK = 10;
 const TICK_MS = 50;
+/** Minutes on the relay's clock: real time alone never ends one of them within this test. */
+const BACKOFF = { initialMs: 60_000, maxMs: 240_000 };
+const FAILURES_WHILE_DOWN = 4;
 
-const canStopKafka = process.env.KAFKA_SOURCE === 'local';
+const noOwnBroker = localKafkaUnavailable();
 
 describe('OutboxRelay while Kafka is down', () => {
-  if (!canStopKafka) {
-    it.skip(`survives a Kafka outage — skipped: needs KAFKA_SOURCE=local to stop and restart a broker of its own (KAFKA_SOURCE=${process.env.KAFKA_SOURCE ?? 'unset'})`, () => undefined);
+  if (noOwnBroker) {
+    it.skip(`survives a Kafka outage — skipped: ${noOwnBroker}`, () => undefined);
     return;
   }
 
@@ -88,18 +70,26 @@ describe('OutboxRelay while Kafka is down', () => {
     await database?.drop();
   });
 
-  it('keeps rows while Kafka is down, backs off without crashing, and publishes every event exactly once after restart()', async () => {
+  it('keeps rows while Kafka is down, backs off without crashing, and publishes every event at least once, in order per user, after restart()', async () => {
     const topic = uniqueTopic('relay-outage');
     await createTopic(topic, 3, [broker.brokers]);
     const { logger, lines } = capturingLogger('debug');
-    const publisher = new GatedPublisher(
+    const publisher = new CountingPublisher(
       new KafkaEventPublisher({ brokers: [broker.brokers], topic, clientId: 'relay-outage-test', logger, retries: 2, connectionTimeoutMs: 1_000, requestTimeoutMs: 5_000 }),
     );
-    const relay = new OutboxRelay({ dataSource, publisher, logger, batchSize: 50, pollIntervalMs: 100, backoff: { initialMs: 200, maxMs: 2_000 } });
+    const clock = new AdjustableClock();
+    const relay = new OutboxRelay({ dataSource, publisher, logger, batchSize: 50, pollIntervalMs: 100, backoff: BACKOFF, clock });
+    /** Moves the relay's clock to the end of its backoff, if it is backing off. */
+    const endBackoff = (): OutboxRelayStatus => {
+      const status = relay.status();
+      if (status.backoffUntil) clock.advance(Math.max(0, status.backoffUntil.getTime() - clock.now().getTime()));
+      return status;
+    };
 
     // A burst: ROWS_PER_TICK rows every TICK_MS over USERS users, each commit followed by a nudge.
     const users = Array.from({ length: USERS }, () => v7());
     const inserted: { row: OutboxFixtureRow; at: number }[] = [];
+    let nudges = 0;
     let bursting = true;
     const burst = (async () => {
       for (let tick = 0; bursting; tick++) {
@@ -108,52 +98,52 @@ describe('OutboxRelay while Kafka is down', () => {
         await insertOutboxRows(dataSource, rows);
         inserted.push(...rows.map((row) => ({ row, at })));
         relay.nudge();
+        nudges += 1;
         await new Promise((r) => setTimeout(r, TICK_MS));
       }
     })();
 
     try {
       relay.start();
-      await new Promise((r) => setTimeout(r, 1_000));
-      expect((await outboxCounts(dataSource)).total).toBeGreaterThan(0);
+      expect(await eventually(async () => relay.status().published, (n) => n > 0, 30_000)).toBeGreaterThan(0);
 
-      await publisher.hold();
-      const downSince = Date.now();
       await broker.stop();
-      publisher.release();
+      const downSince = Date.now();
 
-      // Down for a while: rows keep coming and stay unpublished; the relay keeps trying, slowly.
+      // Down: rows keep coming and stay unpublished; each failed pass backs off twice as long as the
+      // one before (up to the cap), and the nudges that keep coming do not cut a backoff short.
       const unpublishedOverTime: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        await new Promise((r) => setTimeout(r, 1_000));
+      for (let failure = 1; failure <= FAILURES_WHILE_DOWN; failure++) {
+        const status = await eventually(async () => relay.status(), (s) => s.consecutiveFailures >= failure, 30_000);
+        expect(status).toMatchObject({ running: true, consecutiveFailures: failure });
+        const waits = status.backoffUntil!.getTime() - clock.now().getTime();
+        const base = Math.min(BACKOFF.maxMs, BACKOFF.initialMs * 2 ** (failure - 1));
+        expect(waits).toBeLessThanOrEqual(Math.min(BACKOFF.maxMs, base * 1.2));
+        expect(waits).toBeGreaterThan(base * 0.8 - 5_000); // less the real time since the failure
+
+        // Nudges for longer than a poll interval: none of them starts a pass.
+        const [calls, nudged] = [publisher.calls, nudges];
+        await eventually(async () => nudges, (n) => n >= nudged + 5, 10_000);
+        expect(publisher.calls).toBe(calls);
+        expect(relay.status().consecutiveFailures).toBe(failure);
         unpublishedOverTime.push((await outboxCounts(dataSource)).unpublished);
+        if (failure < FAILURES_WHILE_DOWN) endBackoff();
       }
       const stranded = inserted.filter((i) => i.at > downSince).map((i) => i.row.id);
       const stillUnpublished = (await dataSource.query(
         `SELECT COUNT(*) AS n FROM outbox_events WHERE published_at IS NULL AND id IN (${stranded.map(() => '?').join(',')})`,
         stranded,
       )) as { n: number }[];
-      const status = relay.status();
-      const failed = publisher.attempts.filter((a) => a.at > downSince);
-
       expect(stranded.length).toBeGreaterThan(0);
       expect(Number(stillUnpublished[0]!.n)).toBe(stranded.length);
       expect(unpublishedOverTime).toEqual([...unpublishedOverTime].sort((a, b) => a - b));
-      expect(unpublishedOverTime[4]!).toBeGreaterThan(unpublishedOverTime[0]!);
-      expect(status.running).toBe(true);
-      expect(status.consecutiveFailures).toBeGreaterThanOrEqual(2);
-      expect(failed.every((a) => !a.ok)).toBe(true);
-      // ~100 nudges in those 5 seconds, yet a handful of attempts, further and further apart
-      // (backoff 200, 400, 800, 1600 ms ±20 %, plus the time a failing publish takes).
-      const gaps = failed.slice(1).map((a, i) => a.at - failed[i]!.at);
-      console.log(`[relay] attempts while Kafka was down: ${failed.length}, gaps ${gaps.join(', ')} ms`);
-      expect(failed.length).toBeGreaterThanOrEqual(3);
-      expect(failed.length).toBeLessThanOrEqual(10);
-      expect(gaps[gaps.length - 1]!).toBeGreaterThan(gaps[0]!);
-      expect(Math.max(...gaps)).toBeGreaterThanOrEqual(1_000);
+      expect(unpublishedOverTime[FAILURES_WHILE_DOWN - 1]!).toBeGreaterThan(unpublishedOverTime[0]!);
 
+      // Back: the next pass after the backoff publishes again, while rows keep coming.
       await broker.restart();
-      await new Promise((r) => setTimeout(r, 500));
+      const publishedBefore = relay.status().published;
+      const again = await eventually(async () => endBackoff(), (s) => s.consecutiveFailures === 0 && s.published > publishedBefore, 60_000);
+      expect(again.consecutiveFailures).toBe(0);
       bursting = false;
       await burst;
 
@@ -167,16 +157,25 @@ describe('OutboxRelay while Kafka is down', () => {
       await publisher.close();
     }
 
-    // Exactly once: the topic holds as many messages as rows, each id once, each user in id order.
-    expect(await topicMessageCount(topic, [broker.brokers])).toBe(inserted.length);
+    // At least once: every committed event is on the topic; a batch cut off with the broker may be
+    // there twice (its acknowledgement was lost, so it was published again).
+    const messages = await topicMessageCount(topic, [broker.brokers]);
+    expect(messages).toBeGreaterThanOrEqual(inserted.length);
     const reader = await startReader(topic, [broker.brokers]);
     try {
-      const received = await reader.waitFor(inserted.length, 30_000);
+      const received = await reader.waitFor(messages, 30_000);
       const ids = received.map((m) => m.headers.ce_id!);
-      expect(new Set(ids).size).toBe(inserted.length);
-      expect([...ids].sort()).toEqual(inserted.map((i) => i.row.id).sort());
+      const distinct = new Set(ids);
+      console.log(`[relay] ${inserted.length} events → ${messages} messages (${ids.length - distinct.size} duplicates)`);
+      expect([...distinct].sort()).toEqual(inserted.map((i) => i.row.id).sort());
+      expect(ids.length - distinct.size).toBe(messages - inserted.length);
+      // In order per user, as a consumer that deduplicates by id sees them: each id where it first appears.
       const byUser = new Map<string, string[]>();
-      for (const m of received) byUser.set(m.key!, [...(byUser.get(m.key!) ?? []), m.headers.ce_id!]);
+      for (const m of received) {
+        const seen = byUser.get(m.key!) ?? [];
+        if (!seen.includes(m.headers.ce_id!)) seen.push(m.headers.ce_id!);
+        byUser.set(m.key!, seen);
+      }
       for (const [userId, userIds] of byUser) {
         expect(userIds).toEqual(inserted.filter((i) => i.row.aggregateId === userId).map((i) => i.row.id));
       }

@@ -12,7 +12,8 @@ import { KafkaEventPublisher } from '../../../src/infrastructure/messaging/kafka
 import { OutboxRelay } from '../../../src/infrastructure/messaging/outbox-relay';
 import { createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
+import { TypeOrmAdapters } from '../../support/typeorm-adapters';
+import { AdjustableClock } from '../../support/adjustable-clock';
 import { insertOutboxRows, invitedRow, outboxCounts, type OutboxFixtureRow, randomUserRows } from '../../support/outbox-fixtures';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import {
@@ -100,9 +101,10 @@ describe('OutboxRelay → Kafka (MariaDB/MySQL)', () => {
     // The poll is a minute: only the nudge can make the relay publish within this test.
     const relay = relayOf({ dataSource, publisher, logger, pollIntervalMs: 60_000, source: '/access-control' });
     relay.start();
-    await relay.flush(); // the loop's first pass (an empty outbox) is behind us: the relay sleeps
+    // Its first pass (an empty outbox) and first sweep are behind it: asleep until nudged.
+    expect(await eventually(async () => relay.status().idle, (idle) => idle, 5_000)).toBe(true);
 
-    const lifecycle = new UserLifecycle(new TypeOrmUnitOfWork(dataSource));
+    const lifecycle = new UserLifecycle(new TypeOrmAdapters(dataSource).unitOfWork());
     const latencies: { ack: number; consumed: number }[] = [];
     const written: { userId: string; eventId: string; type: string }[] = [];
     for (const step of [
@@ -168,22 +170,43 @@ describe('OutboxRelay → Kafka (MariaDB/MySQL)', () => {
     const late = rows.slice(2_000);
     await insertOutboxRows(dataSource, early);
 
+    // The first relay holds its first batch (rows locked, transaction open) until the other two have
+    // published: with SKIP LOCKED they claim around it instead of waiting for it, so all three publish.
+    let holding = false;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = (inner: EventPublisher): EventPublisher => ({
+      async publish(events) {
+        holding = true;
+        await released;
+        await inner.publish(events);
+      },
+      close: () => inner.close(),
+    });
+
     // Three replicas: a data source (pool), a producer and a relay each.
     const relays: OutboxRelay[] = [];
     for (let i = 0; i < 3; i++) {
       const ds = createDataSource(database.config, { poolSize: 3 });
       await ds.initialize();
       cleanups.push(() => ds.destroy());
-      relays.push(
-        relayOf({ dataSource: ds, publisher: kafkaPublisher(topic), logger: capturingLogger('warn').logger, batchSize: 50, pollIntervalMs: 50 }),
-      );
+      const publisher = i === 0 ? held(kafkaPublisher(topic)) : kafkaPublisher(topic);
+      relays.push(relayOf({ dataSource: ds, publisher, logger: capturingLogger('warn').logger, batchSize: 50, pollIntervalMs: 50 }));
     }
     const started = Date.now();
-    relays.forEach((r) => r.start());
-    // More rows arrive while the relays run, each commit followed by nudges as the service does.
-    for (let at = 0; at < late.length; at += 100) {
-      await insertOutboxRows(dataSource, late.slice(at, at + 100));
-      relays.forEach((r) => r.nudge());
+    relays[0]!.start();
+    try {
+      expect(await eventually(async () => holding, (h) => h, 10_000)).toBe(true);
+      relays.slice(1).forEach((r) => r.start());
+      // More rows arrive while the relays run, each commit followed by nudges as the service does.
+      for (let at = 0; at < late.length; at += 100) {
+        await insertOutboxRows(dataSource, late.slice(at, at + 100));
+        relays.forEach((r) => r.nudge());
+      }
+      const others = await eventually(async () => relays.slice(1).map((r) => r.status().published), (p) => p.every((n) => n > 0), 30_000);
+      expect(others.every((n) => n > 0)).toBe(true);
+    } finally {
+      release();
     }
 
     const counts = await eventually(() => outboxCounts(dataSource), (c) => c.unpublished === 0, 60_000);
@@ -193,7 +216,7 @@ describe('OutboxRelay → Kafka (MariaDB/MySQL)', () => {
     const perRelay = relays.map((r) => r.status().published);
     console.log(`[relay] 3 relays published 3,000 rows of 300 users in ${elapsed} ms (per relay: ${perRelay.join(', ')})`);
     expect(perRelay.reduce((a, b) => a + b, 0)).toBe(3_000);
-    expect(perRelay.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
+    expect(perRelay.every((n) => n > 0)).toBe(true);
 
     // Every row was claimed once: one attempt each.
     const attempts = (await dataSource.query('SELECT attempts, COUNT(*) AS n FROM outbox_events GROUP BY attempts')) as { attempts: number; n: number }[];
@@ -217,8 +240,11 @@ describe('OutboxRelay → Kafka (MariaDB/MySQL)', () => {
     }
   }, 90_000);
 
-  it('deletes published rows past the retention in bounded batches, and never an unpublished row', async () => {
-    const now = Date.now();
+  it('deletes published rows past the retention on its clock, in bounded batches, and never an unpublished row', async () => {
+    // The relays' clock stands still; the test moves it to cross the retention.
+    const clock = new AdjustableClock();
+    clock.freeze();
+    const now = clock.now().getTime();
     const at = (msAgo: number) => new Date(now - msAgo);
     const expired = Array.from({ length: 10 }, (_, i) => ({ ...invitedRow(`00000000-0000-7000-8000-${String(i).padStart(12, '0')}`, at(30 * DAY)), publishedAt: at(8 * DAY + i) }));
     const recent = Array.from({ length: 3 }, () => ({ ...invitedRow('019a0000-0000-7000-8000-00000000000b', at(6 * DAY)), publishedAt: at(6 * DAY) }));
@@ -230,6 +256,7 @@ describe('OutboxRelay → Kafka (MariaDB/MySQL)', () => {
       publisher: { publish: async () => undefined, close: async () => undefined },
       logger: capturingLogger('warn').logger,
       retention: { afterMs: 7 * DAY, deleteBatchSize: 3, maxBatchesPerSweep: 2 },
+      clock,
     });
 
     // Bounded: at most 2 statements of 3 rows per sweep.
@@ -241,7 +268,8 @@ describe('OutboxRelay → Kafka (MariaDB/MySQL)', () => {
     const left = (await dataSource.query('SELECT id, published_at FROM outbox_events ORDER BY id')) as { id: string }[];
     expect(left.map((r) => r.id).sort()).toEqual([...recent, ...unpublishedOld].map((r) => r.id).sort());
 
-    // The loop sweeps by itself (right after start, then every sweepIntervalMs), even while publishing fails.
+    // The loop sweeps by itself, right after start and then every sweepIntervalMs of its clock, even
+    // while publishing fails (and while its clock stands still, it waits out that backoff).
     const more = Array.from({ length: 5 }, (_, i) => ({ ...invitedRow(`00000000-0000-7000-8000-1${String(i).padStart(11, '0')}`, at(9 * DAY)), publishedAt: at(9 * DAY) }));
     await insertOutboxRows(dataSource, more);
     let publishAttempts = 0;
@@ -255,14 +283,20 @@ describe('OutboxRelay → Kafka (MariaDB/MySQL)', () => {
         close: async () => undefined,
       },
       logger: capturingLogger('error').logger,
+      pollIntervalMs: 50,
       backoff: { initialMs: 50, maxMs: 100 },
-      retention: { afterMs: 7 * DAY, sweepIntervalMs: 100 },
+      retention: { afterMs: 7 * DAY, sweepIntervalMs: 60 * 60 * 1000 },
+      clock,
     });
     looping.start();
-    const counts = await eventually(() => outboxCounts(dataSource), (c) => c.total === 7, 10_000);
+    const firstSweep = await eventually(() => outboxCounts(dataSource), (c) => c.total === 7, 10_000);
+    expect(firstSweep).toEqual({ total: 7, unpublished: 4 });
+    // A day (and a second) later on its clock, the rows published 6 days ago are past the retention too.
+    clock.advance(DAY + 1_000);
+    const counts = await eventually(() => outboxCounts(dataSource), (c) => c.total === 4, 10_000);
     await looping.stop();
     expect(publishAttempts).toBeGreaterThan(0);
-    expect(counts).toEqual({ total: 7, unpublished: 4 });
+    expect(counts).toEqual({ total: 4, unpublished: 4 });
     // Failed attempts are counted, on the user's oldest row only: its later rows wait behind it.
     const attempts = (await dataSource.query('SELECT attempts FROM outbox_events WHERE published_at IS NULL ORDER BY id')) as { attempts: number }[];
     expect(attempts.map((a) => Number(a.attempts) > 0)).toEqual([true, false, false, false]);

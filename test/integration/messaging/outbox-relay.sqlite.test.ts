@@ -10,30 +10,24 @@ import type { DataSource } from 'typeorm';
 import type { UnitOfWork } from '../../../src/application/ports/unit-of-work.port';
 import type { CloudEvent } from '../../../src/infrastructure/messaging/cloud-event';
 import { createInProcessEventBus, EventBusClosedError } from '../../../src/infrastructure/messaging/in-process-event-bus';
-import { type Exclusive, OutboxRelay } from '../../../src/infrastructure/messaging/outbox-relay';
+import { OutboxRelay } from '../../../src/infrastructure/messaging/outbox-relay';
 import { createDataSource, hasBetterSqlite3 } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
+import type { SqliteWriteQueue } from '../../../src/infrastructure/persistence/typeorm/sqlite-write-queue';
+import { AdjustableClock } from '../../support/adjustable-clock';
+import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { insertOutboxRows, interleavedRows, outboxCounts } from '../../support/outbox-fixtures';
 import { capturingLogger, eventually, secretsIn } from './kafka-test-kit';
 import { UserLifecycle } from './user-lifecycle';
-
-/** One queue for everything that touches the single SQLite connection: what the container wires. */
-function serialQueue(): Exclusive {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(work: () => Promise<T>) => {
-    const result = tail.then(work, work);
-    tail = result.catch(() => undefined);
-    return result;
-  };
-}
 
 const drivers = [...(hasBetterSqlite3() ? (['better-sqlite3'] as const) : []), 'sqljs' as const];
 
 describe.each(drivers)('OutboxRelay on SQLite (%s) → in-process bus', (driver) => {
   let dir: string;
   let dataSource: DataSource;
-  let exclusive: Exclusive;
+  /** One queue for everything that touches the single SQLite connection: what the container wires. */
+  let sqliteWriteQueue: SqliteWriteQueue;
+  let exclusive: <T>(work: () => Promise<T>) => Promise<T>;
   let unitOfWork: UnitOfWork;
 
   beforeEach(async () => {
@@ -41,9 +35,10 @@ describe.each(drivers)('OutboxRelay on SQLite (%s) → in-process bus', (driver)
     dataSource = createDataSource({ kind: 'sqlite', path: path.join(dir, 'relay.sqlite') }, { sqliteDriver: driver });
     await dataSource.initialize();
     await runMigrations(dataSource);
-    exclusive = serialQueue();
-    const transactions = new TypeOrmUnitOfWork(dataSource);
-    unitOfWork = { run: (work) => exclusive(() => transactions.run(work)) };
+    const adapters = new TypeOrmAdapters(dataSource);
+    sqliteWriteQueue = adapters.services.sqliteWriteQueue;
+    exclusive = (work) => sqliteWriteQueue.serialize(work);
+    unitOfWork = adapters.unitOfWork();
   });
 
   afterEach(async () => {
@@ -52,13 +47,13 @@ describe.each(drivers)('OutboxRelay on SQLite (%s) → in-process bus', (driver)
   });
 
   it('refuses to run on SQLite without the unit of work\'s serializer', () => {
-    expect(() => new OutboxRelay({ dataSource, publisher: createInProcessEventBus(), logger: capturingLogger().logger })).toThrow(/exclusive/);
+    expect(() => new OutboxRelay({ dataSource, publisher: createInProcessEventBus(), logger: capturingLogger().logger })).toThrow(/sqliteWriteQueue/);
   });
 
   it('leaves an event unpublished when a subscriber fails, and publishes it on the next pass', async () => {
     const bus = createInProcessEventBus();
     const { logger, lines } = capturingLogger('debug');
-    const relay = new OutboxRelay({ dataSource, publisher: bus, logger, exclusive, backoff: { initialMs: 50, maxMs: 200 } });
+    const relay = new OutboxRelay({ dataSource, publisher: bus, logger, sqliteWriteQueue, backoff: { initialMs: 50, maxMs: 200 } });
     const seen: CloudEvent[] = [];
     const handled: string[] = [];
     let failuresLeft = 1;
@@ -141,16 +136,32 @@ describe.each(drivers)('OutboxRelay on SQLite (%s) → in-process bus', (driver)
       },
       close: async () => undefined,
     };
-    const relay = new OutboxRelay({ dataSource, publisher, logger: capturingLogger('warn').logger, exclusive, pollIntervalMs: 60_000, lingerMs: 300 });
+    // The relay's clock stands still, so neither its linger (a minute) nor its poll can end until the
+    // test moves the clock: only the nudges and the clock decide when it publishes, not the machine's speed.
+    const clock = new AdjustableClock();
+    clock.freeze();
+    let clockReads = 0;
+    const counted = {
+      now: () => {
+        clockReads += 1;
+        return clock.now();
+      },
+    };
+    const relay = new OutboxRelay({ dataSource, publisher, logger: capturingLogger('warn').logger, sqliteWriteQueue, pollIntervalMs: 50, lingerMs: 60_000, clock: counted });
     relay.start();
     try {
-      await eventually(async () => relay.status().running, (running) => running, 5_000);
-      await new Promise((resolve) => setTimeout(resolve, 50)); // its first pass found nothing: asleep until nudged
+      // Its first pass found nothing: asleep until nudged (a nudge before that would start a pass at once).
+      expect(await eventually(async () => relay.status().idle, (idle) => idle, 5_000)).toBe(true);
       const rows = interleavedRows(5, 1);
       for (const row of rows) {
         await exclusive(() => insertOutboxRows(dataSource, [row]));
         relay.nudge(); // as every commit does
       }
+      // Real time passes (the relay looks at its clock every poll interval), the linger does not.
+      const readsSoFar = clockReads;
+      await eventually(async () => clockReads, (reads) => reads >= readsSoFar + 3, 5_000);
+      expect(batches).toEqual([]);
+      clock.advance(60_000);
       await eventually(() => outboxCounts(dataSource), (c) => c.unpublished === 0, 5_000);
       expect(batches).toEqual([5]);
     } finally {
@@ -166,7 +177,7 @@ describe.each(drivers)('OutboxRelay on SQLite (%s) → in-process bus', (driver)
     });
     const rows = interleavedRows(20, 15);
     await exclusive(() => insertOutboxRows(dataSource, rows));
-    const relay = new OutboxRelay({ dataSource, publisher: bus, logger: capturingLogger('warn').logger, exclusive, batchSize: 7 });
+    const relay = new OutboxRelay({ dataSource, publisher: bus, logger: capturingLogger('warn').logger, sqliteWriteQueue, batchSize: 7 });
 
     expect(await relay.flush()).toBe(300);
     expect(await relay.flush()).toBe(0);
@@ -187,7 +198,7 @@ describe.each(drivers)('OutboxRelay on SQLite (%s) → in-process bus', (driver)
     const corrupt = { ...stuck[0]!, payload: '{"email":"secret.person@example.com", truncated' };
     await exclusive(() => insertOutboxRows(dataSource, [corrupt, stuck[1]!, fine[0]!]));
     const { logger, lines } = capturingLogger('debug');
-    const relay = new OutboxRelay({ dataSource, publisher: bus, logger, exclusive });
+    const relay = new OutboxRelay({ dataSource, publisher: bus, logger, sqliteWriteQueue });
 
     expect(await relay.flush()).toBe(1);
     expect(seen).toEqual([fine[0]!.id]);

@@ -7,16 +7,14 @@ import { Username } from '../../../src/domain/users/username';
 import type { Role } from '../../../src/domain/roles/role';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { MIGRATIONS } from '../../../src/infrastructure/persistence/migrations';
+import { isMysqlFamily } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
-import { TypeOrmLoginAttempts } from '../../../src/infrastructure/persistence/typeorm/typeorm-login-attempts';
-import { TypeOrmInvitationRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-invitation.repository';
-import { TypeOrmProcessedEventStore } from '../../../src/infrastructure/persistence/typeorm/typeorm-processed-event.store';
 import { TypeOrmPermissionRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-permission.repository';
 import { TypeOrmRoleRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
-import { TypeOrmUnitOfWork } from '../../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
-import { TypeOrmUserRepository, toRecord as recordOf } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
+import { toRecord as recordOf } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
 import { UserSchema } from '../../../src/infrastructure/persistence/typeorm/records';
-import { userTotalOf } from '../../../src/infrastructure/persistence/typeorm/user-total';
+import { AdjustableClock } from '../../support/adjustable-clock';
+import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { ALL_TARGETS } from './database-targets';
 import type { PermissionRepository } from '../../../src/application/ports/permission-repository.port';
@@ -55,9 +53,11 @@ async function outboxRows(dataSource: DataSource): Promise<{ id: string; aggrega
 describe.each(ALL_TARGETS)('persistence on $name', (target) => {
   let dataSource: DataSource;
   let dispose: () => Promise<void>;
+  let adapters: TypeOrmAdapters;
 
   beforeAll(async () => {
     ({ dataSource, dispose } = await target.open());
+    adapters = new TypeOrmAdapters(dataSource);
     expect(await runMigrations(dataSource)).toEqual(MIGRATIONS.map((m) => m.name));
   });
 
@@ -79,7 +79,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
   describe('TypeOrmUserRepository', () => {
     it('round-trips a joined user with unicode and millisecond datetimes', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       const user = joinedUser('Round.Trip', 'round.trip@example.com');
       await users.add(user);
       const loaded = await users.findById(user.id);
@@ -89,7 +89,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it('leaves the unknown fields of a pending user empty', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       const user = pendingUser('pending.one@example.com');
       await users.add(user);
       const loaded = await users.findById(user.id);
@@ -101,7 +101,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it('finds by username and e-mail case-insensitively', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       const user = joinedUser('MixedCase', 'Mixed.Case@Example.COM');
       await users.add(user);
       expect((await users.findByUsername('mixedcase'))?.id).toBe(user.id);
@@ -113,13 +113,13 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it('refuses a second user with the same e-mail in another case', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       await users.add(pendingUser('dup@example.com'));
       await expect(users.add(pendingUser('DUP@Example.com'))).rejects.toBeInstanceOf(EmailAlreadyTakenError);
     });
 
     it('refuses a second user with the same username in another case', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       await users.add(joinedUser('taken_name', 'first@example.com'));
       await expect(users.add(joinedUser('TAKEN_NAME', 'second@example.com'))).rejects.toBeInstanceOf(
         UsernameAlreadyTakenError,
@@ -127,13 +127,13 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it('keeps accented addresses distinct from unaccented ones', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       await users.add(pendingUser('josé@example.com'));
       await expect(users.add(pendingUser('jose@example.com'))).resolves.toBeUndefined();
     });
 
     it('lists in creation order with the true total, across pages', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       const before = await users.list({ offset: 0, limit: 1000 });
       const added: string[] = [];
       for (let i = 0; i < 5; i++) {
@@ -154,7 +154,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it('answers concurrent look-ups by id together, each as fresh as its own query', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       const joined = [joinedUser(`batch-${ids.next().slice(-8)}`, `batch-${ids.next()}@example.com`), pendingUser(`batch-${ids.next()}@example.com`)];
       for (const user of joined) await users.add(user);
       const asked = [joined[0]!.id, joined[1]!.id, ids.next(), joined[0]!.id];
@@ -171,11 +171,14 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it("moves the cached total with this process's own committed writes, without counting again", async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
-      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
+      // A process of its own whose clock stands still: the count taken below never ages, however slow the machine.
+      const clock = new AdjustableClock();
+      clock.freeze();
+      const replica = new TypeOrmAdapters(dataSource, { clock });
+      const users = replica.users();
+      const unitOfWork = replica.unitOfWork();
       const total = async () => (await users.list({ offset: 0, limit: 1 })).total;
-      userTotalOf(dataSource).invalidate();
-      const start = await total(); // counted now; the steps below take far less than USER_TOTAL_TTL_MS
+      const start = await total(); // counted now, and fresh until the clock moves
       // Another process's write (straight to the table): not in the cached total until a recount.
       await dataSource.getRepository(UserSchema).insert({ ...recordOf(pendingUser(`other-${ids.next()}@example.com`)) });
       expect(await total()).toBe(start);
@@ -196,12 +199,13 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       const afterDelete = await total();
       // Drivers that report the rows a DELETE removed move the total; others drop it and count again.
       expect([start + 1, start + 2]).toContain(afterDelete);
-      userTotalOf(dataSource).invalidate();
+      replica.services.userTotalCache.invalidate();
       expect(await total()).toBe(start + 2); // the exact count: the other process's row and one of ours
     });
 
     it('reads deep pages (ids first, from the nearer end) exactly as the ordered table has them', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      // A process of its own: its first count comes after every write the earlier tests made through others.
+      const users = new TypeOrmAdapters(dataSource).users();
       const added: User[] = [];
       for (let i = 0; i < 1300; i++) added.push(pendingUser(`deep${i}@example.com`));
       for (let i = 0; i < added.length; i += 100) await Promise.all(added.slice(i, i + 100).map((user) => users.add(user)));
@@ -223,7 +227,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
   describe('TypeOrmUserRepository updates', () => {
     it('saves a join, and refuses a username taken in another case', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       await users.add(joinedUser('Holder', 'holder@example.com'));
       const pending = pendingUser('joining@example.com');
       await users.add(pending);
@@ -247,8 +251,8 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it('deletes a user and, with it, its invitation', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
-      const invitations = new TypeOrmInvitationRepository(dataSource.manager);
+      const users = adapters.users();
+      const invitations = adapters.invitations();
       const user = pendingUser('deleted@example.com');
       await users.add(user);
       await invitations.replaceForUser({ userId: user.id, tokenHash: 'd'.repeat(64), createdAt: new Date(), expiresAt: new Date() });
@@ -260,8 +264,8 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
   describe('TypeOrmInvitationRepository', () => {
     it('keeps one live invitation per user: a new one kills the old token', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
-      const invitations = new TypeOrmInvitationRepository(dataSource.manager);
+      const users = adapters.users();
+      const invitations = adapters.invitations();
       const user = pendingUser('invited.once@example.com');
       await users.add(user);
       const first = { userId: user.id, tokenHash: 'a'.repeat(64), createdAt: new Date('2026-01-01T00:00:00.000Z'), expiresAt: new Date('2026-01-08T00:00:00.000Z') };
@@ -272,9 +276,25 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       expect((await invitations.findByTokenHash('b'.repeat(64)))?.userId).toBe(user.id);
     });
 
+    it('replaces with a statement the server takes without a warning (MySQL 8.0.20+ deprecates VALUES() there)', async () => {
+      const user = pendingUser('replaced.quietly@example.com');
+      await adapters.users().add(user);
+      const runner = dataSource.createQueryRunner(); // one connection, so SHOW WARNINGS sees the upsert
+      try {
+        const invitations = adapters.invitations(runner.manager);
+        const first = { userId: user.id, tokenHash: 'e'.repeat(64), createdAt: new Date('2026-01-01T00:00:00.000Z'), expiresAt: new Date('2026-01-08T00:00:00.000Z') };
+        await invitations.replaceForUser(first);
+        await invitations.replaceForUser({ ...first, tokenHash: 'f'.repeat(64), expiresAt: new Date('2026-01-09T00:00:00.000Z') });
+        expect(isMysqlFamily(dataSource) ? await runner.query('SHOW WARNINGS') : []).toEqual([]);
+        expect(await invitations.findByTokenHash('f'.repeat(64))).toEqual({ ...first, tokenHash: 'f'.repeat(64), expiresAt: new Date('2026-01-09T00:00:00.000Z') });
+      } finally {
+        await runner.release();
+      }
+    });
+
     it('marks an invitation used once: a second mark changes nothing', async () => {
-      const users = new TypeOrmUserRepository(dataSource.manager);
-      const invitations = new TypeOrmInvitationRepository(dataSource.manager);
+      const users = adapters.users();
+      const invitations = adapters.invitations();
       const user = pendingUser('used.once@example.com');
       await users.add(user);
       await invitations.replaceForUser({ userId: user.id, tokenHash: 'c'.repeat(64), createdAt: new Date(), expiresAt: new Date() });
@@ -286,7 +306,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
   describe('TypeOrmProcessedEventStore', () => {
     it('remembers handled events per consumer, and a second record is harmless', async () => {
-      const store = new TypeOrmProcessedEventStore(dataSource.manager);
+      const store = adapters.processedEvents();
       const eventId = ids.next();
       expect(await store.has('mailer', eventId)).toBe(false);
       await store.record('mailer', eventId, new Date());
@@ -351,11 +371,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
   describe('TypeOrmLoginAttempts', () => {
     const policy = { threshold: 3, baseWaitSeconds: 60, maxWaitSeconds: 900 };
     const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
-    const attempts = () => new TypeOrmLoginAttempts(dataSource, (work) => serial.exclusive(work));
-    let serial: TypeOrmUnitOfWork;
-    beforeAll(() => {
-      serial = new TypeOrmUnitOfWork(dataSource);
-    });
+    const attempts = () => adapters.loginAttempts();
 
     it('claims up to the threshold, then refuses; a success starts the count over', async () => {
       const account = `claims-${ids.next()}`;
@@ -406,7 +422,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
   describe('TypeOrmUnitOfWork', () => {
     it('writes the user and its outbox event together', async () => {
-      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
+      const unitOfWork = adapters.unitOfWork();
       const user = pendingUser('together@example.com');
       await unitOfWork.run(async ({ users, outbox }) => {
         await users.add(user);
@@ -425,7 +441,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it('writes neither when the transaction fails after both writes', async () => {
-      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
+      const unitOfWork = adapters.unitOfWork();
       const user = pendingUser('rolled.back@example.com');
       await expect(
         unitOfWork.run(async ({ users, outbox }) => {
@@ -434,13 +450,13 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
           throw new Error('boom after the writes');
         }),
       ).rejects.toThrow('boom after the writes');
-      expect(await new TypeOrmUserRepository(dataSource.manager).findById(user.id)).toBeNull();
+      expect(await adapters.users().findById(user.id)).toBeNull();
       expect((await outboxRows(dataSource)).filter((row) => row.aggregate_id === user.id)).toEqual([]);
     });
 
     it('rolls back the outbox row when a unique violation ends the transaction', async () => {
-      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
-      await new TypeOrmUserRepository(dataSource.manager).add(pendingUser('clash@example.com'));
+      const unitOfWork = adapters.unitOfWork();
+      await adapters.users().add(pendingUser('clash@example.com'));
       const second = pendingUser('CLASH@example.com');
       const events = second.pullDomainEvents();
       await expect(
@@ -453,7 +469,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it('keeps concurrent transactions apart', async () => {
-      const unitOfWork = new TypeOrmUnitOfWork(dataSource);
+      const unitOfWork = adapters.unitOfWork();
       const batch = Array.from({ length: 8 }, (_, i) => pendingUser(`parallel${i}@example.com`));
       await Promise.all(
         batch.map((user, i) =>
@@ -466,7 +482,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
             .catch(() => undefined),
         ),
       );
-      const users = new TypeOrmUserRepository(dataSource.manager);
+      const users = adapters.users();
       const present = await Promise.all(batch.map(async (u) => (await users.findById(u.id)) !== null));
       expect(present).toEqual([true, false, true, false, true, false, true, false]);
       const rows = await outboxRows(dataSource);

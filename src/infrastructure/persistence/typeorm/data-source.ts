@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants as fsConstants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../../config/config';
@@ -23,7 +23,7 @@ export function createDataSource(database: DatabaseConfig, settings: DataSourceS
   } as const;
 
   if (database.kind === 'sqlite') {
-    if (database.path !== ':memory:') mkdirSync(path.dirname(database.path), { recursive: true });
+    if (database.path !== ':memory:') ensureWritableDirectory(path.dirname(database.path));
     return new DataSource({ ...common, ...sqliteDriver(database.path, settings.sqliteDriver) });
   }
 
@@ -41,6 +41,23 @@ export function createDataSource(database: DatabaseConfig, settings: DataSourceS
       enableKeepAlive: true,
     },
   });
+}
+
+/**
+ * The embedded database must outlive the process, so a directory it cannot write (a root-owned
+ * tmpfs, a read-only mount) stops the start with what to do, not with a driver's stack trace.
+ */
+function ensureWritableDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, fsConstants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new Error(
+      `DATA_DIR: ${dir} is not writable by this user (uid ${process.getuid?.() ?? '?'}, ${code}); the embedded SQLite database lives there. ` +
+        'Mount a volume the user can write (on Podman a tmpfs needs the U option), or set DATABASE_URL',
+    );
+  }
 }
 
 /**

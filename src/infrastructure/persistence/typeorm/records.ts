@@ -62,6 +62,13 @@ export interface LoginAttemptRecord {
   lockouts: number;
 }
 
+export interface RateLimitCounterRecord {
+  /** SHA-256 (hex) of the limit's key: no client address or user id in clear. */
+  counterKey: string;
+  windowEnd: Date;
+  hits: number;
+}
+
 export interface ProcessedEventRecord {
   consumer: string;
   eventId: string;
@@ -169,8 +176,19 @@ export const LoginAttemptSchema = new EntitySchema<LoginAttemptRecord>({
   },
 });
 
+export const RateLimitCounterSchema = new EntitySchema<RateLimitCounterRecord>({
+  name: 'RateLimitCounter',
+  tableName: 'rate_limit_counters',
+  columns: {
+    counterKey: { type: String, length: 64, primary: true, name: 'counter_key' },
+    windowEnd: { ...datetime, name: 'window_end' },
+    hits: { type: Number },
+  },
+});
+
 export const ENTITY_SCHEMAS = [
   LoginAttemptSchema,
+  RateLimitCounterSchema,
   RoleSchema,
   PermissionSchema,
   RolePermissionSchema,

@@ -1,25 +1,43 @@
-import { type EntityManager, IsNull, type Repository } from 'typeorm';
+import { type DataSourceOptions, type EntityManager, IsNull, type Repository } from 'typeorm';
 import type { InvitationRepository } from '../../../application/ports/invitation-repository.port';
 import type { Invitation } from '../../../domain/invitations/invitation';
-import { isMysqlFamily } from './data-source';
-import { plainInsertOf } from './plain-insert';
+import type { PlainInsertStatements } from './plain-insert-statements';
 import { type InvitationRecord, InvitationSchema } from './records';
 
-export class TypeOrmInvitationRepository implements InvitationRepository {
-  private readonly repository: Repository<InvitationRecord>;
+const REPLACED = ['token_hash', 'created_at', 'expires_at', 'used_at'];
+const assign = (value: (column: string) => string) => REPLACED.map((column) => `${column} = ${value(column)}`).join(', ');
 
-  constructor(private readonly manager: EntityManager) {
-    this.repository = manager.getRepository(InvitationSchema);
+/**
+ * MySQL deprecates VALUES() in ON DUPLICATE KEY UPDATE since 8.0.20 (a warning on every statement,
+ * and removal announced) for a row alias (8.0.19+), which MariaDB does not parse: so the two differ here.
+ */
+const ON_DUPLICATE_MYSQL = ` AS new ON DUPLICATE KEY UPDATE ${assign((column) => `new.${column}`)}`;
+const ON_DUPLICATE_MARIADB = ` ON DUPLICATE KEY UPDATE ${assign((column) => `VALUES(${column})`)}`;
+const ON_CONFLICT_SQLITE = ` ON CONFLICT (user_id) DO UPDATE SET ${assign((column) => `excluded.${column}`)}`;
+
+function replaceClause(type: DataSourceOptions['type']): string {
+  if (type === 'mysql') return ON_DUPLICATE_MYSQL;
+  return type === 'mariadb' ? ON_DUPLICATE_MARIADB : ON_CONFLICT_SQLITE;
+}
+
+export class TypeOrmInvitationRepository implements InvitationRepository {
+  private readonly manager: EntityManager;
+  private readonly repository: Repository<InvitationRecord>;
+  private readonly inserts: PlainInsertStatements;
+
+  constructor(deps: { manager: EntityManager; plainInsertStatements: PlainInsertStatements }) {
+    this.manager = deps.manager;
+    this.repository = deps.manager.getRepository(InvitationSchema);
+    this.inserts = deps.plainInsertStatements;
   }
 
   async replaceForUser(invitation: Invitation): Promise<void> {
     // One statement: the user's row (there is at most one, keyed by user) is inserted or overwritten,
     // so the old token hash is gone the moment the new one is written.
-    const replace = isMysqlFamily(this.manager.connection)
-      ? ' ON DUPLICATE KEY UPDATE token_hash = VALUES(token_hash), created_at = VALUES(created_at), expires_at = VALUES(expires_at), used_at = VALUES(used_at)'
-      : ' ON CONFLICT (user_id) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at, expires_at = excluded.expires_at, used_at = excluded.used_at';
-    await plainInsertOf(this.manager.connection, InvitationSchema)(
+    const replace = replaceClause(this.manager.connection.options.type);
+    await this.inserts.insert(
       this.manager,
+      InvitationSchema,
       [
         {
           userId: invitation.userId,

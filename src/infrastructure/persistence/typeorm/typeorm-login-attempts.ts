@@ -5,8 +5,7 @@ import type { LoginAttempts } from '../../../application/ports/login-attempts.po
 import { type LockoutPolicy, lockoutWaitSeconds } from '../../../domain/users/lockout-policy';
 import { isMysqlFamily } from './data-source';
 import { LoginAttemptSchema } from './records';
-
-type Exclusive = <T>(work: () => Promise<T>) => Promise<T>;
+import type { SqliteWriteQueue } from './sqlite-write-queue';
 
 /**
  * Lockout counters in the database, shared by every replica. Each step is one conditional
@@ -27,12 +26,13 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   private readonly lockSql =
     'UPDATE login_attempts SET failures = 0, locked_until = ?, lockouts = lockouts + 1 WHERE username_key = ? AND failures >= ?';
   private lockedUntilColumn: ColumnMetadata | undefined;
+  private readonly dataSource: DataSource;
+  private readonly sqliteWriteQueue: SqliteWriteQueue;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    /** SQLite's one shared connection: writes take their turn with transactions (TypeOrmUnitOfWork.exclusive). */
-    private readonly exclusive: Exclusive = (work) => work(),
-  ) {
+  constructor(deps: { dataSource: DataSource; sqliteWriteQueue: SqliteWriteQueue }) {
+    const { dataSource } = deps;
+    this.dataSource = dataSource;
+    this.sqliteWriteQueue = deps.sqliteWriteQueue;
     const insert = 'INSERT INTO login_attempts (username_key, failures, locked_until, lockouts) VALUES (?, 0, NULL, 0)';
     this.ensureSql = isMysqlFamily(dataSource)
       ? `${insert} ON DUPLICATE KEY UPDATE username_key = username_key`
@@ -62,7 +62,7 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
 
   /** Runs one statement alone on the connection (SQLite) and answers the rows it changed. */
   private run(sql: string, parameters: unknown[]): Promise<number> {
-    return this.exclusive(async () => {
+    return this.sqliteWriteQueue.serialize(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
         return (await runner.query(sql, parameters, true)).affected ?? 0;

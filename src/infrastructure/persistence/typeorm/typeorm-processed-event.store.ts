@@ -1,15 +1,27 @@
 import type { EntityManager } from 'typeorm';
 import type { ProcessedEventStore } from '../../../application/ports/processed-event-store.port';
 import { isMysqlFamily } from './data-source';
-import { plainInsertOf } from './plain-insert';
+import type { PlainInsertStatements } from './plain-insert-statements';
 import { ProcessedEventSchema } from './records';
+import type { SqliteWriteQueue } from './sqlite-write-queue';
+
+export interface TypeOrmProcessedEventStoreDeps {
+  /** The data source's manager, or a transaction's. */
+  manager: EntityManager;
+  plainInsertStatements: PlainInsertStatements;
+  sqliteWriteQueue: SqliteWriteQueue;
+}
 
 export class TypeOrmProcessedEventStore implements ProcessedEventStore {
-  constructor(
-    private readonly manager: EntityManager,
-    /** SQLite's one shared connection, outside a transaction: the write takes its turn (TypeOrmUnitOfWork.exclusive). */
-    private readonly exclusive: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
-  ) {}
+  private readonly manager: EntityManager;
+  private readonly inserts: PlainInsertStatements;
+  private readonly sqliteWriteQueue: SqliteWriteQueue;
+
+  constructor(deps: TypeOrmProcessedEventStoreDeps) {
+    this.manager = deps.manager;
+    this.inserts = deps.plainInsertStatements;
+    this.sqliteWriteQueue = deps.sqliteWriteQueue;
+  }
 
   async has(consumer: string, eventId: string): Promise<boolean> {
     const rows = (await this.manager.query('SELECT 1 AS found FROM processed_events WHERE consumer = ? AND event_id = ?', [consumer, eventId])) as unknown[];
@@ -19,8 +31,8 @@ export class TypeOrmProcessedEventStore implements ProcessedEventStore {
   async record(consumer: string, eventId: string, at: Date): Promise<void> {
     // Recorded already (a redelivery raced us) is the state we want: the insert then does nothing.
     const ignoreTaken = isMysqlFamily(this.manager.connection) ? ' ON DUPLICATE KEY UPDATE consumer = consumer' : ' ON CONFLICT DO NOTHING';
-    await this.exclusive(() =>
-      plainInsertOf(this.manager.connection, ProcessedEventSchema)(this.manager, [{ consumer, eventId, processedAt: at }], ignoreTaken),
-    );
+    const insert = () => this.inserts.insert(this.manager, ProcessedEventSchema, [{ consumer, eventId, processedAt: at }], ignoreTaken);
+    // A transaction's manager runs inside the turn its unit of work holds already: queuing would wait on itself.
+    await (this.manager.queryRunner ? insert() : this.sqliteWriteQueue.serialize(insert));
   }
 }

@@ -1,51 +1,56 @@
 import type { DataSource } from 'typeorm';
 import type { TransactionScope, UnitOfWork } from '../../../application/ports/unit-of-work.port';
-import { isMysqlFamily } from './data-source';
+import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
 import { TypeOrmOutbox } from './typeorm-outbox';
 import { TypeOrmProcessedEventStore } from './typeorm-processed-event.store';
-import { TypeOrmUserRepository } from './typeorm-user.repository';
-import { userTotalOf } from './user-total';
+import { TypeOrmUserRepository, type UserPersistenceServices } from './typeorm-user.repository';
+
+export interface TypeOrmUnitOfWorkDeps extends UserPersistenceServices {
+  dataSource: DataSource;
+  /** SQLite's one connection would interleave two transactions: they, and the statements outside them, take turns. */
+  sqliteWriteQueue: SqliteWriteQueue;
+  /** Called after a commit that wrote outbox events (the relay's nudge). */
+  onEventsCommitted?: () => void;
+}
 
 export class TypeOrmUnitOfWork implements UnitOfWork {
-  // SQLite has one connection: TypeORM would interleave two transactions on it, so they take turns.
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly dataSource: DataSource;
+  private readonly sqliteWriteQueue: SqliteWriteQueue;
+  private readonly services: UserPersistenceServices;
+  private readonly onEventsCommitted: () => void;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    /** Called after a commit that wrote outbox events (the relay's nudge). */
-    private readonly onEventsCommitted: () => void = () => undefined,
-  ) {}
+  constructor(deps: TypeOrmUnitOfWorkDeps) {
+    this.dataSource = deps.dataSource;
+    this.sqliteWriteQueue = deps.sqliteWriteQueue;
+    this.services = {
+      userReadStatements: deps.userReadStatements,
+      userTotalCache: deps.userTotalCache,
+      userChangeNotices: deps.userChangeNotices,
+      plainInsertStatements: deps.plainInsertStatements,
+    };
+    this.onEventsCommitted = deps.onEventsCommitted ?? (() => undefined);
+  }
 
   async run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
     let outbox: TypeOrmOutbox | undefined;
     let users: TypeOrmUserRepository | undefined;
+    const { plainInsertStatements } = this.services;
     const transaction = () =>
       this.dataSource.transaction((manager) => {
-        outbox = new TypeOrmOutbox(manager);
-        users = new TypeOrmUserRepository(manager);
+        outbox = new TypeOrmOutbox({ manager, plainInsertStatements });
+        users = new TypeOrmUserRepository({ manager, ...this.services });
         return work({
           users,
           outbox,
-          invitations: new TypeOrmInvitationRepository(manager),
-          processedEvents: new TypeOrmProcessedEventStore(manager),
+          invitations: new TypeOrmInvitationRepository({ manager, plainInsertStatements }),
+          processedEvents: new TypeOrmProcessedEventStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
         });
       });
-    const result = await this.exclusive(() => retryDeadlocks(transaction));
+    const result = await this.sqliteWriteQueue.serialize(() => retryDeadlocks(transaction));
     // Committed: the user total moves by what the (last, successful) attempt added or removed.
-    userTotalOf(this.dataSource).adjust(users?.uncommittedUserDelta ?? 0);
+    this.services.userTotalCache.adjust(users?.uncommittedUserDelta ?? 0);
     if (outbox && outbox.appended > 0) this.onEventsCommitted();
-    return result;
-  }
-
-  /**
-   * Runs `work` alone on SQLite (after any transaction in progress, before the next); on MySQL at
-   * once. Other writers sharing SQLite's one connection (the outbox relay) take their turn here too.
-   */
-  exclusive<T>(work: () => Promise<T>): Promise<T> {
-    if (isMysqlFamily(this.dataSource)) return work();
-    const result = this.queue.then(work, work);
-    this.queue = result.catch(() => undefined);
     return result;
   }
 }
@@ -53,8 +58,10 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
 /**
  * InnoDB resolves a deadlock by rolling back one whole transaction ("try restarting transaction"):
  * nothing of it was written, so it is run again, a few times, before the caller sees the error
- * (a revoke racing the mailer's token insert on the same user is such a case). The work of a
- * transaction only touches the database, so running it again is safe.
+ * (a revoke racing the mailer's token insert on the same user is such a case). Running the closure
+ * again is safe only when everything it writes is built inside it: an aggregate built outside
+ * would hand its events over to the first attempt and none to the second. Every use case is run
+ * with a unit of work that retries each closure (test/unit/application/unit-of-work-retry.test.ts).
  */
 async function retryDeadlocks<T>(transaction: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {

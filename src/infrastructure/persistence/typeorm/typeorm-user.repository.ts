@@ -6,20 +6,43 @@ import { User } from '../../../domain/users/user';
 import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../domain/users/user.errors';
 import { Username } from '../../../domain/users/username';
 import { uniqueViolationOn } from './database-errors';
-import { plainInsertOf } from './plain-insert';
+import type { PlainInsertStatements } from './plain-insert-statements';
 import { type UserRecord, UserSchema } from './records';
-import { userChangesOf } from './user-changes';
-import { type UserReads, userReadsOf } from './user-reads';
-import { userTotalOf } from './user-total';
+import type { UserChangeNotices } from './user-change-notices';
+import type { UserReadStatements } from './user-read-statements';
+import type { UserTotalCache } from './user-total-cache';
 
 /** Below this offset a page is read directly; beyond it through the primary key only (deferred join). */
 const DIRECT_OFFSET = 1000;
 
-export class TypeOrmUserRepository implements UserRepository {
-  private readonly repository: Repository<UserRecord>;
+/** The services of the process every user repository shares, whichever manager it is on. */
+export interface UserPersistenceServices {
+  userReadStatements: UserReadStatements;
+  userTotalCache: UserTotalCache;
+  userChangeNotices: UserChangeNotices;
+  plainInsertStatements: PlainInsertStatements;
+}
 
-  constructor(private readonly manager: EntityManager) {
-    this.repository = manager.getRepository(UserSchema);
+export interface TypeOrmUserRepositoryDeps extends UserPersistenceServices {
+  /** The data source's manager, or a transaction's (bound to its connection). */
+  manager: EntityManager;
+}
+
+export class TypeOrmUserRepository implements UserRepository {
+  private readonly manager: EntityManager;
+  private readonly repository: Repository<UserRecord>;
+  private readonly reads: UserReadStatements;
+  private readonly total: UserTotalCache;
+  private readonly changes: UserChangeNotices;
+  private readonly inserts: PlainInsertStatements;
+
+  constructor(deps: TypeOrmUserRepositoryDeps) {
+    this.manager = deps.manager;
+    this.repository = deps.manager.getRepository(UserSchema);
+    this.reads = deps.userReadStatements;
+    this.total = deps.userTotalCache;
+    this.changes = deps.userChangeNotices;
+    this.inserts = deps.plainInsertStatements;
   }
 
   /** Users added minus users removed through this repository inside its transaction, not yet committed. */
@@ -33,12 +56,7 @@ export class TypeOrmUserRepository implements UserRepository {
   /** Outside a transaction the write is committed: the cached total moves now; inside, at commit (TypeOrmUnitOfWork). NaN: unknown. */
   private counted(delta: number): void {
     if (this.inTransaction) this.uncommittedUserDelta += delta;
-    else userTotalOf(this.manager.connection).adjust(delta);
-  }
-
-  /** Built on first use: the repository may be made before its DataSource is initialised. */
-  private get reads(): UserReads {
-    return userReadsOf(this.manager.connection);
+    else this.total.adjust(delta);
   }
 
   async findById(id: string): Promise<User | null> {
@@ -63,7 +81,7 @@ export class TypeOrmUserRepository implements UserRepository {
 
   async add(user: User): Promise<void> {
     try {
-      await plainInsertOf(this.manager.connection, UserSchema)(this.manager, [toRecord(user)]);
+      await this.inserts.insert(this.manager, UserSchema, [toRecord(user)]);
       this.counted(+1);
     } catch (error) {
       const index = uniqueViolationOn(error);
@@ -78,7 +96,7 @@ export class TypeOrmUserRepository implements UserRepository {
       // The token version is left out: only incrementTokenVersion moves it, atomically.
       const { tokenVersion: _ignored, ...record } = toRecord(user);
       await this.repository.update({ id: user.id }, record);
-      userChangesOf(this.manager.connection).notify(user.id);
+      this.changes.notify(user.id);
     } catch (error) {
       if (uniqueViolationOn(error)?.includes('username')) throw new UsernameAlreadyTakenError();
       throw error;
@@ -89,17 +107,17 @@ export class TypeOrmUserRepository implements UserRepository {
     const { affected } = await this.repository.delete({ id });
     // A driver that does not say how many rows went (affected undefined) makes the total unknown.
     this.counted(typeof affected === 'number' ? -affected : Number.NaN);
-    userChangesOf(this.manager.connection).notify(id);
+    this.changes.notify(id);
   }
 
   async incrementTokenVersion(id: string): Promise<void> {
     await this.repository.increment({ id }, 'tokenVersion', 1);
-    userChangesOf(this.manager.connection).notify(id);
+    this.changes.notify(id);
   }
 
   async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
-    // The total comes from a cache (see user-total.ts for its freshness), not a COUNT(*) per request.
-    const total = await userTotalOf(this.manager.connection).get(() => this.repository.count());
+    // The total comes from a cache (see user-total-cache.ts for its freshness), not a COUNT(*) per request.
+    const total = await this.total.get(() => this.repository.count());
     if (offset >= total) return { items: [], total };
     if (offset < DIRECT_OFFSET) {
       const records = this.inTransaction

@@ -25,15 +25,52 @@ export interface UserReads {
   byIds(manager: EntityManager, ids: readonly string[]): Promise<UserRecord[]>;
 }
 
-const readsByDataSource = new WeakMap<DataSource, UserReads>();
+/**
+ * The statements of one DataSource, and the batches in flight on it: one per process, registered by the
+ * composition root and shared by every user repository (transactional or not), so that concurrent
+ * look-ups from any of them share round trips.
+ */
+export class UserReadStatements implements UserReads {
+  private readonly dataSource: DataSource;
+  private statements: UserReads | null = null;
 
-export function userReadsOf(dataSource: DataSource): UserReads {
-  let reads = readsByDataSource.get(dataSource);
-  if (!reads) {
-    reads = buildUserReads(dataSource);
-    readsByDataSource.set(dataSource, reads);
+  constructor({ dataSource }: { dataSource: DataSource }) {
+    this.dataSource = dataSource;
   }
-  return reads;
+
+  byId(manager: EntityManager, id: string): Promise<UserRecord | null> {
+    return this.built().byId(manager, id);
+  }
+
+  byIdBatched(id: string): Promise<UserRecord | null> {
+    return this.built().byIdBatched(id);
+  }
+
+  byUsernameKey(manager: EntityManager, usernameKey: string): Promise<UserRecord | null> {
+    return this.built().byUsernameKey(manager, usernameKey);
+  }
+
+  page(manager: EntityManager, offset: number, limit: number): Promise<UserRecord[]> {
+    return this.built().page(manager, offset, limit);
+  }
+
+  pageBatched(offset: number, limit: number): Promise<UserRecord[]> {
+    return this.built().pageBatched(offset, limit);
+  }
+
+  pageIds(manager: EntityManager, offset: number, limit: number, descending: boolean): Promise<string[]> {
+    return this.built().pageIds(manager, offset, limit, descending);
+  }
+
+  byIds(manager: EntityManager, ids: readonly string[]): Promise<UserRecord[]> {
+    return this.built().byIds(manager, ids);
+  }
+
+  /** Written on first use: the repositories are made before their DataSource is initialised. */
+  private built(): UserReads {
+    this.statements ??= buildUserReads(this.dataSource);
+    return this.statements;
+  }
 }
 
 function buildUserReads(dataSource: DataSource): UserReads {

@@ -1,12 +1,11 @@
-import type { DataSource } from 'typeorm';
-
 type Listener = (userId: string) => void;
 
 /**
  * In-process notice that a user row changed (updated, deleted, signed out), sent by the user
  * repository once the statement has run, so caches of this process (the actor cache) drop the user at once.
+ * One per process, registered by the composition root and shared by every user repository in it.
  */
-class UserChanges {
+export class UserChangeNotices {
   private readonly listeners = new Set<Listener>();
 
   subscribe(listener: Listener): () => void {
@@ -17,15 +16,4 @@ class UserChanges {
   notify(userId: string): void {
     for (const listener of this.listeners) listener(userId);
   }
-}
-
-const changes = new WeakMap<DataSource, UserChanges>();
-
-export function userChangesOf(dataSource: DataSource): UserChanges {
-  let found = changes.get(dataSource);
-  if (!found) {
-    found = new UserChanges();
-    changes.set(dataSource, found);
-  }
-  return found;
 }

@@ -1,27 +1,46 @@
-import type { DataSource } from 'typeorm';
+import type { Clock } from '../../../application/ports/clock.port';
+
+/** How long a count of the users is answered before it is counted again, unless the root says otherwise. */
+export const USER_TOTAL_FRESHNESS_MS = 5000;
+
+export interface UserTotalCacheDeps {
+  clock: Clock;
+  /** Default USER_TOTAL_FRESHNESS_MS. */
+  freshnessMs?: number;
+}
 
 /**
  * The number of users, for the user list's pagination, without a COUNT(*) per request.
  *
- * Freshness: the total is recounted when it is older than USER_TOTAL_TTL_MS (the stale value is
- * served while the recount runs, so no request waits for it). Users this process adds or removes
+ * Freshness: the total is recounted when it is older than `freshnessMs` on the clock (the stale value
+ * is served while the recount runs, so no request waits for it). Users this process adds or removes
  * move the total at once when their write commits (`adjust`), without a recount, so an invite
  * does not make the next list count a million rows; only when a recount is in flight (it may or may
  * not see the change) is the total dropped instead, and the next list waits for an exact count.
  * Users added or removed by another process (another replica, a bulk import) show in the total
- * after at most USER_TOTAL_TTL_MS plus one count.
+ * after at most `freshnessMs` plus one count.
+ *
+ * One per process and data source, registered by the composition root and shared by every user
+ * repository on it (transactional or not) and the unit of work that commits their changes.
  */
-export const USER_TOTAL_TTL_MS = 5000;
-
-class UserTotal {
+export class UserTotalCache {
+  private readonly clock: Clock;
+  private readonly freshnessMs: number;
   private value: number | null = null;
   private countedAt = 0;
   private generation = 0;
   private counting: { promise: Promise<number>; generation: number } | null = null;
 
+  constructor({ clock, freshnessMs = USER_TOTAL_FRESHNESS_MS }: UserTotalCacheDeps) {
+    if (!Number.isFinite(freshnessMs) || freshnessMs < 0) throw new RangeError(`freshnessMs must be 0 or more (got ${freshnessMs})`);
+    this.clock = clock;
+    this.freshnessMs = freshnessMs;
+  }
+
   async get(count: () => Promise<number>): Promise<number> {
-    const now = performance.now();
-    if (this.value !== null && now - this.countedAt < USER_TOTAL_TTL_MS) return this.value;
+    const age = this.now() - this.countedAt;
+    // A clock set back (the system clock is the wall clock) makes a count old, not fresh for as long.
+    if (this.value !== null && age >= 0 && age < this.freshnessMs) return this.value;
     if (this.value !== null) {
       // Expired only by age: answer the last count, recount in the background.
       if (!this.counting) this.recount(count).catch(() => undefined);
@@ -43,6 +62,10 @@ class UserTotal {
     else if (this.value !== null) this.value += delta;
   }
 
+  private now(): number {
+    return this.clock.now().getTime();
+  }
+
   private recount(count: () => Promise<number>): Promise<number> {
     const generation = this.generation;
     const promise = count().then(
@@ -50,7 +73,7 @@ class UserTotal {
         if (this.counting?.promise === promise) this.counting = null;
         if (generation === this.generation) {
           this.value = total;
-          this.countedAt = performance.now();
+          this.countedAt = this.now();
         }
         return total;
       },
@@ -62,16 +85,4 @@ class UserTotal {
     this.counting = { promise, generation };
     return promise;
   }
-}
-
-const totals = new WeakMap<DataSource, UserTotal>();
-
-/** The one user total of a data source, shared by every repository on it (transactional or not). */
-export function userTotalOf(dataSource: DataSource): UserTotal {
-  let total = totals.get(dataSource);
-  if (!total) {
-    total = new UserTotal();
-    totals.set(dataSource, total);
-  }
-  return total;
 }

@@ -1,0 +1,53 @@
+import type { DataSource } from 'typeorm';
+import { describeError, type Logger } from '../logging/logger';
+import { deleteExpiredSql, expiredSql, toSqlDatetime } from './outbox-claims';
+import type { OutboxRelaySettings } from './outbox-relay-options';
+
+export type OutboxRetentionSweeperOptions = Pick<OutboxRelaySettings, 'retention' | 'clock' | 'sqliteWriteQueue'> & {
+  dataSource: DataSource;
+  logger: Logger;
+};
+
+/** Deletes published outbox rows once they are past the retention; never an unpublished row. */
+export class OutboxRetentionSweeper {
+  private readonly options: OutboxRetentionSweeperOptions;
+  private nextSweepAt = 0;
+
+  constructor(options: OutboxRetentionSweeperOptions) {
+    this.options = options;
+  }
+
+  /** The next `sweepIfDue()` sweeps, whenever the last one was. */
+  sweepNext(): void {
+    this.nextSweepAt = 0;
+  }
+
+  /** Sweeps when `retention.sweepIntervalMs` has passed on the clock since the last sweep; a failure is logged, not thrown. */
+  async sweepIfDue(): Promise<void> {
+    const now = this.options.clock.now().getTime();
+    if (now < this.nextSweepAt) return;
+    this.nextSweepAt = now + this.options.retention.sweepIntervalMs;
+    try {
+      await this.purgeExpired();
+    } catch (error) {
+      this.options.logger.warn({ reason: describeError(error) }, 'outbox retention sweep failed; retrying at the next sweep');
+    }
+  }
+
+  /** Deletes published rows older than the retention, in bounded batches. Resolves to the rows deleted. */
+  async purgeExpired(): Promise<number> {
+    const { dataSource, sqliteWriteQueue, retention, clock, logger } = this.options;
+    const cutoff = toSqlDatetime(new Date(clock.now().getTime() - retention.afterMs));
+    let deleted = 0;
+    for (let batch = 0; batch < retention.maxBatchesPerSweep; batch++) {
+      const rows = await sqliteWriteQueue.serialize(() => dataSource.query(expiredSql(retention.deleteBatchSize), [cutoff]) as Promise<{ id: string }[]>);
+      if (rows.length === 0) break;
+      const ids = rows.map((row) => row.id);
+      await sqliteWriteQueue.serialize(() => dataSource.query(deleteExpiredSql(ids.length), [cutoff, ...ids]));
+      deleted += ids.length;
+      if (rows.length < retention.deleteBatchSize) break;
+    }
+    if (deleted > 0) logger.info({ deleted }, 'deleted published outbox events past their retention');
+    return deleted;
+  }
+}

@@ -1,0 +1,64 @@
+import { asFunction, type Resolver } from 'awilix';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../application/ports/clock.port';
+import type { ProcessedEventStore } from '../application/ports/processed-event-store.port';
+import type { Config } from './config/config';
+import { createDataSource } from './persistence/typeorm/data-source';
+import { PlainInsertStatements } from './persistence/typeorm/plain-insert-statements';
+import { SqliteWriteQueue } from './persistence/typeorm/sqlite-write-queue';
+import { TypeOrmProcessedEventStore } from './persistence/typeorm/typeorm-processed-event.store';
+import { TypeOrmUnitOfWork } from './persistence/typeorm/typeorm-unit-of-work';
+import type { UserPersistenceServices } from './persistence/typeorm/typeorm-user.repository';
+import { UserChangeNotices } from './persistence/typeorm/user-change-notices';
+import { UserReadStatements } from './persistence/typeorm/user-read-statements';
+import { USER_TOTAL_FRESHNESS_MS, UserTotalCache } from './persistence/typeorm/user-total-cache';
+
+/** One resolver per name of a cradle, each for that name's type: a registration left out does not compile. */
+export type Registrations<C> = { [K in keyof C]: Resolver<C[K]> };
+
+/**
+ * The database side that every process root (the API's, the mailer's) registers alike: one of each
+ * per process, shared by every adapter on the data source, so a reader finds all of its state here.
+ */
+export interface PersistenceCradle extends UserPersistenceServices {
+  dataSource: DataSource;
+  /** SQLite's one connection, taken in turns by transactions and the statements outside them; runs everything at once on MySQL/MariaDB. */
+  sqliteWriteQueue: SqliteWriteQueue;
+  /** Outside any transaction: a write of its own. */
+  processedEventStore: ProcessedEventStore;
+}
+
+/** What the registrations below read from the cradle besides each other. */
+type Needs = PersistenceCradle & { clock: Clock };
+
+export function persistenceRegistrations(config: Pick<Config, 'database'>): Registrations<PersistenceCradle> {
+  return {
+    dataSource: asFunction(() => createDataSource(config.database))
+      .singleton()
+      .disposer(async (dataSource) => {
+        if (dataSource.isInitialized) await dataSource.destroy();
+      }),
+    sqliteWriteQueue: asFunction(({ dataSource }: Needs) => new SqliteWriteQueue({ dataSource })).singleton(),
+    plainInsertStatements: asFunction(({ dataSource }: Needs) => new PlainInsertStatements({ dataSource })).singleton(),
+    userReadStatements: asFunction(({ dataSource }: Needs) => new UserReadStatements({ dataSource })).singleton(),
+    userTotalCache: asFunction(({ clock }: Needs) => new UserTotalCache({ clock, freshnessMs: USER_TOTAL_FRESHNESS_MS })).singleton(),
+    userChangeNotices: asFunction(() => new UserChangeNotices()).singleton(),
+    processedEventStore: asFunction(
+      ({ dataSource, plainInsertStatements, sqliteWriteQueue }: Needs) =>
+        new TypeOrmProcessedEventStore({ manager: dataSource.manager, plainInsertStatements, sqliteWriteQueue }),
+    ).singleton(),
+  };
+}
+
+/** The services a user repository shares with every other one of the process, read from the cradle one by one. */
+export function userPersistenceServices(cradle: UserPersistenceServices): UserPersistenceServices {
+  // Picked, never spread: spreading the cradle would resolve every registration of the container.
+  const { userReadStatements, userTotalCache, userChangeNotices, plainInsertStatements } = cradle;
+  return { userReadStatements, userTotalCache, userChangeNotices, plainInsertStatements };
+}
+
+/** The unit of work on the process's data source and write queue; `onEventsCommitted` where a relay listens. */
+export function typeOrmUnitOfWork(cradle: PersistenceCradle, onEventsCommitted?: () => void): TypeOrmUnitOfWork {
+  const { dataSource, sqliteWriteQueue } = cradle;
+  return new TypeOrmUnitOfWork({ dataSource, sqliteWriteQueue, ...userPersistenceServices(cradle), onEventsCommitted });
+}

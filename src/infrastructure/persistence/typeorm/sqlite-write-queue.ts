@@ -1,0 +1,30 @@
+import type { DataSource } from 'typeorm';
+import { isMysqlFamily } from './data-source';
+
+/**
+ * SQLite has one connection that TypeORM shares: a statement issued while a transaction is open on it
+ * would run inside that transaction (and see, or be rolled back with, its rows), and two transactions
+ * would interleave. So transactions (TypeOrmUnitOfWork) and the statements outside them (login attempts,
+ * rate-limit counters, processed events, the outbox relay and its backlog probe) take turns here.
+ * MySQL and MariaDB have a pool and row locks: there everything runs at once.
+ *
+ * One per process and data source, registered by the composition root: a second queue on the same
+ * connection would not see the first one's turns.
+ */
+export class SqliteWriteQueue {
+  private readonly dataSource: DataSource;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor({ dataSource }: { dataSource: DataSource }) {
+    this.dataSource = dataSource;
+  }
+
+  /** Runs `work` after everything queued before it (SQLite), or at once (MySQL/MariaDB). */
+  serialize<T>(work: () => Promise<T>): Promise<T> {
+    if (isMysqlFamily(this.dataSource)) return work();
+    // A turn that fails must not stop the ones after it.
+    const result = this.tail.then(work, work);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,66 @@
+import { asValue, createContainer, InjectionMode } from 'awilix';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Clock } from '../../src/application/ports/clock.port';
+import type { Config } from '../../src/infrastructure/config/config';
+import {
+  type PersistenceCradle,
+  persistenceRegistrations,
+  typeOrmUnitOfWork,
+  userPersistenceServices,
+} from '../../src/infrastructure/persistence-registrations';
+import { TypeOrmInvitationRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-invitation.repository';
+import { TypeOrmLoginAttempts } from '../../src/infrastructure/persistence/typeorm/typeorm-login-attempts';
+import { TypeOrmProcessedEventStore } from '../../src/infrastructure/persistence/typeorm/typeorm-processed-event.store';
+import {
+  TypeOrmRateLimitCounter,
+  type TypeOrmRateLimitCounterDeps,
+} from '../../src/infrastructure/persistence/typeorm/typeorm-rate-limit-counter';
+import type { TypeOrmUnitOfWork } from '../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
+import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
+import { SystemClock } from '../../src/infrastructure/system/system-clock';
+
+/**
+ * The TypeORM adapters on one data source as one process has them: the per-process services
+ * (SQLite's write queue, the user total, the prepared statements) are registered exactly as the
+ * composition roots register them (`persistenceRegistrations`), once per instance of this class.
+ * A test that needs a fresh user total or queue makes a new instance; nothing is reset by hand.
+ */
+export class TypeOrmAdapters {
+  readonly services: PersistenceCradle;
+
+  constructor(
+    readonly dataSource: DataSource,
+    options: { clock?: Clock } = {},
+  ) {
+    const container = createContainer<PersistenceCradle & { clock: Clock }>({ injectionMode: InjectionMode.PROXY, strict: true });
+    // The data source belongs to the test (it opens and destroys it): registered as a value, no disposer.
+    const registrations = persistenceRegistrations({ database: {} as Config['database'] });
+    container.register({ ...registrations, dataSource: asValue(dataSource), clock: asValue(options.clock ?? new SystemClock()) });
+    this.services = container.cradle;
+  }
+
+  users(manager: EntityManager = this.dataSource.manager): TypeOrmUserRepository {
+    return new TypeOrmUserRepository({ manager, ...userPersistenceServices(this.services) });
+  }
+
+  invitations(manager: EntityManager = this.dataSource.manager): TypeOrmInvitationRepository {
+    return new TypeOrmInvitationRepository({ manager, plainInsertStatements: this.services.plainInsertStatements });
+  }
+
+  processedEvents(manager: EntityManager = this.dataSource.manager): TypeOrmProcessedEventStore {
+    const { plainInsertStatements, sqliteWriteQueue } = this.services;
+    return new TypeOrmProcessedEventStore({ manager, plainInsertStatements, sqliteWriteQueue });
+  }
+
+  unitOfWork(onEventsCommitted?: () => void): TypeOrmUnitOfWork {
+    return typeOrmUnitOfWork(this.services, onEventsCommitted);
+  }
+
+  loginAttempts(): TypeOrmLoginAttempts {
+    return new TypeOrmLoginAttempts({ dataSource: this.dataSource, sqliteWriteQueue: this.services.sqliteWriteQueue });
+  }
+
+  rateLimitCounter(options: Omit<TypeOrmRateLimitCounterDeps, 'dataSource' | 'sqliteWriteQueue'> = {}): TypeOrmRateLimitCounter {
+    return new TypeOrmRateLimitCounter({ dataSource: this.dataSource, sqliteWriteQueue: this.services.sqliteWriteQueue, ...options });
+  }
+}
