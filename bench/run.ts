@@ -2,222 +2,36 @@
  * `npm run bench`: seeds MariaDB, starts the service and its baselines as separate processes,
  * drives them with autocannon (closed loop, throughput) and an open-loop scheduler (latency
  * percentiles at fixed rates), interleaving each scenario with its baseline and repeating
- * the pair; the reported ratio is the median of the per-round ratios.
+ * the pair; the reported ratio is the median of the per-round ratios. Then the capacity section
+ * (bench/capacity.ts): CPU seconds per operation of each process, for docs/SCALING.md.
  *
  * BENCH_SMOKE=1: a few hundred users, short runs (what `make test` runs; it asserts nothing about speed).
  * BENCH_OUT_DIR: where results.json and BENCHMARKS.md go (default: bench/ and docs/ of the project).
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
 import { provideDatabaseServer } from '../test/support/database-server';
 import { provideKafka } from '../test/support/kafka';
 import { SmtpTestServer } from '../test/support/smtp-test-server';
 import { createTestDatabase, type TestDatabase } from '../test/support/test-database';
+import { measureCapacity } from './capacity';
+import { closeAgent, closedLoop, type LoadSpec, type Measure, median, openLoop, percentile, signInToken, sleep } from './load';
+import { log, LOG_LEVEL, ROOT, startMailer, startTarget, stats } from './processes';
+import { fmt, type Row, writeResults } from './report';
 import { seedUsers } from './seed';
 import { shortfall } from './shortfall';
 
+export type { Row } from './report';
+
 const SMOKE = process.env.BENCH_SMOKE === '1';
-const ROOT = path.resolve(__dirname, '..', '..');
 const OUT_DIR = process.env.BENCH_OUT_DIR;
 const ADMIN = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
 
 const SETTINGS = SMOKE
   ? { small: 100, mid: 300, big: 600, rounds: 2, seconds: 1, connections: 4, probe: [1, 2], probeSeconds: 1, openRate: 50, latRate: 20, latSeconds: 2 }
   : { small: 10_000, mid: 100_000, big: 1_000_000, rounds: 3, seconds: 4, connections: 10, probe: [2, 4, 8], probeSeconds: 2, openRate: 200, latRate: 200, latSeconds: 8 };
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
-/** Node's flags for every process the harness starts: those `npm start` and the image run the service with. */
-const NODE_FLAGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config: { nodeFlags: string } }).config.nodeFlags
-  .split(/\s+/)
-  .filter(Boolean);
-
-export interface Row {
-  id: string;
-  scenario: string;
-  baseline: string;
-  figure: number | null;
-  baselineFigure: number | null;
-  unit: string;
-  ratio: number | null;
-  target: string;
-  met: boolean | null;
-  p50Ms: number | null;
-  p99Ms: number | null;
-  note?: string;
-}
-
-const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const percentile = (values: number[], p: number) => {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// ------------------------------------------------------------------------------------------
-// Processes under test
-// ------------------------------------------------------------------------------------------
-
-interface Target {
-  name: string;
-  url: string;
-  child: ChildProcess;
-  call<T>(message: Record<string, unknown>): Promise<T>;
-  stop(): Promise<void>;
-}
-
-const children: ChildProcess[] = [];
-process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
-
-function startTarget(name: string, mode: string, env: Record<string, string>): Promise<Target> {
-  const child = fork(path.join(__dirname, 'target.js'), [], {
-    execArgv: NODE_FLAGS,
-    env: { PATH: process.env.PATH ?? '', ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}), BENCH_MODE: mode, LOG_LEVEL, HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-  });
-  children.push(child);
-  const stderr: string[] = [];
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-  let nextId = 1;
-  const pending = new Map<number, (value: unknown) => void>();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} not ready in 120 s: ${stderr.join('').slice(-2000)}`)), 120_000);
-    child.on('message', (message: { type: string; id?: number; url?: string; reason?: string; stats?: unknown; result?: unknown }) => {
-      if (message.type === 'ready') {
-        clearTimeout(timer);
-        resolve({
-          name,
-          url: message.url ?? '',
-          child,
-          call: <T>(payload: Record<string, unknown>) =>
-            new Promise<T>((done) => {
-              const id = nextId++;
-              pending.set(id, done as (value: unknown) => void);
-              child.send({ ...payload, id });
-            }),
-          stop: async () => {
-            if (child.exitCode !== null) return;
-            const exited = new Promise((done) => child.once('exit', done));
-            child.send({ type: 'stop' });
-            const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-            await exited;
-            clearTimeout(kill);
-          },
-        });
-      } else if (message.type === 'failed') {
-        clearTimeout(timer);
-        reject(new Error(`${name} failed to start: ${message.reason}`));
-      } else if (message.id !== undefined) {
-        pending.get(message.id)?.(message.stats ?? message.result);
-        pending.delete(message.id);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code}: ${stderr.join('').slice(-2000)}`));
-    });
-  });
-}
-
-interface Stats { eldP50Ms: number; eldP99Ms: number; eldMaxMs: number; rssBytes: number; peakRssBytes: number }
-const stats = (target: Target, reset = false) => target.call<Stats>({ type: 'stats', reset });
-
-// ------------------------------------------------------------------------------------------
-// Load generators
-// ------------------------------------------------------------------------------------------
-
-interface Measure { rps: number; p50: number; p99: number; errors: number }
-
-interface LoadSpec {
-  method?: 'GET' | 'POST';
-  path: string;
-  token?: string;
-  body?: () => string;
-}
-
-async function closedLoop(url: string, spec: LoadSpec, connections: number, seconds: number): Promise<Measure> {
-  const headers: Record<string, string> = {};
-  if (spec.token) headers.authorization = `Bearer ${spec.token}`;
-  if (spec.body) headers['content-type'] = 'application/json';
-  const body = spec.body;
-  const result = await autocannon({
-    url,
-    connections,
-    duration: seconds,
-    requests: [
-      {
-        method: spec.method ?? 'GET',
-        path: spec.path,
-        headers,
-        ...(body ? { setupRequest: (request: autocannon.Request) => ({ ...request, body: body() }) } : {}),
-      },
-    ],
-  });
-  const ok = result['2xx'];
-  return { rps: ok / seconds, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-
-function request(url: string, spec: LoadSpec): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const body = spec.body?.();
-    const req = http.request(
-      `${url}${spec.path}`,
-      {
-        method: spec.method ?? 'GET',
-        agent,
-        headers: {
-          ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}),
-          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Open loop: request i is sent at t0 + i/rate whatever happened to the others; latency counts from the scheduled time. */
-async function openLoop(url: string, spec: LoadSpec, rate: number, seconds: number, onSent?: (scheduledAt: number, i: number) => void): Promise<Measure> {
-  const total = Math.max(1, Math.round(rate * seconds));
-  const latencies: number[] = [];
-  let errors = 0;
-  const t0 = performance.now() + 20;
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const at = t0 + (i * 1000) / rate;
-    const wait = at - performance.now();
-    if (wait > 1) await sleep(wait);
-    onSent?.(Date.now() - Math.max(0, performance.now() - at), i);
-    inFlight.push(
-      request(url, spec).then(
-        (status) => {
-          if (status >= 400) errors++;
-          latencies.push(performance.now() - at);
-        },
-        () => {
-          errors++;
-        },
-      ),
-    );
-  }
-  await Promise.all(inFlight);
-  return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
-}
 
 // ------------------------------------------------------------------------------------------
 // Interleaved pairs
@@ -270,16 +84,6 @@ function rowOf(id: string, scenario: string, baseline: string, result: PairResul
 // ------------------------------------------------------------------------------------------
 // The run
 // ------------------------------------------------------------------------------------------
-
-async function signInToken(url: string): Promise<string> {
-  const response = await fetch(`${url}/v1/auth/signin`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password }),
-  });
-  if (response.status !== 200) throw new Error(`sign-in failed: ${response.status}`);
-  return ((await response.json()) as { accessToken: string }).accessToken;
-}
 
 /** The service's non-TypeScript files (data files it reads at run time) next to its compiled output, as `npm run build` does for dist/. */
 function copyServiceAssets(from = path.join(ROOT, 'src'), to = path.join(__dirname, '..', 'src')): void {
@@ -353,9 +157,9 @@ export async function runBench(): Promise<Row[]> {
     const apiNoAuth = await startTarget('api-noauth@mid', 'api-noauth', apiEnv(databases.mid, { RELAY_ENABLED: 'false', MIGRATE_ON_START: 'false' }));
     cleanups.push(() => apiNoAuth.stop());
 
-    const tokenMid = await signInToken(apiMid.url);
-    const tokenSmall = await signInToken(apiSmall.url);
-    const tokenBig = await signInToken(apiBig.url);
+    const tokenMid = await signInToken(apiMid.url, ADMIN);
+    const tokenSmall = await signInToken(apiSmall.url, ADMIN);
+    const tokenBig = await signInToken(apiBig.url, ADMIN);
     const fixedPage = await (await fetch(`${apiMid.url}/v1/users`, { headers: { authorization: `Bearer ${tokenMid}` } })).text();
     const bare = await startTarget('bare', 'bare', { ...common, DATABASE_URL: databases.mid.url, BENCH_FIXED_PAGE: fixedPage });
     const argon = await startTarget('argon', 'argon', {});
@@ -426,7 +230,8 @@ export async function runBench(): Promise<Row[]> {
     cleanups.push(() => apiLat.stop());
     const mailer = await startMailer(latEnv);
     cleanups.push(() => mailer.stop());
-    const tokenLat = await signInToken(apiLat.url);
+    await mailer.ready;
+    const tokenLat = await signInToken(apiLat.url, ADMIN);
     const sentAt = new Map<string, number>();
     const eventLatency: number[] = [];
     const consumer = new Kafka({ clientId: 'bench-watch', brokers: kafka.brokers.split(','), logLevel: logLevel.NOTHING }).consumer({ groupId: `bench-watch-${suffix}` });
@@ -461,74 +266,27 @@ export async function runBench(): Promise<Row[]> {
       const gap = shortfall(row);
       row.note = [gap ? `misses by ${gap}` : 'misses', 'why: docs/BENCHMARKS.md, "Rows that miss their target"', row.note].filter(Boolean).join('; ');
     }
-    writeResults(rows, { smoke: SMOKE, seconds: (Date.now() - startedAt) / 1000, settings: SETTINGS, cpus: os.cpus().length, node: process.version, logLevel: LOG_LEVEL });
+
+    // 10. Capacity: per-operation costs for docs/SCALING.md, on the database with the most users, every other process stopped.
+    await Promise.all([consumer.disconnect(), mailer.stop(), apiLat.stop()]);
+    const capacity = await measureCapacity({
+      smoke: SMOKE,
+      databaseUrl: databases.big.url,
+      users: SETTINGS.big,
+      kafkaBrokers: kafka.brokers,
+      smtp,
+      env: common,
+      admin: ADMIN,
+      signInConcurrency: best.concurrency,
+      suffix,
+      cleanups,
+    });
+    writeResults(rows, { smoke: SMOKE, seconds: (Date.now() - startedAt) / 1000, settings: SETTINGS, cpus: os.cpus().length, node: process.version, logLevel: LOG_LEVEL }, capacity, OUT_DIR);
     return rows;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => log(`cleanup: ${String(error)}`));
-    agent.destroy();
+    closeAgent();
   }
-}
-
-function startMailer(env: Record<string, string>): Promise<{ stop(): Promise<void> }> {
-  const script = path.join(__dirname, '..', 'src', 'interfaces', 'mailer', 'main.js');
-  const child = spawn(process.execPath, [...NODE_FLAGS, script], { env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  const output: string[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mailer not ready: ${output.join('').slice(-2000)}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (output.length < 50) output.push(chunk.toString());
-      if (/mailer ready/.test(chunk.toString())) {
-        clearTimeout(timer);
-        resolve({
-          stop: async () => {
-            if (child.exitCode !== null) return;
-            const exited = new Promise((done) => child.once('exit', done));
-            child.kill('SIGTERM');
-            await exited;
-          },
-        });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`mailer exited with ${code}: ${output.join('').slice(-2000)}`));
-    });
-  });
-}
-
-// ------------------------------------------------------------------------------------------
-// Results
-// ------------------------------------------------------------------------------------------
-
-const START = '<!-- bench:results:start -->';
-const END = '<!-- bench:results:end -->';
-
-function fmt(value: number | null, digits = 1): string {
-  return value === null || Number.isNaN(value) ? '—' : value.toFixed(digits);
-}
-
-function writeResults(rows: Row[], meta: Record<string, unknown>): void {
-  const jsonPath = OUT_DIR ? path.join(OUT_DIR, 'results.json') : path.join(ROOT, 'bench', 'results.json');
-  const mdPath = OUT_DIR ? path.join(OUT_DIR, 'BENCHMARKS.md') : path.join(ROOT, 'docs', 'BENCHMARKS.md');
-  mkdirSync(path.dirname(jsonPath), { recursive: true });
-  writeFileSync(jsonPath, `${JSON.stringify({ generatedAt: new Date().toISOString(), meta, rows }, null, 2)}\n`);
-  const table = [
-    `Run ${new Date().toISOString()} · ${String(meta.cpus)} CPUs · Node ${String(meta.node)} · ${SMOKE ? 'SMOKE (tiny sizes, not a measurement)' : 'full'} · ${SETTINGS.rounds} interleaved rounds of ${SETTINGS.seconds} s · LOG_LEVEL=${LOG_LEVEL} · took ${fmt(meta.seconds as number, 0)} s`,
-    '',
-    '| scenario | baseline | figure | baseline figure | ratio (median) | target | met | p50 / p99 (ms) | note |',
-    '|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) =>
-      `| ${r.scenario} | ${r.baseline} | ${fmt(r.figure)} ${r.unit} | ${r.baselineFigure === null ? '—' : `${fmt(r.baselineFigure)} ${r.unit}`} | ${r.ratio === null ? '—' : r.unit === 'req/s' ? `${fmt(r.ratio * 100, 0)} %` : `${fmt(r.ratio, 2)}×`} | ${r.target} | ${r.met ? 'yes' : 'NO'} | ${fmt(r.p50Ms)} / ${fmt(r.p99Ms)} | ${r.note ?? ''} |`,
-    ),
-  ].join('\n');
-  const existing = existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : `# Benchmarks\n\n${START}\n${END}\n`;
-  const next = existing.includes(START) && existing.includes(END)
-    ? `${existing.slice(0, existing.indexOf(START) + START.length)}\n${table}\n${existing.slice(existing.indexOf(END))}`
-    : `${existing}\n${START}\n${table}\n${END}\n`;
-  writeFileSync(mdPath, next);
-  log(`results in ${jsonPath} and ${mdPath}`);
 }
 
 if (require.main === module) {

@@ -1,6 +1,7 @@
 /**
  * The benchmark harness at toy size (BENCH_SMOKE=1: a few hundred users, 1 s per run): it must
- * produce every row with numbers. It asserts nothing about speed.
+ * produce every row with numbers, and the capacity section (per-operation CPU, memory, table sizes)
+ * that docs/SCALING.md is computed from. It asserts nothing about speed or cost.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,8 @@ import path from 'node:path';
 jest.setTimeout(600_000);
 
 const ROOT = path.resolve(__dirname, '../../..');
+const CAPACITY_OPERATIONS = ['sign-in', 'users-list', 'invite', 'mail'];
+const CAPACITY_TABLES = ['users', 'outbox_events', 'invitations', 'processed_events'];
 const ROWS = ['sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'last-page-p99', 'permissions', 'invite', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
 
 describe('npm run bench, smoke size', () => {
@@ -46,9 +49,49 @@ describe('npm run bench, smoke size', () => {
     }
   });
 
-  it('writes the table into BENCHMARKS.md', () => {
+  it('writes the capacity section of results.json', () => {
+    const { capacity } = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as {
+      capacity: {
+        command: string;
+        databaseCpu: { measured: boolean; detail: string };
+        operations: { id: string; count: number; cpuSeconds: number; cpuMsPerOp: number; opsPerCoreSecond: number; dbCpuMsPerOp: number | null; peakRssMB: number }[];
+        memory: Record<string, number>;
+        smtpLatency: { mails: number; mailsPerSecond: number; peakSmtpInFlight: number };
+        tables: { table: string; rows: number; bytesPerRow: number | null }[];
+        userTotalRecount: { users: number; seconds: number };
+      };
+    };
+    expect(capacity.command).toBe('npm run bench');
+    expect(capacity.operations.map((o) => o.id)).toEqual(CAPACITY_OPERATIONS);
+    for (const o of capacity.operations) {
+      expect(o.count).toBeGreaterThan(0);
+      for (const value of [o.cpuSeconds, o.cpuMsPerOp, o.opsPerCoreSecond, o.peakRssMB]) expect(Number.isFinite(value)).toBe(true);
+      // The database's CPU is a number when its process is on this machine, and said to be unmeasured otherwise.
+      if (capacity.databaseCpu.measured) expect(Number.isFinite(o.dbCpuMsPerOp)).toBe(true);
+      else expect(o.dbCpuMsPerOp).toBeNull();
+    }
+    expect(capacity.databaseCpu.detail).not.toBe('');
+    for (const key of ['apiRssAtRestMB', 'apiRssAfterLoadMB', 'apiPeakRssMB', 'mailerRssAtRestMB', 'mailerPeakRssMB']) expect(Number.isFinite(capacity.memory[key])).toBe(true);
+    expect(capacity.smtpLatency.mails).toBeGreaterThan(1);
+    expect(Number.isFinite(capacity.smtpLatency.mailsPerSecond)).toBe(true);
+    expect(capacity.tables.map((t) => t.table)).toEqual(CAPACITY_TABLES);
+    for (const t of capacity.tables) {
+      expect(t.rows).toBeGreaterThan(0);
+      expect(Number.isFinite(t.bytesPerRow)).toBe(true);
+    }
+    expect(capacity.userTotalRecount.users).toBeGreaterThan(0);
+    expect(Number.isFinite(capacity.userTotalRecount.seconds)).toBe(true);
+  });
+
+  it('writes the table and the capacity tables into BENCHMARKS.md', () => {
     const markdown = readFileSync(path.join(outDir, 'BENCHMARKS.md'), 'utf8');
-    expect(markdown).toContain('| scenario | baseline | figure |');
-    expect(markdown.match(/^\| (?!scenario|---)/gm)?.length).toBe(ROWS.length);
+    const block = (name: string) => markdown.slice(markdown.indexOf(`<!-- bench:${name}:start -->`), markdown.indexOf(`<!-- bench:${name}:end -->`));
+    const bodyRows = (text: string) => text.match(/^\| (?!scenario|operation|table|---)/gm)?.length;
+    expect(block('results')).toContain('| scenario | baseline | figure |');
+    expect(bodyRows(block('results'))).toBe(ROWS.length);
+    const capacity = block('capacity');
+    expect(capacity).toContain('| operation (`capacity.operations[].id`) |');
+    for (const id of CAPACITY_OPERATIONS) expect(capacity).toContain(`(\`${id}\`) |`);
+    expect(bodyRows(capacity)).toBe(CAPACITY_OPERATIONS.length + CAPACITY_TABLES.length);
   });
 });
