@@ -8,7 +8,8 @@ try {
 } catch {
   process.stdout.write('0 passed, 1 failed\n');
   process.stderr.write(`no jest results in ${file}: the run did not complete\n`);
-  process.exit(0);
+  // jest can end with status 0 and no results (its process ran out of work mid-teardown): that is a failure.
+  process.exit(1);
 }
 const failedSuites = results.numRuntimeErrorTestSuites ?? 0;
 const skipped = (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);

@@ -19,7 +19,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 /** The grace main.ts (api and mailer) gives itself after SIGTERM before exiting 1. */
 const PROCESS_GRACE_SECONDS = 30;
 const MAILER_DEFAULT_METRICS_PORT = 9464;
-const MAILER_ROUTES = ['/metrics', '/healthz'];
+const MAILER_ROUTES = ['/metrics', '/healthz', '/readyz'];
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -196,11 +196,27 @@ describeIfKubectl('deploy/ (kustomize overlay example)', () => {
     const mailer = containersOf(deployment('mailer'))[0];
     const port = Number(envOf(mailer).get('MAILER_METRICS_PORT') ?? MAILER_DEFAULT_METRICS_PORT);
     expect(mailer.ports.find((p: Obj) => p.name === 'metrics').containerPort).toBe(port);
-    for (const probe of ['startupProbe', 'livenessProbe']) {
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
       expect(MAILER_ROUTES).toContain(mailer[probe].httpGet.path);
       expect([port, 'metrics']).toContain(mailer[probe].httpGet.port);
     }
+    // Alive while it waits for Kafka, ready only while it consumes.
+    expect(mailer.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(mailer.readinessProbe.httpGet.path).toBe('/readyz');
     expect(Number(deployment('mailer').spec.template.metadata.annotations['prometheus.io/port'])).toBe(port);
+  });
+
+  it('creates the Kafka topics in the migrate Job, with the topic settings the api and the mailer see', () => {
+    const job = containersOf(byKind('Job')[0])[0];
+    const jobEnv = envOf(job);
+    expect(jobEnv.get('KAFKA_BROKERS')).toBeTruthy();
+    const settings = ['KAFKA_BROKERS', 'KAFKA_TOPIC', 'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'MAILER_DLQ_TOPIC'];
+    for (const component of ['api', 'mailer']) {
+      const env = envOf(containersOf(deployment(component))[0]);
+      for (const name of settings) expect({ component, name, value: jobEnv.get(name) }).toEqual({ component, name, value: env.get(name) });
+    }
+    const config = loadConfig({ ...Object.fromEntries(jobEnv), DATABASE_URL: 'mysql://u:p@db:3306/access_control' });
+    expect(config.kafka?.topicPartitions).toBeGreaterThan(1);
   });
 
   it('gives the shutdown sequence time to finish: preStop + the process grace fit in terminationGracePeriodSeconds', () => {
