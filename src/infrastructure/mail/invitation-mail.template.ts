@@ -1,3 +1,4 @@
+import escapeHtml from 'escape-html';
 import type { InvitationMail } from '../../application/ports/mailer.port';
 
 /** One invitation mail, both bodies rendered from the same data so they never disagree. */
@@ -13,19 +14,6 @@ export interface TemplateSettings {
 }
 
 const DEFAULT_PRODUCT_NAME = 'Access Control';
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escapes text for an HTML element body or a quoted attribute value. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
-}
 
 /** Made once: building a DateTimeFormat costs far more than formatting with it. */
 const EXPIRY_FORMAT = new Intl.DateTimeFormat('en-GB', {

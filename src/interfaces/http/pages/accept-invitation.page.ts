@@ -1,6 +1,6 @@
 import type { InvitationView } from '../../../application/invitations/inspect-invitation.use-case';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/users/password-policy';
-import { escapeHtml } from './html';
+import escapeHtml from 'escape-html';
 
 const STYLE = `
   body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }
