@@ -168,7 +168,7 @@ export async function measureCapacity(inputs: CapacityInputs): Promise<Capacity>
   const apiRun = async (id: CapacityOperation['id'], operation: string, spec: LoadSpec, connections: number, [warm, count]: number[], after?: () => Promise<number>) => {
     const warmUp = await fixedCount(api.url, spec, connections, warm!);
     await after?.();
-    const measured = await around(id, operation, 'api', `${api.url}/metrics`, apiPid, connections, async () => {
+    const measured = await around(id, operation, 'api', `${api.metricsUrl}/metrics`, apiPid, connections, async () => {
       const run = await fixedCount(api.url, spec, connections, count!);
       return { ok: run.ok, errors: run.errors, ownStatements: after ? await after() : 0 };
     });

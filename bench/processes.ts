@@ -19,6 +19,8 @@ export const log = (message: string) => process.stderr.write(`[bench] ${message}
 export interface Target {
   name: string;
   url: string;
+  /** The api's management listener (GET /metrics), where the target has one; '' otherwise. */
+  metricsUrl: string;
   child: ChildProcess;
   call<T>(message: Record<string, unknown>): Promise<T>;
   stop(): Promise<void>;
@@ -30,7 +32,7 @@ process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('
 export function startTarget(name: string, mode: string, env: Record<string, string>): Promise<Target> {
   const child = fork(path.join(__dirname, 'target.js'), [], {
     execArgv: NODE_FLAGS,
-    env: { PATH: process.env.PATH ?? '', ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}), BENCH_MODE: mode, LOG_LEVEL, HOST: '127.0.0.1', PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}), BENCH_MODE: mode, LOG_LEVEL, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   children.push(child);
@@ -40,12 +42,13 @@ export function startTarget(name: string, mode: string, env: Record<string, stri
   const pending = new Map<number, (value: unknown) => void>();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} not ready in 120 s: ${stderr.join('').slice(-2000)}`)), 120_000);
-    child.on('message', (message: { type: string; id?: number; url?: string; reason?: string; stats?: unknown; result?: unknown }) => {
+    child.on('message', (message: { type: string; id?: number; url?: string; metricsUrl?: string; reason?: string; stats?: unknown; result?: unknown }) => {
       if (message.type === 'ready') {
         clearTimeout(timer);
         resolve({
           name,
           url: message.url ?? '',
+          metricsUrl: message.metricsUrl ?? '',
           child,
           call: <T>(payload: Record<string, unknown>) =>
             new Promise<T>((done) => {

@@ -56,14 +56,14 @@ async function argonLoop(concurrency: number, ms: number): Promise<{ ops: number
   return { ops, seconds: (performance.now() - started) / 1000 };
 }
 
-async function start(): Promise<{ url?: string; close: () => Promise<void> }> {
+async function start(): Promise<{ url?: string; metricsUrl?: string; close: () => Promise<void> }> {
   const mode = process.env.BENCH_MODE ?? 'api';
   if (mode === 'argon') return { close: async () => undefined };
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   if (mode === 'api') {
     const api = await startApi({ config, logger });
-    return { url: api.url, close: () => api.close() };
+    return { url: api.url, metricsUrl: api.metricsUrl, close: () => api.close() };
   }
   if (mode === 'api-noauth') {
     const container = buildContainer(config, logger);
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
       void argonLoop(message.concurrency, message.ms).then((result) => send({ type: 'argon', id: message.id, result }));
     }
   });
-  send({ type: 'ready', url: target.url, pid: process.pid });
+  send({ type: 'ready', url: target.url, metricsUrl: target.metricsUrl, pid: process.pid });
 }
 
 main().catch((error: unknown) => {

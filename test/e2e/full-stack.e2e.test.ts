@@ -104,6 +104,7 @@ describe('the whole stack across processes', () => {
       ADMIN_EMAIL: ADMIN.email,
       MAILER_GROUP_ID: `mailer-${topic}`,
       MAILER_METRICS_PORT: '0',
+      METRICS_PORT: '0',
     };
     api = await startProcess(API, env, /access-control ready/);
     mailer = await startProcess(MAILER, env, /mailer ready/);
@@ -169,7 +170,10 @@ describe('the whole stack across processes', () => {
     expect(Number(/^access_control_mails_sent_total\{[^}]*\} (\d+)/m.exec(mailerMetrics)?.[1])).toBeGreaterThanOrEqual(1);
     expect(mailerMetrics).toMatch(/^access_control_mailer_consumer_lag_messages\{[^}]*partition="\d+"[^}]*\} 0$/m);
     expect(mailerMetrics).toMatch(/^process_resident_memory_bytes\{process="mailer"\}/m);
-    const apiMetrics = (await http('GET', '/metrics')).text;
+    const apiReady = api.output.join('').match(/"metrics":"(http:[^"]+)"/);
+    expect(apiReady).not.toBeNull();
+    expect((await http('GET', '/metrics')).status).toBe(404); // the public listener has no /metrics
+    const apiMetrics = await (await fetch(apiReady![1])).text();
     expect(Number(/^access_control_invitations_created_total\{[^}]*\} (\d+)/m.exec(apiMetrics)?.[1])).toBeGreaterThanOrEqual(1);
     expect(Number(/^access_control_events_published_total\{[^}]*\} (\d+)/m.exec(apiMetrics)?.[1])).toBeGreaterThanOrEqual(1);
   });

@@ -18,11 +18,19 @@ describe('metrics and request ids end to end', () => {
   afterAll(async () => app.close());
 
   async function scrape(): Promise<string> {
-    const response = await app.request('GET', '/metrics');
+    const response = await fetch(`${app.api.metricsUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    return response.text;
+    return response.text();
   }
+
+  it('serves /metrics on the management port only, never on the public listener', async () => {
+    expect(new URL(app.api.metricsUrl).port).not.toBe(new URL(app.url).port);
+    const onPublic = await app.request('GET', '/metrics');
+    expect(onPublic.status).toBe(404);
+    expect(onPublic.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await scrape()).toMatch(/^http_request_duration_seconds_count\{/m);
+  });
 
   /** The value of one sample (`name{labels} value`); 0 when the series is not there yet. */
   function sample(text: string, name: string, labels: Record<string, string> = {}): number {

@@ -27,7 +27,7 @@ export async function startApiProcess(name: string, env: Record<string, string>)
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `ac-${name}-`));
   const child = spawn(process.execPath, [API_SCRIPT], {
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), DATA_DIR: dataDir },
+    env: { PATH: process.env.PATH ?? '', METRICS_PORT: '0', ...env, PORT: String(port), DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -52,6 +52,7 @@ export async function startTestApp(
     DATABASE_URL: database.url,
     DATA_DIR: dataDir,
     PORT: '0',
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,

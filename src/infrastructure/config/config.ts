@@ -16,6 +16,8 @@ export interface AdminBootstrap {
 export interface Config {
   port: number;
   host: string;
+  /** The management port: GET /metrics (Prometheus), apart from the API's public listener. 0: any free port. */
+  metricsPort: number;
   dataDir: string;
   database: DatabaseConfig;
   migrateOnStart: boolean;
@@ -73,7 +75,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Every variable the service reads; anything else in the environment is ignored. */
 export const CONFIG_VARIABLES = [
-  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'MIGRATE_ON_START', 'RELAY_ENABLED', 'KAFKA_BROKERS', 'KAFKA_TOPIC',
+  'PORT', 'HOST', 'METRICS_PORT', 'DATA_DIR', 'DATABASE_URL', 'MIGRATE_ON_START', 'RELAY_ENABLED', 'KAFKA_BROKERS', 'KAFKA_TOPIC',
   'KAFKA_CLIENT_ID', 'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'SMTP_URL', 'MAIL_FROM', 'PUBLIC_URL', 'ADMIN_USERNAME', 'ADMIN_PASSWORD',
   'ADMIN_EMAIL', 'ADMIN_NAME', 'JWT_PRIVATE_KEY', 'JWT_PRIVATE_KEY_FILE', 'JWT_PUBLIC_KEY',
   'JWT_PUBLIC_KEY_FILE', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL', 'INVITATION_TTL',
@@ -139,6 +141,8 @@ export function loadConfig(env: Env = process.env): Config {
 
   const port = integer('PORT', 3000, 0, 65535);
   const host = get('HOST') ?? '0.0.0.0';
+  const metricsPort = integer('METRICS_PORT', 9465, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) problems.push(`METRICS_PORT must differ from PORT (both ${port})`);
   const dataDir = path.resolve(get('DATA_DIR') ?? './data');
 
   const database = parseDatabaseUrl(get('DATABASE_URL'), dataDir, problems);
@@ -229,6 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port,
     host,
+    metricsPort,
     dataDir,
     database,
     migrateOnStart: boolean('MIGRATE_ON_START', true),

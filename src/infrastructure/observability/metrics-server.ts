@@ -19,8 +19,9 @@ export interface MetricsServerOptions {
 }
 
 /**
- * A tiny HTTP server for a process without an HTTP API (the mailer): `GET /metrics`, `GET /healthz`
- * for a liveness probe (200 while the process runs), and `GET /readyz` for a readiness probe.
+ * The management listener of a process, apart from any public one: `GET /metrics`, `GET /healthz`
+ * for a liveness probe (200 while the process runs), and `GET /readyz` for a readiness probe when
+ * given one. The api serves it on METRICS_PORT, the mailer on MAILER_METRICS_PORT.
  */
 export async function startMetricsServer(registry: Registry, port: number, host = '0.0.0.0', options: MetricsServerOptions = {}): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {

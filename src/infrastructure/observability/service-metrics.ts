@@ -153,12 +153,4 @@ export class ServiceMetrics {
   trackPool(probe: PoolProbe): void {
     this.probes.pool = probe;
   }
-
-  contentType(): string {
-    return this.registry.contentType;
-  }
-
-  render(): Promise<string> {
-    return this.registry.metrics();
-  }
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Config, loadConfig } from '../../infrastructure/config/config';
 import { type AppContainer, buildContainer, type Overrides } from '../../infrastructure/container';
 import { createLogger, type Logger } from '../../infrastructure/logging/logger';
+import { startMetricsServer } from '../../infrastructure/observability/metrics-server';
 import { subscribeInvitationMails } from '../mailer/in-process-invitation-mails';
 import { describeError } from '../../infrastructure/logging/logger';
 import { prepareDatabase, sleep } from '../process-runtime';
@@ -11,6 +12,8 @@ export interface RunningApi {
   app: FastifyInstance;
   container: AppContainer;
   url: string;
+  /** The management listener: `${metricsUrl}/metrics`. */
+  metricsUrl: string;
   /** Graceful stop: not ready at once, drain, finish in-flight requests, close everything. */
   close(): Promise<void>;
 }
@@ -28,12 +31,16 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   const app = await buildHttpApp(container);
   await prepareDatabase(container, { migrate: config.migrateOnStart });
   const stopEvents = await startEventFlow(container);
+  // The management port first: a port already taken stops the start before the API answers anyone.
+  const metricsServer = await startMetricsServer(container.cradle.metrics.registry, config.metricsPort, config.host);
   await app.listen({ port: config.port, host: config.host });
 
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`;
-  logger.info({ url, docs: `${url}/docs` }, `access-control ready at ${url} (API docs: ${url}/docs)`);
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = `http://${shownHost}:${port}`;
+  const metricsUrl = `http://${shownHost}:${metricsServer.port}`;
+  logger.info({ url, docs: `${url}/docs`, metrics: `${metricsUrl}/metrics` }, `access-control ready at ${url} (API docs: ${url}/docs)`);
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -42,12 +49,13 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       if (config.shutdownDrainSeconds > 0) await sleep(config.shutdownDrainSeconds * 1000);
       await app.drainConnections();
       await app.close();
+      await metricsServer.close();
       await stopEvents();
       await container.dispose();
     })();
     return closing;
   };
-  return { app, container, url, close };
+  return { app, container, url, metricsUrl, close };
 }
 
 /**

@@ -172,8 +172,12 @@ describeIfKubectl('deploy/ (kustomize overlay example)', () => {
       }
       expect(api.readinessProbe.httpGet.path).toBe('/readyz');
       expect(api.livenessProbe.httpGet.path).toBe('/healthz');
-      expect(app.hasRoute({ method: 'GET', url: '/metrics' })).toBe(true);
-      expect(Number(deployment('api').spec.template.metadata.annotations['prometheus.io/port'])).toBe(port);
+      // Metrics are on the management port, apart from the public one the Service targets.
+      expect(app.hasRoute({ method: 'GET', url: '/metrics' })).toBe(false);
+      const metricsPort = Number(env.get('METRICS_PORT') ?? config.metricsPort);
+      expect(metricsPort).not.toBe(port);
+      expect(api.ports.find((p: Obj) => p.name === 'metrics').containerPort).toBe(metricsPort);
+      expect(Number(deployment('api').spec.template.metadata.annotations['prometheus.io/port'])).toBe(metricsPort);
     } finally {
       await app.close();
       await container.dispose();

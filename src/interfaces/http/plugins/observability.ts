@@ -21,7 +21,7 @@ declare module 'fastify' {
  * - The request id follows the request through its async work (AsyncLocalStorage), so the outbox
  *   row, hence the event, and log lines written by adapters carry it.
  * - Every request is timed by route pattern (never the raw URL: ids and tokens stay out of labels).
- * - `GET /metrics`: the Prometheus text format.
+ * `GET /metrics` is not here: it is served on the management port (METRICS_PORT), never on the public listener.
  */
 export default fp(async function observability(app: FastifyInstance, options: { metrics: ServiceMetrics }) {
   const { metrics } = options;
@@ -47,13 +47,4 @@ export default fp(async function observability(app: FastifyInstance, options: { 
     metrics.observeHttpRequest(request.method, route, status, reply.elapsedTime / 1000);
     request.routeOptions.config?.outcome?.(status, metrics);
   });
-
-  app.get(
-    '/metrics',
-    { schema: { tags: ['operations'], summary: 'Prometheus metrics of this process' } },
-    async (_request, reply) => {
-      const body = await metrics.render();
-      return reply.header('content-type', metrics.contentType()).header('cache-control', 'no-store').send(body);
-    },
-  );
 });
