@@ -11,7 +11,6 @@ import { FileCommonPasswords } from './security/file-common-passwords';
 import type { LockoutPolicy } from '../domain/users/lockout-policy';
 import { InviteUserUseCase } from '../application/invitations/invite-user.use-case';
 import { ListPermissionsUseCase } from '../application/permissions/list-permissions.use-case';
-import type { Clock } from '../application/ports/clock.port';
 import type { IdGenerator } from '../application/ports/id-generator.port';
 import type { PasswordHasher } from '../application/ports/password-hasher.port';
 import type { PermissionRepository } from '../application/ports/permission-repository.port';
@@ -21,18 +20,14 @@ import type { UnitOfWork } from '../application/ports/unit-of-work.port';
 import type { UserRepository } from '../application/ports/user-repository.port';
 import { AcceptInvitationUseCase } from '../application/invitations/accept-invitation.use-case';
 import { InspectInvitationUseCase } from '../application/invitations/inspect-invitation.use-case';
-import { type InvitationSettings, IssueInvitationUseCase } from '../application/invitations/issue-invitation.use-case';
-import type { Mailer } from '../application/ports/mailer.port';
 import { ResendInvitationUseCase } from '../application/invitations/resend-invitation.use-case';
 import { RevokeInvitationUseCase } from '../application/invitations/revoke-invitation.use-case';
 import type { InvitationRepository } from '../application/ports/invitation-repository.port';
-import type { SecretTokens } from '../application/ports/secret-tokens.port';
 import { CreateAdminUseCase } from '../application/users/create-admin.use-case';
 import { ListUsersUseCase } from '../application/users/list-users.use-case';
 import type { Config } from './config/config';
 import { Argon2PasswordHasher } from './crypto/argon2-password-hasher';
 import { JwtTokenIssuer } from './crypto/jwt-token-issuer';
-import { RandomSecretTokens } from './crypto/random-secret-tokens';
 import {
   loadOrCreateLocalSigningKey,
   type SigningKey,
@@ -41,7 +36,6 @@ import {
   verificationKeysFor,
 } from './crypto/signing-keys';
 import { describeError, type Logger } from './logging/logger';
-import { createMailer } from './mail/create-mailer';
 import type { EventPublisher, InProcessEventBus } from './messaging/cloud-event';
 import { CommitSignal } from './messaging/commit-signal';
 import { createInProcessEventBus } from './messaging/in-process-event-bus';
@@ -59,15 +53,14 @@ import { ServiceMetrics } from './observability/service-metrics';
 import { CachedActorResolver } from './caching/cached-actor-resolver';
 import { CachedPermissionRepository } from './caching/cached-permission-repository';
 import { CachedRoleRepository } from './caching/cached-role-repository';
+import { type InvitationMailCradle, invitationMailRegistrations } from './mailer-container';
 import { type PersistenceCradle, persistenceRegistrations, typeOrmUnitOfWork, userPersistenceServices } from './persistence-registrations';
 import { Readiness } from './system/readiness';
-import { SystemClock } from './system/system-clock';
 import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
 
-export interface Cradle extends PersistenceCradle {
+export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   config: Config;
   logger: Logger;
-  clock: Clock;
   idGenerator: IdGenerator;
   passwordHasher: PasswordHasher;
   signingKey: SigningKey;
@@ -85,8 +78,6 @@ export interface Cradle extends PersistenceCradle {
   permissionRepository: PermissionRepository;
   unitOfWork: UnitOfWork;
   invitationRepository: InvitationRepository;
-  secretTokens: SecretTokens;
-  invitationSettings: InvitationSettings;
   readiness: Readiness;
   commitSignal: CommitSignal;
   /** Kafka when KAFKA_BROKERS is set; otherwise the in-process bus (also registered as `inProcessBus`). */
@@ -95,8 +86,6 @@ export interface Cradle extends PersistenceCradle {
   outboxRelay: OutboxRelay;
   /** Prometheus metrics of this process (GET /metrics). */
   metrics: ServiceMetrics;
-  mailer: Mailer;
-  issueInvitation: IssueInvitationUseCase;
   signIn: SignInUseCase;
   authenticateActor: { execute(token: TokenSubject): Promise<Actor | null> };
   listUsers: ListUsersUseCase;
@@ -122,7 +111,8 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     config: asValue(config),
     logger: asValue(logger),
     ...persistenceRegistrations(config),
-    clock: asClass(SystemClock).singleton(),
+    // The embedded default mails invitations from this process (in-process bus).
+    ...invitationMailRegistrations(config, logger),
     idGenerator: asClass(UuidV7IdGenerator).singleton(),
     passwordHasher: asClass(Argon2PasswordHasher).singleton(),
     signingKey: asFunction(() =>
@@ -182,15 +172,9 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     })
       .singleton()
       .disposer((relay) => relay.stop()),
-    mailer: asFunction(({ logger }: Cradle) => createMailer(config, logger))
-      .singleton()
-      .disposer((mailer) => (mailer as { close?: () => Promise<void> }).close?.()),
-    issueInvitation: asClass(IssueInvitationUseCase).singleton(),
     invitationRepository: asFunction(
       ({ dataSource, plainInsertStatements }: Cradle) => new TypeOrmInvitationRepository({ manager: dataSource.manager, plainInsertStatements }),
     ).singleton(),
-    secretTokens: asClass(RandomSecretTokens).singleton(),
-    invitationSettings: asValue({ publicUrl: config.publicUrl, invitationTtlSeconds: config.invitationTtlSeconds }),
     readiness: asFunction(({ dataSource }: Cradle) => new Readiness(dataSource)).singleton(),
     metrics: asFunction(({ dataSource, sqliteWriteQueue, logger }: Cradle) => {
       const metrics = new ServiceMetrics({ logger });

@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { describeError, type Logger } from '../infrastructure/logging/logger';
 import type { AppContainer } from '../infrastructure/container';
 import { runMigrations } from '../infrastructure/persistence/typeorm/migrate';
@@ -17,16 +18,7 @@ export async function prepareDatabase(
   options: { migrate: boolean; topics?: boolean; signal?: AbortSignal } = { migrate: true },
 ): Promise<void> {
   const { dataSource, logger, config } = container.cradle;
-  for (let attempt = 1; !dataSource.isInitialized; attempt++) {
-    try {
-      await dataSource.initialize();
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      const wait = Math.min(10_000, 250 * 2 ** Math.min(attempt, 6));
-      logger.warn({ attempt, retryInMs: wait, reason: describeError(error) }, 'database not reachable yet');
-      await sleep(wait);
-    }
-  }
+  await connectDatabase({ dataSource, logger }, options.signal);
   if (options.migrate) {
     const applied = await runMigrations(dataSource);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -92,6 +84,20 @@ async function createTopicsAtStart(container: AppContainer, kafka: NonNullable<C
     .ensureUntilDone(topics, { signal: stop.signal, keepAlive: false })
     .catch((error: unknown) => logger.error({ reason: kafkaConditionOf(error).reason }, 'could not create the Kafka topics; events wait in the outbox until they exist'))
     .finally(() => clearInterval(watch));
+}
+
+/** Connects, retrying with backoff while the database is away; gives up only when `signal` aborts. */
+export async function connectDatabase({ dataSource, logger }: { dataSource: DataSource; logger: Logger }, signal?: AbortSignal): Promise<void> {
+  for (let attempt = 1; !dataSource.isInitialized; attempt++) {
+    try {
+      await dataSource.initialize();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const wait = Math.min(10_000, 250 * 2 ** Math.min(attempt, 6));
+      logger.warn({ attempt, retryInMs: wait, reason: describeError(error) }, 'database not reachable yet');
+      await sleep(wait);
+    }
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

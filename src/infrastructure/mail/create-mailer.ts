@@ -6,6 +6,8 @@ import { NodemailerMailer } from './nodemailer-mailer';
 
 export interface ClosableMailer extends Mailer {
   close(): Promise<void>;
+  /** Whether the server takes us, asked once at start to say so early (SMTP only). */
+  verify?(): Promise<void>;
 }
 
 /** SMTP when SMTP_URL is set; otherwise the embedded default, `.eml` files under DATA_DIR/mail. */

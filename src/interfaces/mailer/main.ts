@@ -11,14 +11,13 @@ import '../thread-pool';
  * closed, exit 0 (exit 1 when that takes longer than 30 s).
  */
 import { type Config, ConfigError, loadConfig } from '../../infrastructure/config/config';
-import { buildContainer } from '../../infrastructure/container';
+import { buildMailerContainer } from '../../infrastructure/mailer-container';
 import { createLogger } from '../../infrastructure/logging/logger';
 import { MailerMetrics } from '../../infrastructure/observability/mailer-metrics';
 import { type MetricsServer, startMetricsServer } from '../../infrastructure/observability/metrics-server';
 import { hasPendingMigrations } from '../../infrastructure/persistence/typeorm/migrate';
 import { describeError } from '../../infrastructure/logging/logger';
-import { exitOnStartupError, prepareDatabase } from '../process-runtime';
-import type { IssueInvitation } from './invitation-mail-handler';
+import { connectDatabase, exitOnStartupError } from '../process-runtime';
 import { InvitationMailWorker } from './invitation-mail-worker';
 import { loadMailerSettings, type MailerSettings } from './mailer-settings';
 
@@ -42,8 +41,8 @@ async function main(): Promise<void> {
   }
 
   const logger = createLogger(config.logLevel).child({ process: 'mailer' });
-  // Bootstrapping the admin is the API's business, not the mailer's.
-  const container = buildContainer({ ...config, admin: null }, logger);
+  // Its own root: no HTTP, no admin bootstrap, no relay (those are the API's business).
+  const container = buildMailerContainer(config, logger);
   const abort = new AbortController();
   let worker: InvitationMailWorker | null = null;
   let metricsServer: MetricsServer | null = null;
@@ -83,19 +82,14 @@ async function main(): Promise<void> {
       readiness: () => (shuttingDown ? { ready: false, state: 'stopping' } : (worker?.status() ?? { ready: false, state: 'starting', since: startedAt })),
     });
     logger.info({ metrics: `http://${config.host}:${metricsServer.port}/metrics` }, 'mailer starting: /healthz, /readyz and /metrics served');
-    await prepareDatabase(container, { migrate: false, signal: abort.signal });
+    await connectDatabase(container.cradle, abort.signal);
     if (shuttingDown) return;
     if (await hasPendingMigrations(container.cradle.dataSource)) {
       logger.warn('the database has pending migrations: run `npm run migrate`; mail events are retried meanwhile');
     }
-    if (!container.hasRegistration('issueInvitation')) {
-      throw new Error('the container registers no issueInvitation (IssueInvitationUseCase): see src/infrastructure/container.ts');
-    }
-    const { issueInvitation, mailer } = container.cradle as unknown as { issueInvitation: IssueInvitation; mailer?: { verify?: () => Promise<void> } };
-    if (container.hasRegistration('mailer') && typeof mailer?.verify === 'function') {
-      // Not fatal: mails are retried until SMTP answers; this only says so early.
-      mailer.verify().catch((error: unknown) => logger.warn({ reason: describeError(error) }, 'the SMTP server does not accept us yet'));
-    }
+    const { issueInvitation, mailer } = container.cradle;
+    // Not fatal: mails are retried until SMTP answers; this only says so early.
+    mailer.verify?.().catch((error: unknown) => logger.warn({ reason: describeError(error) }, 'the SMTP server does not accept us yet'));
     worker = new InvitationMailWorker({
       issueInvitation,
       logger,
