@@ -184,19 +184,24 @@ export async function runBench(): Promise<Row[]> {
     const idleEld: number[] = [];
     const loadEld: number[] = [];
     const rssSamples: number[] = [];
+    /** The kernel's high-water mark (VmHWM) of each sign-in run: reset as the run starts, read as it ends. */
+    const peaks: number[] = [];
     const signInRun = async (): Promise<Measure> => {
       await stats(apiMid, true);
       const sampler = setInterval(() => void stats(apiMid).then((s) => rssSamples.push(s.rssBytes)), 100);
       const m = await closedLoop(apiMid.url, signInSpec, best.concurrency, seconds);
       clearInterval(sampler);
-      loadEld.push((await stats(apiMid, true)).eldP99Ms);
+      const after = await stats(apiMid, true);
+      peaks.push(after.peakRssBytes);
+      loadEld.push(after.eldP99Ms);
       await sleep(Math.min(2000, seconds * 500));
       idleEld.push((await stats(apiMid, true)).eldP99Ms);
       return m;
     };
     const signIn = await pair('sign-in', signInRun, argonRun(best.concurrency, seconds), throughputRatio);
     rows.push(rowOf('sign-in', `POST /v1/auth/signin, closed loop, concurrency ${best.concurrency}`, `raw argon2id verify loop, concurrency ${best.concurrency}`, signIn, 'req/s', '≥ 90 %', (r) => r >= 0.9));
-    const peakRss = Math.max(...rssSamples, (await stats(apiMid)).peakRssBytes * 0);
+    // The real peak: the kernel's high-water mark catches what 100 ms samples miss.
+    const peakRss = Math.max(...rssSamples, ...peaks);
     rows.push({
       id: 'eld', scenario: 'event-loop delay p99 while sign-ins saturate the hashing threads', baseline: 'idle', figure: median(loadEld), baselineFigure: median(idleEld), unit: 'ms',
       ratio: median(idleEld) > 0 ? median(loadEld) / median(idleEld) : null, target: '< 20 ms', met: median(loadEld) < 20, p50Ms: null, p99Ms: median(loadEld),
