@@ -228,16 +228,39 @@ describe('the whole stack across processes', () => {
 
     await ownBroker!.restart();
     await smtp.waitFor((messages) => emails.every((e) => messages.some((m) => m.envelopeTo.includes(e))), 90_000, 'a mail to every invitee');
-    // Give a duplicate time to show up, then count.
-    await new Promise((r) => setTimeout(r, 2_000));
+    // Every event on the topic handled and committed (a redelivered one too), then count: a duplicate would be in.
+    await caughtUp(env.MAILER_GROUP_ID!, 60_000);
     expect(emails.map((e) => smtp.messagesTo(e).length)).toEqual(emails.map(() => 1));
   });
 
+  /** Resolves once `groupId` has committed every partition of the topic up to its end: it has handled all that is there. */
+  async function caughtUp(groupId: string, timeoutMs: number): Promise<void> {
+    const admin = new Kafka({ clientId: 'caught-up', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const ends = await admin.fetchTopicOffsets(topic);
+        const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        const behind = ends.filter((end) => {
+          const at = Number(committed?.partitions.find((p) => p.partition === end.partition)?.offset ?? -1);
+          return Number(end.high) > 0 && at < Number(end.high);
+        });
+        if (behind.length === 0) return;
+        if (Date.now() > deadline) throw new Error(`group ${groupId} still behind on partitions ${behind.map((b) => b.partition).join(', ')}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
   it('sends no new mail when a second mailer replays the topic from the beginning', async () => {
     const before = smtp.messages.length;
-    const replay = await startProcess(MAILER, { ...env, MAILER_GROUP_ID: `replay-${randomUUID()}` }, /mailer ready/);
-    // Let it read the whole topic.
-    await new Promise((r) => setTimeout(r, 6_000));
+    const replayGroup = `replay-${randomUUID()}`;
+    const replay = await startProcess(MAILER, { ...env, MAILER_GROUP_ID: replayGroup }, /mailer ready/);
+    // The whole topic read and committed by the replaying group.
+    await caughtUp(replayGroup, 60_000);
     expect(await stopProcess(replay)).toBe(0);
     expect(smtp.messages.length).toBe(before);
     expect(replay.output.join('')).toMatch(/duplicate|not-pending/);
