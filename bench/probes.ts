@@ -7,7 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Connection, createConnection } from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
+import { connectTo } from '../test/support/test-database';
 
 /** One Prometheus sample of the text format (any labels), or NaN when the metric is absent. */
 export function sample(text: string, metric: string): number {
@@ -81,17 +82,7 @@ export async function databaseServerProcess(databaseUrl: string): Promise<Server
   return { pid: null, why: matches.length === 0 ? 'no mariadbd/mysqld process of this machine holds the database (or its /proc/<pid>/cwd is not readable)' : `${matches.length} server processes hold a database of that name` };
 }
 
-export function connect(databaseUrl: string): Promise<Connection> {
-  const url = new URL(databaseUrl);
-  return createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username || 'root'),
-    password: decodeURIComponent(url.password),
-    database: url.pathname.slice(1),
-    timezone: 'Z',
-  });
-}
+export const connect = (databaseUrl: string): Promise<Connection> => connectTo(databaseUrl);
 
 /** Server-wide counters (every client of the server, not only ours), present on MariaDB 10.11 and MySQL 8 alike. */
 export const STATUS_COUNTERS = ['Questions', 'Handler_write', 'Handler_update', 'Handler_delete', 'Innodb_data_fsyncs'] as const;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createConnection } from 'mysql2/promise';
+import { connectTo } from '../test/support/test-database';
 
 const MEMBER_ROLE = '01a1fc94-6d94-7441-a6a7-5c24f14ccb6a';
 const BATCH = 5000;
@@ -17,15 +17,7 @@ export function orderedUuidV7(base: number, i: number): string {
 
 /** Adds `count` pending (invited) users with multi-row INSERTs of a few thousand rows, straight through mysql2. */
 export async function seedUsers(databaseUrl: string, count: number, progress?: (done: number) => void): Promise<void> {
-  const url = new URL(databaseUrl);
-  const connection = await createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username || 'root'),
-    password: decodeURIComponent(url.password),
-    database: url.pathname.slice(1),
-    timezone: 'Z',
-  });
+  const connection = await connectTo(databaseUrl);
   try {
     await connection.query('SET unique_checks = 0, foreign_key_checks = 0');
     const base = Date.UTC(2024, 0, 1);

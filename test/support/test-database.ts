@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createConnection } from 'mysql2/promise';
+import { type Connection, createConnection } from 'mysql2/promise';
 import type { DatabaseConfig } from '../../src/infrastructure/config/config';
 
 /**
@@ -40,13 +40,24 @@ export async function createTestDatabase(prefix = 'ac_test', onServer: string = 
   };
 }
 
-async function admin(server: URL, sql: string): Promise<void> {
-  const connection = await createConnection({
-    host: server.hostname,
-    port: Number(server.port || 3306),
-    user: decodeURIComponent(server.username || 'root'),
-    password: decodeURIComponent(server.password),
+/**
+ * A plain mysql2 connection to the database a `mysql://` or `mariadb://` URL names (none: the server
+ * alone), in UTC, for what a test or the bench does behind the service's back.
+ */
+export function connectTo(databaseUrl: string | URL): Promise<Connection> {
+  const url = new URL(databaseUrl);
+  return createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username || 'root'),
+    password: decodeURIComponent(url.password),
+    ...(url.pathname.length > 1 ? { database: url.pathname.slice(1) } : {}),
+    timezone: 'Z',
   });
+}
+
+async function admin(server: URL, sql: string): Promise<void> {
+  const connection = await connectTo(server);
   try {
     await connection.query(sql);
   } finally {

@@ -4,9 +4,8 @@
  * password hashes and token hashes would land in the logs. The failure is provoked for real: the
  * outbox table is dropped under a running service, then an invite's INSERT into it fails.
  */
-import { createConnection } from 'mysql2/promise';
 import { startTestApp, type TestApp } from '../../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import { connectTo, createTestDatabase, type TestDatabase } from '../../support/test-database';
 
 let app: TestApp;
 let database: TestDatabase;
@@ -24,14 +23,7 @@ afterAll(async () => {
 
 it('logs a failed query as its kind and code, with no SQL, parameters or quoted values', async () => {
   const token = await app.signIn();
-  const url = new URL(database.url);
-  const connection = await createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username || 'root'),
-    password: decodeURIComponent(url.password),
-    database: url.pathname.slice(1),
-  });
+  const connection = await connectTo(database.url);
   await connection.query('DROP TABLE outbox_events');
   await connection.end();
 
