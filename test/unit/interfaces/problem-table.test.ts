@@ -1,0 +1,188 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { InvitationExpiredError, InvitationNotFoundError, InvitationUsedError, UserAlreadyJoinedError } from '../../../src/domain/invitations/invitation.errors';
+import { PermissionDeniedError } from '../../../src/domain/permissions/permission-denied.error';
+import { RoleNotFoundError } from '../../../src/domain/roles/role-not-found.error';
+import { DomainError, ValidationError } from '../../../src/domain/shared/domain-error';
+import {
+  EmailAlreadyTakenError,
+  InvalidCredentialsError,
+  UserNotFoundError,
+  UsernameAlreadyTakenError,
+} from '../../../src/domain/users/user.errors';
+import { toProblem } from '../../../src/interfaces/http/error-handler';
+import { HttpProblemError, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
+
+/** One instance of every DomainError subclass in src/domain and src/application. */
+const DOMAIN_ERRORS: DomainError[] = [
+  new ValidationError([{ field: 'email', message: 'is not an e-mail address' }]),
+  new PermissionDeniedError(['users:invite']),
+  new EmailAlreadyTakenError(),
+  new UsernameAlreadyTakenError(),
+  new InvalidCredentialsError(),
+  new UserNotFoundError(),
+  new RoleNotFoundError('auditor'),
+  new InvitationNotFoundError(),
+  new InvitationExpiredError(),
+  new InvitationUsedError(),
+  new UserAlreadyJoinedError(),
+];
+
+/** The `code = '...'` of every error class in the given source folders. */
+function declaredCodes(...folders: string[]): string[] {
+  const codes: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(file);
+      else if (file.endsWith('.ts')) {
+        for (const match of readFileSync(file, 'utf8').matchAll(/\bcode\s*=\s*'([A-Z_]+)'/g)) codes.push(match[1]!);
+      }
+    }
+  };
+  for (const folder of folders) visit(path.join(__dirname, '../../../src', folder));
+  return codes;
+}
+
+/** As error-handler.ts maps Fastify's own error codes (it does not export the table). */
+const FASTIFY_CODES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'VALIDATION_FAILED',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_BAD_URL: 'VALIDATION_FAILED',
+  FST_ERR_MAX_PARAM_LENGTH: 'VALIDATION_FAILED',
+  FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_FAILED',
+};
+
+const kebab = (code: string) => code.toLowerCase().replace(/_/g, '-');
+
+/** An error as Fastify raises it: a message, a code and a status. */
+const fastifyError = (code: string | undefined, statusCode: number, message = 'Fastify says no') =>
+  Object.assign(new Error(message), { code, statusCode });
+
+describe('the problem table', () => {
+  it('has an instance here for every DomainError code declared in src/domain and src/application', () => {
+    const declared = declaredCodes('domain', 'application');
+    expect(declared.length).toBeGreaterThan(0);
+    expect([...new Set(declared)].sort()).toEqual(DOMAIN_ERRORS.map((e) => e.code).sort());
+  });
+
+  it.each(DOMAIN_ERRORS.map((error) => [error.code, error] as const))('maps %s to its own 4xx problem', (code, error) => {
+    expect(PROBLEMS[code]).toBeDefined();
+    const { problem: body, headers } = toProblem(error);
+    expect(body).toMatchObject({
+      type: `urn:problem:access-control:${kebab(code)}`,
+      title: PROBLEMS[code]!.title,
+      status: PROBLEMS[code]!.status,
+      code,
+      detail: error.message,
+    });
+    expect(body.status).toBeGreaterThanOrEqual(400);
+    expect(body.status).toBeLessThan(500);
+    expect(headers).toEqual({});
+  });
+
+  it('answers the business rules with the statuses clients rely on', () => {
+    const statusOf = (error: DomainError) => toProblem(error).problem.status;
+    expect(statusOf(new ValidationError([]))).toBe(400);
+    expect(statusOf(new InvalidCredentialsError())).toBe(401);
+    expect(statusOf(new PermissionDeniedError(['users:read']))).toBe(403);
+    expect(statusOf(new UserNotFoundError())).toBe(404);
+    expect(statusOf(new EmailAlreadyTakenError())).toBe(409);
+    expect(statusOf(new InvitationExpiredError())).toBe(410);
+  });
+
+  it('lists the fields of a ValidationError', () => {
+    const error = new ValidationError([{ field: 'email', message: 'is not an e-mail address' }]);
+    expect(toProblem(error).problem.errors).toEqual([{ field: 'email', message: 'is not an e-mail address' }]);
+  });
+
+  it('gives every code a urn:problem:access-control: type in kebab case', () => {
+    for (const [code, { status, title }] of Object.entries(PROBLEMS)) {
+      expect(problem(code, 'detail')).toEqual({ type: `urn:problem:access-control:${kebab(code)}`, title, status, detail: 'detail', code });
+      expect(kebab(code)).toMatch(/^[a-z]+(-[a-z]+)*$/);
+    }
+    expect(problem('USER_NOT_FOUND', 'x').type).toBe('urn:problem:access-control:user-not-found');
+  });
+
+  it('uses 5xx only for INTERNAL and SERVICE_UNAVAILABLE', () => {
+    const serverSide = Object.entries(PROBLEMS).filter(([, { status }]) => status >= 500).map(([code]) => code);
+    expect(serverSide.sort()).toEqual(['INTERNAL', 'SERVICE_UNAVAILABLE']);
+    for (const { status } of Object.values(PROBLEMS)) expect(status).toBeGreaterThanOrEqual(400);
+  });
+
+  it('answers an HttpProblemError with its code and headers', () => {
+    const { problem: body, headers } = toProblem(unauthenticated());
+    expect(body).toMatchObject({ code: 'UNAUTHENTICATED', status: 401, detail: 'A valid bearer token is required' });
+    expect(headers['www-authenticate']).toContain('Bearer');
+    expect(toProblem(new HttpProblemError('METHOD_NOT_ALLOWED', 'Use GET')).problem).toMatchObject({ status: 405, detail: 'Use GET' });
+  });
+});
+
+describe('toProblem for errors from Fastify and the database', () => {
+  it.each(Object.entries(FASTIFY_CODES))('maps %s to %s', (fastifyCode, code) => {
+    const { problem: body } = toProblem(fastifyError(fastifyCode, 400, 'Body is not valid JSON'));
+    expect(body).toMatchObject({ code, status: PROBLEMS[code]!.status, type: `urn:problem:access-control:${kebab(code)}` });
+    expect(body.detail).toBe('Body is not valid JSON');
+  });
+
+  it('does not echo a very long Fastify message', () => {
+    const { problem: body } = toProblem(fastifyError('FST_ERR_BAD_URL', 400, 'x'.repeat(300)));
+    expect(body.detail).toBe('The request could not be processed');
+  });
+
+  it('maps a schema validation failure to VALIDATION_FAILED with its fields', () => {
+    const error = Object.assign(new Error('body/email must match format "email"'), {
+      validation: [{ instancePath: '/email', message: 'must match format "email"' }, { instancePath: '', params: { missingProperty: 'role' } }],
+      validationContext: 'body',
+    });
+    expect(toProblem(error).problem).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      status: 400,
+      errors: [{ field: 'email', message: 'must match format "email"' }, { field: 'role', message: 'is invalid' }],
+    });
+  });
+
+  it('maps a Fastify-like error with statusCode 404 to a 404 problem', () => {
+    const { problem: body } = toProblem(fastifyError('FST_ERR_NOT_FOUND', 404, 'Route GET:/nope not found'));
+    expect(body).toMatchObject({ status: 404, code: 'NOT_FOUND', type: 'urn:problem:access-control:not-found' });
+  });
+
+  it.each([
+    ['a driver error with code ECONNREFUSED', Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:3306'), { code: 'ECONNREFUSED' })],
+    [
+      'a query error whose driverError.code is ER_LOCK_DEADLOCK',
+      Object.assign(new Error('Deadlock found when trying to get lock; secret table users_v2'), { driverError: { code: 'ER_LOCK_DEADLOCK' } }),
+    ],
+  ])('answers %s with 503 and retry-after', (_, error) => {
+    const { problem: body, headers } = toProblem(error);
+    expect(body).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(headers['retry-after']).toMatch(/^\d+$/);
+    expect(body.detail).not.toContain(error.message);
+  });
+
+  it('answers an unknown error with 500 INTERNAL, without echoing its message', () => {
+    const { problem: body, headers } = toProblem(new Error('SELECT password_hash FROM users failed at db-7.internal'));
+    expect(body).toMatchObject({ status: 500, code: 'INTERNAL', type: 'urn:problem:access-control:internal' });
+    expect(body.detail).not.toContain('password_hash');
+    expect(body.detail).not.toContain('db-7');
+    expect(headers).toEqual({});
+  });
+
+  it('answers with 500 for things that are not errors at all', () => {
+    for (const thrown of [undefined, null, 'a string', 42, {}]) {
+      expect(toProblem(thrown).problem).toMatchObject({ status: 500, code: 'INTERNAL' });
+    }
+  });
+
+  it('answers a DomainError with an unlisted code with 500, without echoing its message', () => {
+    class UnlistedError extends DomainError {
+      readonly code = 'NOT_IN_THE_TABLE';
+    }
+    const { problem: body } = toProblem(new UnlistedError('internal detail'));
+    expect(body).toMatchObject({ status: 500, code: 'INTERNAL' });
+    expect(body.detail).not.toContain('internal detail');
+  });
+});
