@@ -2,8 +2,6 @@ import type { Actor } from '../../application/auth/actor';
 import type { TokenSubject } from '../../application/auth/authenticate-actor.use-case';
 import { TtlCache } from './ttl-cache';
 
-export const ACTOR_CACHE_TTL_MS = 2000;
-
 export interface ActorResolver {
   execute(token: TokenSubject): Promise<Actor | null>;
 }
@@ -21,8 +19,9 @@ export interface ActorResolver {
 export class CachedActorResolver implements ActorResolver {
   private readonly cache: TtlCache<string, { tokenVersion: number; actor: Actor | null }>;
 
-  constructor(private readonly inner: ActorResolver, options: { ttlMs?: number; maxEntries?: number } = {}) {
-    this.cache = new TtlCache({ ttlMs: options.ttlMs ?? ACTOR_CACHE_TTL_MS, maxEntries: options.maxEntries ?? 10_000 });
+  /** `ttlMs` has no default here: the root passes ACTOR_CACHE_TTL, and builds no cache at all when it is 0. */
+  constructor(private readonly inner: ActorResolver, options: { ttlMs: number; maxEntries?: number }) {
+    this.cache = new TtlCache({ ttlMs: options.ttlMs, maxEntries: options.maxEntries ?? 10_000 });
   }
 
   async execute(token: TokenSubject): Promise<Actor | null> {

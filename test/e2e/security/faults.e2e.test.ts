@@ -52,7 +52,7 @@ describe('faults: the database goes away and comes back', () => {
     expect(acknowledged).toHaveLength(5);
 
     proxy.cut();
-    await sleep(2_100); // past the actor cache (ACTOR_CACHE_TTL_MS, 2 s): requests must reach the database
+    await sleep(2_100); // past the role and permission caches (2 s): requests must reach the database
     const during = await Promise.all(
       [
         ...Array.from({ length: 5 }, (_, i) => ['POST', `during-${i}@example.com`] as const),

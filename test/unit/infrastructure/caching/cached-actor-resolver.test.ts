@@ -1,10 +1,6 @@
 import type { Actor } from '../../../../src/application/auth/actor';
 import type { TokenSubject } from '../../../../src/application/auth/authenticate-actor.use-case';
-import {
-  ACTOR_CACHE_TTL_MS,
-  type ActorResolver,
-  CachedActorResolver,
-} from '../../../../src/infrastructure/caching/cached-actor-resolver';
+import { type ActorResolver, CachedActorResolver } from '../../../../src/infrastructure/caching/cached-actor-resolver';
 import { ActorMother } from '../../../support/mothers/actor.mother';
 
 /** Joined users by id with their current token version, answering as AuthenticateActorUseCase does. */
@@ -30,13 +26,16 @@ class FakeResolver implements ActorResolver {
   }
 }
 
+/** What ACTOR_CACHE_TTL=2s gives the resolver. */
+const TTL_MS = 2000;
+
 function setup(options: { ttlMs?: number; maxEntries?: number } = {}) {
   const inner = new FakeResolver();
   const alice = ActorMother.withPermissions(['users:read']);
   const bob = ActorMother.admin();
   inner.users.set(alice.userId, { tokenVersion: 0, actor: alice });
   inner.users.set(bob.userId, { tokenVersion: 3, actor: bob });
-  return { inner, alice, bob, resolver: new CachedActorResolver(inner, options) };
+  return { inner, alice, bob, resolver: new CachedActorResolver(inner, { ttlMs: TTL_MS, ...options }) };
 }
 
 const token = (actor: Actor, tokenVersion = 0): TokenSubject => ({ subject: actor.userId, tokenVersion });
@@ -50,7 +49,7 @@ describe('CachedActorResolver', () => {
     const { inner, alice, resolver } = setup();
 
     await expect(resolver.execute(token(alice))).resolves.toEqual(alice);
-    jest.advanceTimersByTime(ACTOR_CACHE_TTL_MS - 1);
+    jest.advanceTimersByTime(TTL_MS - 1);
     await expect(resolver.execute(token(alice))).resolves.toEqual(alice);
     expect(inner.calls).toHaveLength(1);
 
