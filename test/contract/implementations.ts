@@ -1,0 +1,78 @@
+import type { DataSource } from 'typeorm';
+import { runMigrations } from '../../src/infrastructure/persistence/typeorm/migrate';
+import { OutboxSchema } from '../../src/infrastructure/persistence/typeorm/records';
+import { InMemoryInvitationRepository } from '../support/fakes/in-memory-invitation.repository';
+import { InMemoryOutbox } from '../support/fakes/in-memory-outbox';
+import { InMemoryProcessedEventStore } from '../support/fakes/in-memory-processed-event.store';
+import { InMemoryUnitOfWork } from '../support/fakes/in-memory-unit-of-work';
+import { InMemoryUserRepository } from '../support/fakes/in-memory-user.repository';
+import { TypeOrmAdapters } from '../support/typeorm-adapters';
+import { ALL_TARGETS, type DatabaseTarget } from '../integration/persistence/database-targets';
+import type { ContractStores } from './contract-kit';
+
+/** The in-memory fakes, wired as the unit tests wire them: the unit of work commits into the plain stores. */
+export async function inMemoryStores(): Promise<ContractStores> {
+  const users = new InMemoryUserRepository();
+  const outbox = new InMemoryOutbox();
+  const invitations = new InMemoryInvitationRepository();
+  const processedEvents = new InMemoryProcessedEventStore();
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents });
+  return { users, invitations, processedEvents, unitOfWork, storedEvents: async () => [...outbox.events] };
+}
+
+/**
+ * The databases to run on: every target of ALL_TARGETS, or those whose name contains one of the
+ * comma-separated words of CONTRACT_TARGETS (case-insensitive; e.g. `sqlite`, `mariadb,mysql 8`).
+ */
+export function contractTargets(filter = process.env.CONTRACT_TARGETS): DatabaseTarget[] {
+  const words = (filter ?? '').split(',').map((w) => w.trim().toLowerCase()).filter(Boolean);
+  if (words.length === 0) return ALL_TARGETS;
+  const chosen = ALL_TARGETS.filter((t) => words.some((w) => t.name.toLowerCase().includes(w)));
+  if (chosen.length === 0) {
+    throw new Error(`CONTRACT_TARGETS=${filter} names none of: ${ALL_TARGETS.map((t) => t.name).join(', ')}`);
+  }
+  return chosen;
+}
+
+/** Every table the contracts write, children first (invitations reference users). */
+const CONTRACT_TABLES = ['invitations', 'processed_events', 'outbox_events', 'users'];
+
+/**
+ * Opens `target` once for the enclosing describe (migrated; destroyed after it) and returns the
+ * factory of its stores: each call empties the tables the contracts write and builds the adapters
+ * afresh (a new process's services, so no cached user total outlives a test).
+ */
+export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractStores> {
+  let dataSource: DataSource | undefined;
+  let dispose: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    ({ dataSource, dispose } = await target.open());
+    await runMigrations(dataSource);
+  });
+
+  afterAll(async () => {
+    await dispose?.();
+  });
+
+  return async () => {
+    if (!dataSource) throw new Error(`${target.name}: the database is not open`);
+    const db = dataSource;
+    for (const table of CONTRACT_TABLES) await db.query(`DELETE FROM ${table}`);
+    const adapters = new TypeOrmAdapters(db);
+    return {
+      users: adapters.users(),
+      invitations: adapters.invitations(),
+      processedEvents: adapters.processedEvents(),
+      unitOfWork: adapters.unitOfWork(),
+      storedEvents: async () =>
+        (await db.getRepository(OutboxSchema).find()).map((row) => ({
+          id: row.id,
+          type: row.type,
+          aggregateId: row.aggregateId,
+          occurredAt: row.occurredAt,
+          data: JSON.parse(row.payload) as unknown,
+        })),
+    };
+  };
+}

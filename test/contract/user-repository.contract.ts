@@ -1,0 +1,232 @@
+import type { UserRepository } from '../../src/application/ports/user-repository.port';
+import type { User } from '../../src/domain/users/user';
+import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../src/domain/users/user.errors';
+import { type ContractOptions, contractIt, join, joinedUser, type MakeStores, pendingUser, unique } from './contract-kit';
+
+/** What UserRepository promises (src/application/ports/user-repository.port.ts), on a store that starts empty. */
+export function describeUserRepositoryContract(name: string, makeSubject: MakeStores<'users'>, options: ContractOptions = {}): void {
+  const test = contractIt(options);
+
+  describe(`${name} honours the UserRepository contract`, () => {
+    let users: UserRepository;
+
+    beforeEach(async () => {
+      ({ users } = await makeSubject());
+    });
+
+    const snapshotOf = async (id: string) => (await users.findById(id))?.toSnapshot() ?? null;
+
+    describe('add, then find', () => {
+      test('finds a joined user by id as it was added: unicode and millisecond dates intact', async () => {
+        const user = joinedUser();
+        await users.add(user);
+        const loaded = await users.findById(user.id);
+        expect(loaded?.toSnapshot()).toEqual(user.toSnapshot());
+        expect(loaded?.joinedAt?.toISOString()).toBe('2026-02-01T00:00:00.007Z');
+        expect(loaded?.isJoined).toBe(true);
+      });
+
+      test('finds a pending user by id with its unknown fields empty and no pending events', async () => {
+        const user = pendingUser();
+        await users.add(user);
+        const loaded = (await users.findById(user.id))!;
+        expect(loaded.toSnapshot()).toEqual(user.toSnapshot());
+        expect([loaded.username, loaded.passwordHash, loaded.joinedAt, loaded.isJoined]).toEqual([undefined, undefined, undefined, false]);
+        expect(loaded.invitedAt.toISOString()).toBe('2026-01-31T12:00:00.123Z');
+        expect(loaded.pullDomainEvents()).toEqual([]);
+      });
+
+      test('hands out a copy: changing a loaded user changes nothing stored until update', async () => {
+        const user = pendingUser();
+        await users.add(user);
+        join((await users.findById(user.id))!, unique('unsaved'));
+        expect(await snapshotOf(user.id)).toEqual(user.toSnapshot());
+      });
+
+      test('finds nothing for an unknown id, username or e-mail', async () => {
+        await users.add(joinedUser());
+        expect(await users.findById(pendingUser().id)).toBeNull();
+        expect(await users.findByUsername('nobody-here')).toBeNull();
+        expect(await users.existsWithEmail('nobody@example.com')).toBe(false);
+        expect(await users.existsWithUsername('nobody-here')).toBe(false);
+      });
+
+      test('finds by username compared case-insensitively', async () => {
+        const name = unique('MixedCase');
+        const user = joinedUser(name);
+        await users.add(user);
+        expect((await users.findByUsername(name.toLowerCase()))?.id).toBe(user.id);
+        expect((await users.findByUsername(name.toUpperCase()))?.id).toBe(user.id);
+      });
+
+      test('knows an e-mail of a pending or a joined user, compared case-insensitively', async () => {
+        await users.add(pendingUser('Pending.Person@Example.COM'));
+        await users.add(joinedUser(unique('joined'), 'Zoë.Ünïcode@Example.com'));
+        expect(await users.existsWithEmail('pending.person@example.com')).toBe(true);
+        expect(await users.existsWithEmail('PENDING.PERSON@EXAMPLE.COM')).toBe(true);
+        expect(await users.existsWithEmail('zoë.ünïcode@example.com')).toBe(true);
+        expect(await users.existsWithEmail('ZOË.ÜNÏCODE@EXAMPLE.COM')).toBe(true);
+      });
+
+      test('keeps an accented e-mail apart from the unaccented one (case, not accents, is ignored)', async () => {
+        await users.add(pendingUser('josé@example.com'));
+        expect(await users.existsWithEmail('jose@example.com')).toBe(false);
+        await expect(users.add(pendingUser('jose@example.com'))).resolves.toBeUndefined();
+      });
+
+      test('knows a username by its normalized key, as the use cases ask', async () => {
+        const name = unique('Taken.Name');
+        await users.add(joinedUser(name));
+        expect(await users.existsWithUsername(name)).toBe(true);
+        expect(await users.existsWithUsername(name.toLowerCase())).toBe(true);
+      });
+    });
+
+    describe('unique e-mail and username', () => {
+      test('refuses a second user with the e-mail in another case: EmailAlreadyTakenError, and only the first is stored', async () => {
+        const first = pendingUser('dup@example.com');
+        await users.add(first);
+        const second = pendingUser('DUP@Example.com');
+        await expect(users.add(second)).rejects.toBeInstanceOf(EmailAlreadyTakenError);
+        expect(await users.findById(second.id)).toBeNull();
+        expect(await snapshotOf(first.id)).toEqual(first.toSnapshot());
+      });
+
+      test('refuses a joined user with the e-mail of a pending one: EmailAlreadyTakenError', async () => {
+        await users.add(pendingUser('invited.first@example.com'));
+        await expect(users.add(joinedUser(unique('late'), 'Invited.First@example.com'))).rejects.toBeInstanceOf(EmailAlreadyTakenError);
+      });
+
+      test('refuses a second user with the username in another case: UsernameAlreadyTakenError', async () => {
+        const name = unique('taken_name');
+        await users.add(joinedUser(name));
+        const second = joinedUser(name.toUpperCase(), `${unique('other')}@example.com`);
+        await expect(users.add(second)).rejects.toBeInstanceOf(UsernameAlreadyTakenError);
+        expect(await users.findById(second.id)).toBeNull();
+      });
+    });
+
+    describe('update', () => {
+      test('saves a join: found by its new username, joined from then on', async () => {
+        const user = pendingUser();
+        await users.add(user);
+        const loaded = (await users.findById(user.id))!;
+        const name = unique('Joiner');
+        join(loaded, name);
+        await users.update(loaded);
+        const saved = await users.findById(user.id);
+        expect(saved?.toSnapshot()).toEqual(loaded.toSnapshot());
+        expect(saved?.isJoined).toBe(true);
+        expect((await users.findByUsername(name.toUpperCase()))?.id).toBe(user.id);
+        expect(await users.existsWithUsername(name.toLowerCase())).toBe(true);
+      });
+
+      test('refuses a username taken in another case: UsernameAlreadyTakenError, the stored user unchanged', async () => {
+        const holder = unique('Holder');
+        await users.add(joinedUser(holder));
+        const user = pendingUser();
+        await users.add(user);
+        const loaded = (await users.findById(user.id))!;
+        join(loaded, holder.toUpperCase());
+        await expect(users.update(loaded)).rejects.toBeInstanceOf(UsernameAlreadyTakenError);
+        expect(await snapshotOf(user.id)).toEqual(user.toSnapshot());
+      });
+
+      test('saves a user again under its own username and e-mail without a conflict', async () => {
+        const user = joinedUser();
+        await users.add(user);
+        const loaded = (await users.findById(user.id))!;
+        await expect(users.update(loaded)).resolves.toBeUndefined();
+        expect(await snapshotOf(user.id)).toEqual(user.toSnapshot());
+      });
+
+      test('never writes the token version: a copy loaded before a sign-out, saved after it, keeps the sign-out', async () => {
+        const user = pendingUser();
+        await users.add(user);
+        const stale = (await users.findById(user.id))!;
+        await users.incrementTokenVersion(user.id);
+        join(stale, unique('after-signout'));
+        await users.update(stale);
+        const saved = (await users.findById(user.id))!;
+        expect(saved.isJoined).toBe(true);
+        expect(saved.tokenVersion).toBe(1);
+      });
+    });
+
+    describe('delete', () => {
+      test('removes the user: not found by id, username or e-mail, and both are free again', async () => {
+        const name = unique('Leaving');
+        const user = joinedUser(name);
+        await users.add(user);
+        await users.delete(user.id);
+        expect(await users.findById(user.id)).toBeNull();
+        expect(await users.findByUsername(name)).toBeNull();
+        expect(await users.existsWithEmail(user.email)).toBe(false);
+        expect(await users.existsWithUsername(name.toLowerCase())).toBe(false);
+        await expect(users.add(joinedUser(name, user.email))).resolves.toBeUndefined();
+      });
+
+      test('removes only that user; deleting an unknown or already deleted id changes nothing', async () => {
+        const [gone, kept] = [pendingUser(), pendingUser()];
+        await users.add(gone);
+        await users.add(kept);
+        await users.delete(gone.id);
+        await expect(users.delete(gone.id)).resolves.toBeUndefined();
+        await expect(users.delete(pendingUser().id)).resolves.toBeUndefined();
+        expect(await snapshotOf(kept.id)).toEqual(kept.toSnapshot());
+        expect((await users.list({ offset: 0, limit: 10 })).total).toBe(1);
+      });
+    });
+
+    describe('incrementTokenVersion', () => {
+      test('bumps the token version by one on each call, from 0', async () => {
+        const user = joinedUser();
+        await users.add(user);
+        expect((await users.findById(user.id))?.tokenVersion).toBe(0);
+        await users.incrementTokenVersion(user.id);
+        expect((await users.findById(user.id))?.tokenVersion).toBe(1);
+        await users.incrementTokenVersion(user.id);
+        expect((await users.findById(user.id))?.tokenVersion).toBe(2);
+      });
+
+      test('loses no bump when sign-outs run concurrently, and touches no other user', async () => {
+        const [user, other] = [joinedUser(), joinedUser()];
+        await users.add(user);
+        await users.add(other);
+        await Promise.all(Array.from({ length: 5 }, () => users.incrementTokenVersion(user.id)));
+        expect((await users.findById(user.id))?.tokenVersion).toBe(5);
+        expect((await users.findById(other.id))?.tokenVersion).toBe(0);
+      });
+    });
+
+    describe('list', () => {
+      const idsOf = (items: User[]) => items.map((u) => u.id);
+
+      test('gives no items and a total of 0 on an empty store', async () => {
+        expect(await users.list({ offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+      });
+
+      test('pages in creation order with the total of all users on every page', async () => {
+        const added = Array.from({ length: 7 }, (_, i) => (i % 2 ? joinedUser() : pendingUser()));
+        for (const user of added) await users.add(user);
+        const pages = await Promise.all([0, 3, 6].map((offset) => users.list({ offset, limit: 3 })));
+        expect(pages.map((p) => p.total)).toEqual([7, 7, 7]);
+        expect(pages.map((p) => idsOf(p.items))).toEqual([idsOf(added.slice(0, 3)), idsOf(added.slice(3, 6)), idsOf(added.slice(6))]);
+        expect(pages.flatMap((p) => p.items).map((u) => u.toSnapshot())).toEqual(added.map((u) => u.toSnapshot()));
+        expect(await users.list({ offset: 7, limit: 3 })).toEqual({ items: [], total: 7 });
+        expect(await users.list({ offset: 50, limit: 3 })).toEqual({ items: [], total: 7 });
+      });
+
+      test('keeps the total and the pages in step with adds and deletes', async () => {
+        const added = [pendingUser(), pendingUser(), pendingUser()];
+        expect((await users.list({ offset: 0, limit: 10 })).total).toBe(0);
+        for (const user of added) await users.add(user);
+        expect((await users.list({ offset: 0, limit: 10 })).total).toBe(3);
+        await users.delete(added[1]!.id);
+        const after = await users.list({ offset: 0, limit: 10 });
+        expect(after.total).toBe(2);
+        expect(idsOf(after.items)).toEqual([added[0]!.id, added[2]!.id]);
+      });
+    });
+  });
+}
