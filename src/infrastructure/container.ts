@@ -173,7 +173,8 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
       .singleton()
       .disposer((relay) => relay.stop()),
     invitationRepository: asFunction(
-      ({ dataSource, plainInsertStatements }: Cradle) => new TypeOrmInvitationRepository({ manager: dataSource.manager, plainInsertStatements }),
+      ({ dataSource, plainInsertStatements, sqliteWriteQueue }: Cradle) =>
+        new TypeOrmInvitationRepository({ manager: dataSource.manager, plainInsertStatements, sqliteWriteQueue }),
     ).singleton(),
     readiness: asFunction(({ dataSource }: Cradle) => new Readiness(dataSource)).singleton(),
     metrics: asFunction(({ dataSource, sqliteWriteQueue, logger }: Cradle) => {

@@ -53,12 +53,11 @@ export function persistenceRegistrations(config: Pick<Config, 'database'>): Regi
 /** The services a user repository shares with every other one of the process, read from the cradle one by one. */
 export function userPersistenceServices(cradle: UserPersistenceServices): UserPersistenceServices {
   // Picked, never spread: spreading the cradle would resolve every registration of the container.
-  const { userReadStatements, userTotalCache, userChangeNotices, plainInsertStatements } = cradle;
-  return { userReadStatements, userTotalCache, userChangeNotices, plainInsertStatements };
+  const { userReadStatements, userTotalCache, userChangeNotices, plainInsertStatements, sqliteWriteQueue } = cradle;
+  return { userReadStatements, userTotalCache, userChangeNotices, plainInsertStatements, sqliteWriteQueue };
 }
 
 /** The unit of work on the process's data source and write queue; `onEventsCommitted` where a relay listens. */
 export function typeOrmUnitOfWork(cradle: PersistenceCradle, onEventsCommitted?: () => void): TypeOrmUnitOfWork {
-  const { dataSource, sqliteWriteQueue } = cradle;
-  return new TypeOrmUnitOfWork({ dataSource, sqliteWriteQueue, ...userPersistenceServices(cradle), onEventsCommitted });
+  return new TypeOrmUnitOfWork({ dataSource: cradle.dataSource, ...userPersistenceServices(cradle), onEventsCommitted });
 }

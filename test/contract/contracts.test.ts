@@ -3,7 +3,7 @@ import { contractTargets, inMemoryStores, typeOrmStoresOn } from './implementati
 import { describeInvitationRepositoryContract } from './invitation-repository.contract';
 import { describeOutboxContract } from './outbox.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
-import { describeUnitOfWorkContract, UNIT_OF_WORK_CASES } from './unit-of-work.contract';
+import { describeUnitOfWorkContract } from './unit-of-work.contract';
 import { describeUserRepositoryContract } from './user-repository.contract';
 
 /**
@@ -30,26 +30,6 @@ function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' 
  *   a raw QueryFailedError (the port promises only UsernameAlreadyTakenError; no use case changes an e-mail).
  */
 
-/**
- * Adapter bugs these contracts expose, left for their owners to fix (each case runs as `it.failing`,
- * so it goes red once fixed: then delete its line here).
- */
-const TYPEORM_DIVERGENCES: Record<string, string> = {
-  [UNIT_OF_WORK_CASES.listInsideRun]:
-    "TypeOrmUserRepository.list inside a unit of work fills the process's UserTotalCache with a count taken on the " +
-    "transaction (its uncommitted rows included), then the commit adjusts the total again: one too many after a " +
-    'commit, and a rolled-back add stays counted (until the cache expires)',
-};
-
-/** SQLite's one shared connection: statements outside a unit of work that are not queued run inside its open transaction. */
-const SQLITE_DIVERGENCES: Record<string, string> = {
-  [UNIT_OF_WORK_CASES.isolatedFromReadsOutside]:
-    "on SQLite a read outside the unit of work (not queued) runs inside its open transaction and sees its uncommitted rows",
-  [UNIT_OF_WORK_CASES.outsideWritesSurviveRollback]:
-    'on SQLite TypeOrmUserRepository.incrementTokenVersion outside a unit of work (not queued on the SqliteWriteQueue) ' +
-    "runs inside another request's open transaction and is rolled back with it: the sign-out is lost",
-};
-
 describe('in-memory fakes', () => {
   describeEveryContract(
     {
@@ -73,6 +53,5 @@ describe.each(contractTargets())('TypeORM adapters on $name', (target) => {
       unitOfWork: 'TypeOrmUnitOfWork',
     },
     typeOrmStoresOn(target),
-    { knownDivergences: { ...TYPEORM_DIVERGENCES, ...(target.name.startsWith('SQLite') ? SQLITE_DIVERGENCES : {}) } },
   );
 });

@@ -44,7 +44,8 @@ export class TypeOrmAdapters {
   }
 
   invitations(manager: EntityManager = this.dataSource.manager): TypeOrmInvitationRepository {
-    return new TypeOrmInvitationRepository({ manager, plainInsertStatements: this.services.plainInsertStatements });
+    const { plainInsertStatements, sqliteWriteQueue } = this.services;
+    return new TypeOrmInvitationRepository({ manager, plainInsertStatements, sqliteWriteQueue });
   }
 
   processedEvents(manager: EntityManager = this.dataSource.manager): TypeOrmProcessedEventStore {

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { isMysqlFamily } from './data-source';
 
 /**
@@ -26,5 +26,15 @@ export class SqliteWriteQueue {
     const result = this.tail.then(work, work);
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * Runs `work` on `manager`'s behalf: at once when it is a transaction's (the unit of work already
+   * holds the turn: queuing would wait on itself), else in turn. Every repository statement outside a
+   * unit of work goes through here, reads included: on SQLite an unqueued read would see another
+   * request's uncommitted rows, and an unqueued write would be rolled back with that request.
+   */
+  outside<T>(manager: EntityManager, work: () => Promise<T>): Promise<T> {
+    return manager.queryRunner ? work() : this.serialize(work);
   }
 }

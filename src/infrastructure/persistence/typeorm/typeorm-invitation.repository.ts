@@ -2,6 +2,7 @@ import { type DataSourceOptions, type EntityManager, IsNull, type Repository } f
 import type { InvitationRepository } from '../../../application/ports/invitation-repository.port';
 import type { Invitation } from '../../../domain/invitations/invitation';
 import type { PlainInsertStatements } from './plain-insert-statements';
+import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { type InvitationRecord, InvitationSchema } from './records';
 
 const REPLACED = ['token_hash', 'created_at', 'expires_at', 'used_at'];
@@ -24,18 +25,20 @@ export class TypeOrmInvitationRepository implements InvitationRepository {
   private readonly manager: EntityManager;
   private readonly repository: Repository<InvitationRecord>;
   private readonly inserts: PlainInsertStatements;
+  private readonly queue: SqliteWriteQueue;
 
-  constructor(deps: { manager: EntityManager; plainInsertStatements: PlainInsertStatements }) {
+  constructor(deps: { manager: EntityManager; plainInsertStatements: PlainInsertStatements; sqliteWriteQueue: SqliteWriteQueue }) {
     this.manager = deps.manager;
     this.repository = deps.manager.getRepository(InvitationSchema);
     this.inserts = deps.plainInsertStatements;
+    this.queue = deps.sqliteWriteQueue;
   }
 
   async replaceForUser(invitation: Invitation): Promise<void> {
     // One statement: the user's row (there is at most one, keyed by user) is inserted or overwritten,
     // so the old token hash is gone the moment the new one is written.
     const replace = replaceClause(this.manager.connection.options.type);
-    await this.inserts.insert(
+    const insert = () => this.inserts.insert(
       this.manager,
       InvitationSchema,
       [
@@ -49,10 +52,11 @@ export class TypeOrmInvitationRepository implements InvitationRepository {
       ],
       replace,
     );
+    await this.queue.outside(this.manager, insert);
   }
 
   async findByTokenHash(tokenHash: string): Promise<Invitation | null> {
-    const record = await this.repository.findOneBy({ tokenHash });
+    const record = await this.queue.outside(this.manager, () => this.repository.findOneBy({ tokenHash }));
     if (!record) return null;
     return {
       userId: record.userId,
@@ -66,11 +70,11 @@ export class TypeOrmInvitationRepository implements InvitationRepository {
   async markUsed(userId: string, at: Date): Promise<boolean> {
     // Conditional, so two acceptances racing on one token cannot both succeed: the second waits
     // for the first's row lock, then finds the row used and changes nothing.
-    const result = await this.repository.update({ userId, usedAt: IsNull() }, { usedAt: at });
+    const result = await this.queue.outside(this.manager, () => this.repository.update({ userId, usedAt: IsNull() }, { usedAt: at }));
     return (result.affected ?? 0) > 0;
   }
 
   async deleteForUser(userId: string): Promise<void> {
-    await this.repository.delete({ userId });
+    await this.queue.outside(this.manager, () => this.repository.delete({ userId }));
   }
 }

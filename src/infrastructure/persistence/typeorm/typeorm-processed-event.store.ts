@@ -32,7 +32,6 @@ export class TypeOrmProcessedEventStore implements ProcessedEventStore {
     // Recorded already (a redelivery raced us) is the state we want: the insert then does nothing.
     const ignoreTaken = isMysqlFamily(this.manager.connection) ? ' ON DUPLICATE KEY UPDATE consumer = consumer' : ' ON CONFLICT DO NOTHING';
     const insert = () => this.inserts.insert(this.manager, ProcessedEventSchema, [{ consumer, eventId, processedAt: at }], ignoreTaken);
-    // A transaction's manager runs inside the turn its unit of work holds already: queuing would wait on itself.
-    await (this.manager.queryRunner ? insert() : this.sqliteWriteQueue.serialize(insert));
+    await this.sqliteWriteQueue.outside(this.manager, insert);
   }
 }

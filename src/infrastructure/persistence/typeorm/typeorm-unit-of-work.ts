@@ -28,6 +28,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
       userTotalCache: deps.userTotalCache,
       userChangeNotices: deps.userChangeNotices,
       plainInsertStatements: deps.plainInsertStatements,
+      sqliteWriteQueue: deps.sqliteWriteQueue,
     };
     this.onEventsCommitted = deps.onEventsCommitted ?? (() => undefined);
   }
@@ -43,7 +44,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
         return work({
           users,
           outbox,
-          invitations: new TypeOrmInvitationRepository({ manager, plainInsertStatements }),
+          invitations: new TypeOrmInvitationRepository({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           processedEvents: new TypeOrmProcessedEventStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
         });
       });

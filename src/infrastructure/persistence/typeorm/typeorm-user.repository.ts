@@ -7,6 +7,7 @@ import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../doma
 import { Username } from '../../../domain/users/username';
 import { uniqueViolationOn } from './database-errors';
 import type { PlainInsertStatements } from './plain-insert-statements';
+import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { type UserRecord, UserSchema } from './records';
 import type { UserChangeNotices } from './user-change-notices';
 import type { UserReadStatements } from './user-read-statements';
@@ -21,6 +22,8 @@ export interface UserPersistenceServices {
   userTotalCache: UserTotalCache;
   userChangeNotices: UserChangeNotices;
   plainInsertStatements: PlainInsertStatements;
+  /** Outside a transaction, every statement takes its turn on SQLite's one connection. */
+  sqliteWriteQueue: SqliteWriteQueue;
 }
 
 export interface TypeOrmUserRepositoryDeps extends UserPersistenceServices {
@@ -35,6 +38,7 @@ export class TypeOrmUserRepository implements UserRepository {
   private readonly total: UserTotalCache;
   private readonly changes: UserChangeNotices;
   private readonly inserts: PlainInsertStatements;
+  private readonly queue: SqliteWriteQueue;
 
   constructor(deps: TypeOrmUserRepositoryDeps) {
     this.manager = deps.manager;
@@ -43,6 +47,7 @@ export class TypeOrmUserRepository implements UserRepository {
     this.total = deps.userTotalCache;
     this.changes = deps.userChangeNotices;
     this.inserts = deps.plainInsertStatements;
+    this.queue = deps.sqliteWriteQueue;
   }
 
   /** Users added minus users removed through this repository inside its transaction, not yet committed. */
@@ -60,85 +65,100 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async findById(id: string): Promise<User | null> {
-    // Outside a transaction, concurrent look-ups (every authenticated request reads its user) share
-    // round trips; inside one, the read must run on the transaction's connection.
-    const record = this.inTransaction ? await this.reads.byId(this.manager, id) : await this.reads.byIdBatched(id);
-    return record ? toDomain(record) : null;
+    return this.queue.outside(this.manager, async () => {
+      // Outside a transaction, concurrent look-ups (every authenticated request reads its user) share
+      // round trips; inside one, the read must run on the transaction's connection.
+      const record = this.inTransaction ? await this.reads.byId(this.manager, id) : await this.reads.byIdBatched(id);
+      return record ? toDomain(record) : null;
+    });
   }
 
   async findByUsername(username: string): Promise<User | null> {
-    const record = await this.reads.byUsernameKey(this.manager, Username.normalize(username));
-    return record ? toDomain(record) : null;
+    return this.queue.outside(this.manager, async () => {
+      const record = await this.reads.byUsernameKey(this.manager, Username.normalize(username));
+      return record ? toDomain(record) : null;
+    });
   }
 
   async existsWithEmail(email: string): Promise<boolean> {
-    return this.repository.exists({ where: { emailKey: Email.normalize(email) } });
+    return this.queue.outside(this.manager, () => this.repository.exists({ where: { emailKey: Email.normalize(email) } }));
   }
 
   async existsWithUsername(username: string): Promise<boolean> {
-    return this.repository.exists({ where: { usernameKey: Username.normalize(username) } });
+    return this.queue.outside(this.manager, () => this.repository.exists({ where: { usernameKey: Username.normalize(username) } }));
   }
 
   async add(user: User): Promise<void> {
-    try {
-      await this.inserts.insert(this.manager, UserSchema, [toRecord(user)]);
-      this.counted(+1);
-    } catch (error) {
-      const index = uniqueViolationOn(error);
-      if (index?.includes('email')) throw new EmailAlreadyTakenError();
-      if (index?.includes('username')) throw new UsernameAlreadyTakenError();
-      throw error;
-    }
+    return this.queue.outside(this.manager, async () => {
+      try {
+        await this.inserts.insert(this.manager, UserSchema, [toRecord(user)]);
+        this.counted(+1);
+      } catch (error) {
+        const index = uniqueViolationOn(error);
+        if (index?.includes('email')) throw new EmailAlreadyTakenError();
+        if (index?.includes('username')) throw new UsernameAlreadyTakenError();
+        throw error;
+      }
+    });
   }
 
   async update(user: User): Promise<void> {
-    try {
-      // The token version is left out: only incrementTokenVersion moves it, atomically.
-      const { tokenVersion: _ignored, ...record } = toRecord(user);
-      await this.repository.update({ id: user.id }, record);
-      this.changes.notify(user.id);
-    } catch (error) {
-      if (uniqueViolationOn(error)?.includes('username')) throw new UsernameAlreadyTakenError();
-      throw error;
-    }
+    return this.queue.outside(this.manager, async () => {
+      try {
+        // The token version is left out: only incrementTokenVersion moves it, atomically.
+        const { tokenVersion: _ignored, ...record } = toRecord(user);
+        await this.repository.update({ id: user.id }, record);
+        this.changes.notify(user.id);
+      } catch (error) {
+        if (uniqueViolationOn(error)?.includes('username')) throw new UsernameAlreadyTakenError();
+        throw error;
+      }
+    });
   }
 
   async delete(id: string): Promise<void> {
-    const { affected } = await this.repository.delete({ id });
-    // A driver that does not say how many rows went (affected undefined) makes the total unknown.
-    this.counted(typeof affected === 'number' ? -affected : Number.NaN);
-    this.changes.notify(id);
+    return this.queue.outside(this.manager, async () => {
+      const { affected } = await this.repository.delete({ id });
+      // A driver that does not say how many rows went (affected undefined) makes the total unknown.
+      this.counted(typeof affected === 'number' ? -affected : Number.NaN);
+      this.changes.notify(id);
+    });
   }
 
   async incrementTokenVersion(id: string): Promise<void> {
-    await this.repository.increment({ id }, 'tokenVersion', 1);
-    this.changes.notify(id);
+    return this.queue.outside(this.manager, async () => {
+      await this.repository.increment({ id }, 'tokenVersion', 1);
+      this.changes.notify(id);
+    });
   }
 
   async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
-    // The total comes from a cache (see user-total-cache.ts for its freshness), not a COUNT(*) per request.
-    const total = await this.total.get(() => this.repository.count());
-    if (offset >= total) return { items: [], total };
-    if (offset < DIRECT_OFFSET) {
-      const records = this.inTransaction
-        ? await this.reads.page(this.manager, offset, limit)
-        : await this.reads.pageBatched(offset, limit);
+    return this.queue.outside(this.manager, async () => {
+      // The total comes from a cache (see user-total-cache.ts for its freshness), not a COUNT(*) per request;
+      // inside a transaction it is counted there (its uncommitted rows are not the process's to cache).
+      const total = this.inTransaction ? await this.repository.count() : await this.total.get(() => this.repository.count());
+      if (offset >= total) return { items: [], total };
+      if (offset < DIRECT_OFFSET) {
+        const records = this.inTransaction
+          ? await this.reads.page(this.manager, offset, limit)
+          : await this.reads.pageBatched(offset, limit);
+        return { items: records.map(toDomain), total };
+      }
+      // Deep page: the offset is walked on ids only (deferred join), from whichever end is nearer,
+      // then only the page's rows are read. From the end, the page is placed with the same total the
+      // response reports.
+      const fromEnd = total - offset - limit;
+      const backwards = fromEnd < offset;
+      const ids = await this.reads.pageIds(
+        this.manager,
+        backwards ? Math.max(0, fromEnd) : offset,
+        backwards ? limit + Math.min(0, fromEnd) : limit,
+        backwards,
+      );
+      if (ids.length === 0) return { items: [], total };
+      const records = await this.reads.byIds(this.manager, ids);
       return { items: records.map(toDomain), total };
-    }
-    // Deep page: the offset is walked on ids only (deferred join), from whichever end is nearer,
-    // then only the page's rows are read. From the end, the page is placed with the same total the
-    // response reports.
-    const fromEnd = total - offset - limit;
-    const backwards = fromEnd < offset;
-    const ids = await this.reads.pageIds(
-      this.manager,
-      backwards ? Math.max(0, fromEnd) : offset,
-      backwards ? limit + Math.min(0, fromEnd) : limit,
-      backwards,
-    );
-    if (ids.length === 0) return { items: [], total };
-    const records = await this.reads.byIds(this.manager, ids);
-    return { items: records.map(toDomain), total };
+    });
   }
 }
 
