@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDurationSeconds } from './duration';
+import { type Env, given } from './environment';
+import { type DatabaseConfig, KAFKA_VARIABLES, MAILER_VARIABLES, readVariables, SERVICE_VARIABLES } from './variables';
 
-export type DatabaseConfig =
-  | { kind: 'mysql' | 'mariadb'; url: string }
-  | { kind: 'sqlite'; path: string };
+export type { DatabaseConfig } from './variables';
 
 export interface AdminBootstrap {
   username: string;
@@ -71,220 +69,97 @@ export class ConfigError extends Error {
 
 const PEM_PUBLIC_KEY = /-----BEGIN PUBLIC KEY-----[A-Za-z0-9+/=\s]+?-----END PUBLIC KEY-----/g;
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/** Every variable the service reads; anything else in the environment is ignored. */
-export const CONFIG_VARIABLES = [
-  'PORT', 'HOST', 'METRICS_PORT', 'DATA_DIR', 'DATABASE_URL', 'MIGRATE_ON_START', 'RELAY_ENABLED', 'KAFKA_BROKERS', 'KAFKA_TOPIC',
-  'KAFKA_CLIENT_ID', 'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'SMTP_URL', 'MAIL_FROM', 'PUBLIC_URL', 'ADMIN_USERNAME', 'ADMIN_PASSWORD',
-  'ADMIN_EMAIL', 'ADMIN_NAME', 'JWT_PRIVATE_KEY', 'JWT_PRIVATE_KEY_FILE', 'JWT_PUBLIC_KEY',
-  'JWT_PUBLIC_KEY_FILE', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL', 'INVITATION_TTL',
-  'LOG_LEVEL', 'BODY_LIMIT', 'SHUTDOWN_DRAIN',
-  'JWT_PREVIOUS_PUBLIC_KEYS', 'JWT_PREVIOUS_PUBLIC_KEYS_FILE', 'LOCKOUT_THRESHOLD', 'LOCKOUT_BASE_WAIT',
-  'LOCKOUT_MAX_WAIT', 'ACTOR_CACHE_TTL', 'ADDRESS_RATE_LIMIT', 'INVITE_RATE_LIMIT', 'TRUSTED_PROXIES', 'MAX_HEADER_SIZE',
-  // Read by the mailer process only (src/interfaces/mailer/mailer-settings.ts).
-  'MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY', 'MAILER_IN_FLIGHT', 'MAILER_METRICS_PORT',
-] as const;
-
-type Env = Record<string, string | undefined>;
+/**
+ * Every variable the service reads (the table in ./variables.ts, with its type, default and bounds);
+ * anything else in the environment is ignored. The MAILER_* ones are read by the mailer process only
+ * (src/interfaces/mailer/mailer-settings.ts).
+ */
+export const CONFIG_VARIABLES = [...SERVICE_VARIABLES, ...KAFKA_VARIABLES, ...MAILER_VARIABLES] as const;
 
 /** Reads and validates the environment once; every problem is reported, each naming its variable. */
 export function loadConfig(env: Env = process.env): Config {
-  const problems: string[] = [];
-  const get = (name: string): string | undefined => {
-    const value = env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  };
+  const { values: v, problems } = readVariables(SERVICE_VARIABLES, env);
 
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = get(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return Number(raw);
-  };
+  if (v.METRICS_PORT !== 0 && v.METRICS_PORT === v.PORT) problems.push(`METRICS_PORT must differ from PORT (both ${v.PORT})`);
+  const database = v.DATABASE_URL ?? { kind: 'sqlite', path: path.join(v.DATA_DIR, 'access-control.sqlite') };
 
-  const duration = (name: string, fallback: string, { min = 1 } = {}): number => {
-    const raw = get(name) ?? fallback;
-    const seconds = parseDurationSeconds(raw);
-    if (seconds === null || seconds < min) {
-      problems.push(`${name} must be a duration of at least ${min}s, such as 90s, 15m, 12h or 7d (got "${raw}")`);
-      return parseDurationSeconds(fallback) ?? min;
-    }
-    return seconds;
-  };
-
-  const boolean = (name: string, fallback: boolean): boolean => {
-    const raw = get(name)?.toLowerCase();
-    if (raw === undefined) return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return fallback;
-  };
-
-  const secret = (name: string): string | null => {
-    const inline = env[name];
-    const file = get(`${name}_FILE`);
-    if (inline && file) problems.push(`set only one of ${name} and ${name}_FILE`);
-    if (inline) return inline.replace(/\\n/g, '\n');
-    if (!file) return null;
-    try {
-      return readFileSync(file, 'utf8');
-    } catch {
-      problems.push(`${name}_FILE: cannot read "${file}"`);
-      return null;
-    }
-  };
-
-  const port = integer('PORT', 3000, 0, 65535);
-  const host = get('HOST') ?? '0.0.0.0';
-  const metricsPort = integer('METRICS_PORT', 9465, 0, 65535);
-  if (metricsPort !== 0 && metricsPort === port) problems.push(`METRICS_PORT must differ from PORT (both ${port})`);
-  const dataDir = path.resolve(get('DATA_DIR') ?? './data');
-
-  const database = parseDatabaseUrl(get('DATABASE_URL'), dataDir, problems);
-
-  const brokersRaw = get('KAFKA_BROKERS');
   let kafka: Config['kafka'] = null;
-  if (brokersRaw !== undefined) {
-    const brokers = brokersRaw.split(',').map((b) => b.trim()).filter(Boolean);
-    const bad = brokers.filter((b) => {
-      const match = /^([A-Za-z0-9.\-_[\]:]+):(\d{1,5})$/.exec(b);
-      return !match || Number(match[2]) < 1 || Number(match[2]) > 65535;
-    });
-    if (brokers.length === 0 || bad.length > 0) {
-      problems.push(`KAFKA_BROKERS must be a comma-separated list of host:port (bad: "${bad.join(',') || brokersRaw}")`);
-    }
-    const topic = get('KAFKA_TOPIC') ?? 'access-control.user-events.v1';
-    if (!/^[A-Za-z0-9._-]{1,249}$/.test(topic)) problems.push(`KAFKA_TOPIC must be a Kafka topic name: 1 to 249 of letters, digits, ".", "_", "-" (got "${topic}")`);
-    const replicationRaw = get('KAFKA_REPLICATION_FACTOR') ?? '-1';
-    if (!/^(-1|\d+)$/.test(replicationRaw) || Number(replicationRaw) === 0 || Number(replicationRaw) > 32767) {
-      problems.push(`KAFKA_REPLICATION_FACTOR must be -1 (the broker's default) or an integer from 1 to 32767 (got "${replicationRaw}")`);
-    }
+  if (given(env, 'KAFKA_BROKERS') !== undefined) {
+    const { values: k, problems: kafkaProblems } = readVariables(KAFKA_VARIABLES, env);
+    problems.push(...kafkaProblems);
     kafka = {
-      brokers,
-      topic,
-      clientId: get('KAFKA_CLIENT_ID') ?? 'access-control',
-      topicPartitions: integer('KAFKA_TOPIC_PARTITIONS', 6, 1, 10_000),
-      replicationFactor: Number(replicationRaw),
+      brokers: v.KAFKA_BROKERS ?? [],
+      topic: k.KAFKA_TOPIC,
+      clientId: k.KAFKA_CLIENT_ID,
+      topicPartitions: k.KAFKA_TOPIC_PARTITIONS,
+      replicationFactor: k.KAFKA_REPLICATION_FACTOR,
     };
   }
 
-  const smtpUrl = get('SMTP_URL') ?? null;
-  if (smtpUrl !== null && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) {
-    problems.push('SMTP_URL must look like smtp://user:pass@host:port or smtps://…');
-  }
-
-  let publicUrl = get('PUBLIC_URL') ?? `http://localhost:${port}`;
-  try {
-    const url = new URL(publicUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
-    publicUrl = publicUrl.replace(/\/+$/, '');
-  } catch {
-    problems.push(`PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
-  }
+  const publicUrl = v.PUBLIC_URL ?? `http://localhost:${v.PORT}`;
 
   const adminVars = ['ADMIN_USERNAME', 'ADMIN_PASSWORD', 'ADMIN_EMAIL'] as const;
-  const adminSet = adminVars.filter((name) => get(name) !== undefined);
+  const adminSet = adminVars.filter((name) => v[name] !== undefined);
   let admin: AdminBootstrap | null = null;
-  if (adminSet.length === 0 && get('ADMIN_NAME') !== undefined) {
+  if (adminSet.length === 0 && v.ADMIN_NAME !== undefined) {
     problems.push(`ADMIN_NAME is set but ${adminVars.join(', ')} are not: set all of them to bootstrap an admin`);
   } else if (adminSet.length > 0 && adminSet.length < adminVars.length) {
     problems.push(`to bootstrap an admin set all of ${adminVars.join(', ')} (missing: ${adminVars.filter((n) => !adminSet.includes(n)).join(', ')})`);
   } else if (adminSet.length === adminVars.length) {
-    admin = {
-      username: get('ADMIN_USERNAME')!,
-      // A password is taken as given: surrounding spaces are part of it.
-      password: env.ADMIN_PASSWORD!,
-      email: get('ADMIN_EMAIL')!,
-      name: get('ADMIN_NAME'),
-    };
+    admin = { username: v.ADMIN_USERNAME!, password: v.ADMIN_PASSWORD!, email: v.ADMIN_EMAIL!, name: v.ADMIN_NAME };
   }
 
-  const privateKeyPem = secret('JWT_PRIVATE_KEY');
-  const publicKeyPem = secret('JWT_PUBLIC_KEY');
+  /** A value given inline or as the content of the file <name>_FILE names, not both. */
+  const secret = (name: string, inline: string | undefined, fromFile: string | undefined): string | null => {
+    if (inline !== undefined && given(env, `${name}_FILE`) !== undefined) problems.push(`set only one of ${name} and ${name}_FILE`);
+    return inline ?? fromFile ?? null;
+  };
+
+  const privateKeyPem = secret('JWT_PRIVATE_KEY', v.JWT_PRIVATE_KEY, v.JWT_PRIVATE_KEY_FILE);
+  const publicKeyPem = secret('JWT_PUBLIC_KEY', v.JWT_PUBLIC_KEY, v.JWT_PUBLIC_KEY_FILE);
   if ((privateKeyPem === null) !== (publicKeyPem === null)) {
     problems.push('set both JWT_PRIVATE_KEY and JWT_PUBLIC_KEY (or their _FILE forms), or neither');
   }
 
-  const previousKeysText = secret('JWT_PREVIOUS_PUBLIC_KEYS');
+  const previousKeysText = secret('JWT_PREVIOUS_PUBLIC_KEYS', v.JWT_PREVIOUS_PUBLIC_KEYS, v.JWT_PREVIOUS_PUBLIC_KEYS_FILE);
   const previousPublicKeyPems = previousKeysText === null ? [] : (previousKeysText.match(PEM_PUBLIC_KEY) ?? []);
   if (previousKeysText !== null && previousPublicKeyPems.length === 0) {
     problems.push('JWT_PREVIOUS_PUBLIC_KEYS must hold one or more PEM public keys (-----BEGIN PUBLIC KEY-----…)');
   }
 
-  const lockout = {
-    threshold: integer('LOCKOUT_THRESHOLD', 30, 1, 1_000_000),
-    baseWaitSeconds: duration('LOCKOUT_BASE_WAIT', '1m'),
-    maxWaitSeconds: duration('LOCKOUT_MAX_WAIT', '15m'),
-  };
+  const lockout = { threshold: v.LOCKOUT_THRESHOLD, baseWaitSeconds: v.LOCKOUT_BASE_WAIT, maxWaitSeconds: v.LOCKOUT_MAX_WAIT };
   if (lockout.maxWaitSeconds < lockout.baseWaitSeconds) problems.push('LOCKOUT_MAX_WAIT must not be shorter than LOCKOUT_BASE_WAIT');
 
-  const trustedProxies = (get('TRUSTED_PROXIES') ?? '').split(',').map((p) => p.trim()).filter(Boolean);
-  const badProxies = trustedProxies.filter((p) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(p) && !['loopback', 'linklocal', 'uniquelocal'].includes(p));
-  if (badProxies.length > 0) problems.push(`TRUSTED_PROXIES must be a comma-separated list of addresses or CIDR ranges (bad: "${badProxies.join(',')}")`);
-
-  const logLevel = get('LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-
-  const config: Config = {
-    port,
-    host,
-    metricsPort,
-    dataDir,
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port: v.PORT,
+    host: v.HOST,
+    metricsPort: v.METRICS_PORT,
+    dataDir: v.DATA_DIR,
     database,
-    migrateOnStart: boolean('MIGRATE_ON_START', true),
-    relayEnabled: boolean('RELAY_ENABLED', true),
+    migrateOnStart: v.MIGRATE_ON_START,
+    relayEnabled: v.RELAY_ENABLED,
     kafka,
-    smtpUrl,
-    mailFrom: get('MAIL_FROM') ?? 'Access Control <no-reply@localhost>',
+    smtpUrl: v.SMTP_URL ?? null,
+    mailFrom: v.MAIL_FROM,
     publicUrl,
     admin,
     jwt: {
       privateKeyPem,
       publicKeyPem,
-      issuer: get('JWT_ISSUER') ?? publicUrl,
-      audience: get('JWT_AUDIENCE') ?? 'access-control',
-      ttlSeconds: duration('ACCESS_TOKEN_TTL', '15m'),
+      issuer: v.JWT_ISSUER ?? publicUrl,
+      audience: v.JWT_AUDIENCE,
+      ttlSeconds: v.ACCESS_TOKEN_TTL,
       previousPublicKeyPems,
     },
     lockout,
-    rateLimits: {
-      addressPerMinute: integer('ADDRESS_RATE_LIMIT', 100, 0, 1_000_000),
-      invitesPerMinute: integer('INVITE_RATE_LIMIT', 30, 0, 1_000_000),
-    },
-    trustedProxies,
-    maxHeaderBytes: integer('MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024),
-    invitationTtlSeconds: duration('INVITATION_TTL', '7d'),
-    actorCacheTtlSeconds: duration('ACTOR_CACHE_TTL', '0s', { min: 0 }),
-    logLevel,
-    bodyLimitBytes: integer('BODY_LIMIT', 16 * 1024, 256, 10 * 1024 * 1024),
-    shutdownDrainSeconds: duration('SHUTDOWN_DRAIN', '0s', { min: 0 }),
+    rateLimits: { addressPerMinute: v.ADDRESS_RATE_LIMIT, invitesPerMinute: v.INVITE_RATE_LIMIT },
+    trustedProxies: v.TRUSTED_PROXIES ?? [],
+    maxHeaderBytes: v.MAX_HEADER_SIZE,
+    invitationTtlSeconds: v.INVITATION_TTL,
+    actorCacheTtlSeconds: v.ACTOR_CACHE_TTL,
+    logLevel: v.LOG_LEVEL,
+    bodyLimitBytes: v.BODY_LIMIT,
+    shutdownDrainSeconds: v.SHUTDOWN_DRAIN,
   };
-  if (problems.length > 0) throw new ConfigError(problems);
-  return config;
-}
-
-function parseDatabaseUrl(raw: string | undefined, dataDir: string, problems: string[]): DatabaseConfig {
-  if (raw === undefined) return { kind: 'sqlite', path: path.join(dataDir, 'access-control.sqlite') };
-  if (raw.startsWith('sqlite:')) {
-    const file = raw.slice('sqlite:'.length).replace(/^\/\//, '');
-    if (file === '') problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/db.sqlite');
-    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
-  }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    problems.push('DATABASE_URL must be mysql://…, mariadb://… or sqlite:<path>');
-    return { kind: 'sqlite', path: ':memory:' };
-  }
-  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') {
-    problems.push(`DATABASE_URL scheme "${url.protocol}" is not supported: use mysql://, mariadb:// or sqlite:`);
-  }
-  if (url.pathname.replace(/^\//, '') === '') problems.push('DATABASE_URL must name a database, e.g. mysql://host:3306/access_control');
-  return { kind: url.protocol === 'mariadb:' ? 'mariadb' : 'mysql', url: raw };
 }

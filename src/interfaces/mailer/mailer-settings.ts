@@ -1,8 +1,8 @@
 import { ConfigError } from '../../infrastructure/config/config';
-import { parseDurationSeconds } from '../../infrastructure/config/duration';
-import { DEFAULT_MAILER_GROUP_ID, DEFAULT_MAILS_IN_FLIGHT, defaultDeadLetterTopic } from './invitation-mail-worker';
+import { MAILER_VARIABLES, readVariables } from '../../infrastructure/config/variables';
+import { defaultDeadLetterTopic } from './invitation-mail-worker';
 
-/** Settings only the mailer process reads, validated like the rest of the configuration. */
+/** Settings only the mailer process reads: the MAILER_* rows of the configuration's one table (infrastructure/config/variables.ts). */
 export interface MailerSettings {
   groupId: string;
   deadLetterTopic: string;
@@ -14,72 +14,36 @@ export interface MailerSettings {
   metricsPort: number;
 }
 
-export const MAILER_VARIABLES = ['MAILER_GROUP_ID', 'MAILER_DLQ_TOPIC', 'MAILER_RETRY_MAX', 'MAILER_CONCURRENCY', 'MAILER_IN_FLIGHT', 'MAILER_METRICS_PORT'] as const;
+export { MAILER_VARIABLES };
 
-const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
-const GROUP = /^[A-Za-z0-9._-]{1,255}$/;
+/** MAILER_DLQ_TOPIC's default depends on KAFKA_TOPIC; it is checked like a given name. */
+const derivedDefaults = (eventsTopic: string) => ({ MAILER_DLQ_TOPIC: defaultDeadLetterTopic(eventsTopic) });
+
+function checkDistinct(deadLetterTopic: string | undefined, eventsTopic: string, problems: string[]): void {
+  if (deadLetterTopic === eventsTopic) problems.push('MAILER_DLQ_TOPIC must differ from KAFKA_TOPIC');
+}
 
 /**
  * The mailer's dead-letter topic (MAILER_DLQ_TOPIC, default `<KAFKA_TOPIC>.mailer-dlq`), on its own:
  * the migrate step creates it too, and reads nothing else of the mailer's settings.
  */
 export function loadDeadLetterTopic(eventsTopic: string, env: Record<string, string | undefined> = process.env): string {
-  const problems: string[] = [];
-  const topic = deadLetterTopicOf(eventsTopic, env, problems);
+  const { values, problems } = readVariables(['MAILER_DLQ_TOPIC'], env, derivedDefaults(eventsTopic));
+  checkDistinct(values.MAILER_DLQ_TOPIC, eventsTopic, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return topic;
-}
-
-function deadLetterTopicOf(eventsTopic: string, env: Record<string, string | undefined>, problems: string[]): string {
-  const deadLetterTopic = env.MAILER_DLQ_TOPIC?.trim() || defaultDeadLetterTopic(eventsTopic);
-  if (!TOPIC.test(deadLetterTopic)) problems.push(`MAILER_DLQ_TOPIC must be a Kafka topic name: 1 to 249 of letters, digits, ".", "_", "-" (got "${deadLetterTopic}")`);
-  else if (deadLetterTopic === eventsTopic) problems.push('MAILER_DLQ_TOPIC must differ from KAFKA_TOPIC');
-  return deadLetterTopic;
+  return values.MAILER_DLQ_TOPIC!;
 }
 
 export function loadMailerSettings(eventsTopic: string, env: Record<string, string | undefined> = process.env): MailerSettings {
-  const problems: string[] = [];
-  const get = (name: string) => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-
-  const groupId = get('MAILER_GROUP_ID') ?? DEFAULT_MAILER_GROUP_ID;
-  if (!GROUP.test(groupId)) problems.push(`MAILER_GROUP_ID must be 1 to 255 of letters, digits, ".", "_", "-" (got "${groupId}")`);
-
-  const deadLetterTopic = deadLetterTopicOf(eventsTopic, env, problems);
-
-  const retryRaw = get('MAILER_RETRY_MAX') ?? '60s';
-  const retrySeconds = parseDurationSeconds(retryRaw);
-  if (retrySeconds === null || retrySeconds < 1 || retrySeconds > 3600) {
-    problems.push(`MAILER_RETRY_MAX must be a duration from 1s to 1h, such as 30s or 5m (got "${retryRaw}")`);
-  }
-
-  const concurrencyRaw = get('MAILER_CONCURRENCY') ?? '2';
-  const concurrency = Number(concurrencyRaw);
-  if (!/^\d+$/.test(concurrencyRaw) || concurrency < 1 || concurrency > 64) {
-    problems.push(`MAILER_CONCURRENCY must be an integer from 1 to 64 (got "${concurrencyRaw}")`);
-  }
-
-  const inFlightRaw = get('MAILER_IN_FLIGHT') ?? String(DEFAULT_MAILS_IN_FLIGHT);
-  const inFlight = Number(inFlightRaw);
-  if (!/^\d+$/.test(inFlightRaw) || inFlight < 1 || inFlight > 256) {
-    problems.push(`MAILER_IN_FLIGHT must be an integer from 1 to 256 (got "${inFlightRaw}")`);
-  }
-
-  const metricsPortRaw = get('MAILER_METRICS_PORT') ?? '9464';
-  const metricsPort = Number(metricsPortRaw);
-  if (!/^\d+$/.test(metricsPortRaw) || metricsPort > 65535) {
-    problems.push(`MAILER_METRICS_PORT must be an integer from 0 to 65535 (got "${metricsPortRaw}")`);
-  }
-
+  const { values: v, problems } = readVariables(MAILER_VARIABLES, env, derivedDefaults(eventsTopic));
+  checkDistinct(v.MAILER_DLQ_TOPIC, eventsTopic, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    groupId,
-    deadLetterTopic,
-    retryMaxDelayMs: Math.round((retrySeconds ?? 60) * 1000),
-    partitionsConsumedConcurrently: concurrency,
-    mailsInFlightPerPartition: inFlight,
-    metricsPort,
+    groupId: v.MAILER_GROUP_ID,
+    deadLetterTopic: v.MAILER_DLQ_TOPIC!,
+    retryMaxDelayMs: Math.round(v.MAILER_RETRY_MAX * 1000),
+    partitionsConsumedConcurrently: v.MAILER_CONCURRENCY,
+    mailsInFlightPerPartition: v.MAILER_IN_FLIGHT,
+    metricsPort: v.MAILER_METRICS_PORT,
   };
 }

@@ -1,0 +1,167 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { duration, type Env, flag, integer, parsed, readEnvironment, refuse, type Refused, type Table, text, type Values } from './environment';
+
+/**
+ * Every environment variable the service reads, in one table: loadConfig reads the first two
+ * sections, loadMailerSettings the last. Anything else in the environment is ignored.
+ * README.md's "Configuration" table documents each of them (a unit test holds the two together).
+ */
+
+export type DatabaseConfig =
+  | { kind: 'mysql' | 'mariadb'; url: string }
+  | { kind: 'sqlite'; path: string };
+
+const TOPIC = '^[A-Za-z0-9._-]{1,249}$';
+const topicProblem = (name: string, topic: string) =>
+  `${name} must be a Kafka topic name: 1 to 249 of letters, digits, ".", "_", "-" (got "${topic}")`;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
+
+const list = (raw: string) => raw.split(',').map((item) => item.trim()).filter(Boolean);
+
+/** An inline PEM, its new lines possibly escaped as \n (one line in an env file). */
+const pem = (description: string) => parsed(description, (raw) => raw.replace(/\\n/g, '\n'), { verbatim: true });
+
+/** A file read at start; its content is the value. */
+const file = (description: string) =>
+  parsed(description, (filePath) => {
+    try {
+      return readFileSync(filePath, 'utf8');
+    } catch {
+      return refuse();
+    }
+  }, { problem: (name, filePath) => `${name}: cannot read "${filePath}"` });
+
+/** Read by the API process, the mailer process and the CLI (loadConfig). */
+const SERVICE = {
+  PORT: integer('port of the API', { default: '3000', min: 0, max: 65535 }),
+  HOST: text('address the API and its management port listen on', { default: '0.0.0.0' }),
+  METRICS_PORT: integer("the API's management port (GET /metrics); 0: any free port; must differ from PORT", { default: '9465', min: 0, max: 65535 }),
+  DATA_DIR: parsed('where the embedded default keeps its files', (dir) => path.resolve(dir), { default: './data' }),
+  DATABASE_URL: parsed('mysql://…, mariadb://… or sqlite:<path>; unset: SQLite under DATA_DIR', parseDatabaseUrl),
+  MIGRATE_ON_START: flag('apply migrations when the API starts', { default: 'true' }),
+  RELAY_ENABLED: flag('the API process publishes the outbox', { default: 'true' }),
+  KAFKA_BROKERS: parsed('comma-separated host:port list; unset: in-process events', parseBrokers),
+  SMTP_URL: text('smtp://user:pass@host:port or smtps://…; unset: mails written as .eml files', {
+    pattern: '^smtps?://[^/]+',
+    problem: (name) => `${name} must look like smtp://user:pass@host:port or smtps://…`,
+  }),
+  MAIL_FROM: text('sender of invitation mails', { default: 'Access Control <no-reply@localhost>' }),
+  PUBLIC_URL: parsed('base URL of invitation links and default token issuer; unset: http://localhost:$PORT', (url) => {
+    try {
+      const { protocol } = new URL(url);
+      return protocol === 'http:' || protocol === 'https:' ? url.replace(/\/+$/, '') : refuse();
+    } catch {
+      return refuse();
+    }
+  }, { problem: (name, url) => `${name} must be an http(s) URL (got "${url}")` }),
+  ADMIN_USERNAME: text('bootstrap admin: username (with ADMIN_PASSWORD and ADMIN_EMAIL)'),
+  // A password is taken as given: surrounding spaces are part of it.
+  ADMIN_PASSWORD: text('bootstrap admin: password', { verbatim: true }),
+  ADMIN_EMAIL: text('bootstrap admin: e-mail address'),
+  ADMIN_NAME: text('bootstrap admin: display name (optional)'),
+  JWT_PRIVATE_KEY: pem('Ed25519 private key in PEM (with JWT_PUBLIC_KEY); unset: a pair generated under DATA_DIR'),
+  JWT_PRIVATE_KEY_FILE: file('file holding JWT_PRIVATE_KEY'),
+  JWT_PUBLIC_KEY: pem('Ed25519 public key in PEM'),
+  JWT_PUBLIC_KEY_FILE: file('file holding JWT_PUBLIC_KEY'),
+  JWT_PREVIOUS_PUBLIC_KEYS: pem('PEM public keys of retired signing keys, accepted until their tokens expire'),
+  JWT_PREVIOUS_PUBLIC_KEYS_FILE: file('file holding JWT_PREVIOUS_PUBLIC_KEYS'),
+  JWT_ISSUER: text('iss of access tokens; unset: PUBLIC_URL'),
+  JWT_AUDIENCE: text('aud of access tokens', { default: 'access-control' }),
+  ACCESS_TOKEN_TTL: duration('access token lifetime', { default: '15m' }),
+  INVITATION_TTL: duration('invitation link lifetime', { default: '7d' }),
+  LOCKOUT_THRESHOLD: integer('failed sign-ins before an account is locked', { default: '30', min: 1, max: 1_000_000 }),
+  LOCKOUT_BASE_WAIT: duration("first lock's wait, doubling per repeated lockout", { default: '1m' }),
+  LOCKOUT_MAX_WAIT: duration('longest lock; not shorter than LOCKOUT_BASE_WAIT', { default: '15m' }),
+  ADDRESS_RATE_LIMIT: integer('sign-in and accept requests a minute per client address (0: off)', { default: '100', min: 0, max: 1_000_000 }),
+  INVITE_RATE_LIMIT: integer('invites and resends a minute per inviter (0: off)', { default: '30', min: 0, max: 1_000_000 }),
+  TRUSTED_PROXIES: parsed('comma-separated addresses/CIDRs of proxies whose X-Forwarded-For is believed', (raw) => {
+    const bad = list(raw).filter((p) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(p) && !PROXY_KEYWORDS.includes(p));
+    return bad.length > 0 ? refuse(`TRUSTED_PROXIES must be a comma-separated list of addresses or CIDR ranges (bad: "${bad.join(',')}")`) : list(raw);
+  }),
+  MAX_HEADER_SIZE: integer('largest request head in bytes; beyond it 431', { default: '16384', min: 1024, max: 1024 * 1024 }),
+  BODY_LIMIT: integer('largest request body in bytes', { default: '16384', min: 256, max: 10 * 1024 * 1024 }),
+  ACTOR_CACHE_TTL: duration("how long an authenticated user's lookup is reused (0s: read on every request)", { default: '0s', min: 0 }),
+  LOG_LEVEL: text('fatal … trace, silent', { default: 'info', enum: LOG_LEVELS, problem: (name) => `${name} must be one of ${LOG_LEVELS.join(', ')}` }),
+  SHUTDOWN_DRAIN: duration('after SIGTERM, how long /readyz answers 503 while requests are still served', { default: '0s', min: 0 }),
+} satisfies Table;
+
+/** Read by loadConfig only when KAFKA_BROKERS is set. */
+const KAFKA = {
+  KAFKA_TOPIC: text('topic of user events', { default: 'access-control.user-events.v1', pattern: TOPIC, problem: topicProblem }),
+  KAFKA_CLIENT_ID: text('Kafka client id', { default: 'access-control' }),
+  KAFKA_TOPIC_PARTITIONS: integer('partitions of the topics the migrate step creates', { default: '6', min: 1, max: 10_000 }),
+  KAFKA_REPLICATION_FACTOR: integer("replication factor of the topics it creates; -1: the brokers' default", {
+    default: '-1',
+    min: -1,
+    max: 32767,
+    pattern: '^(?:-1|\\d+)$',
+    also: { not: { const: 0 } },
+    must: "be -1 (the broker's default) or an integer from 1 to 32767",
+  }),
+} satisfies Table;
+
+/** Read by the mailer process only (loadMailerSettings). */
+const MAILER = {
+  MAILER_GROUP_ID: text('mailer: Kafka consumer group', {
+    default: 'access-control-mailer',
+    pattern: '^[A-Za-z0-9._-]{1,255}$',
+    problem: (name, group) => `${name} must be 1 to 255 of letters, digits, ".", "_", "-" (got "${group}")`,
+  }),
+  MAILER_DLQ_TOPIC: text('mailer: dead-letter topic; unset: <KAFKA_TOPIC>.mailer-dlq', { pattern: TOPIC, problem: topicProblem }),
+  MAILER_RETRY_MAX: duration('mailer: longest wait between retries of a temporary failure', { default: '60s', max: '1h', examples: '30s or 5m' }),
+  MAILER_CONCURRENCY: integer('mailer: partitions handled at once', { default: '2', min: 1, max: 64 }),
+  MAILER_IN_FLIGHT: integer('mailer: mails of different users handled at once within a partition', { default: '8', min: 1, max: 256 }),
+  MAILER_METRICS_PORT: integer("mailer: port of its GET /metrics, /healthz and /readyz (0: any free port)", { default: '9464', min: 0, max: 65535 }),
+} satisfies Table;
+
+export const ENVIRONMENT = { ...SERVICE, ...KAFKA, ...MAILER };
+
+type Name = keyof typeof ENVIRONMENT;
+const namesOf = <T extends Table>(section: T) => Object.keys(section) as (keyof T & string)[];
+
+export const SERVICE_VARIABLES = namesOf(SERVICE);
+export const KAFKA_VARIABLES = namesOf(KAFKA);
+export const MAILER_VARIABLES = namesOf(MAILER);
+
+/** The named variables from `env`, validated and parsed; `defaults`: texts of defaults that depend on other values. */
+export function readVariables<N extends Name>(
+  names: readonly N[],
+  env: Env,
+  defaults: Partial<Record<N, string>> = {},
+): { values: Values<typeof ENVIRONMENT, N>; problems: string[] } {
+  return readEnvironment(ENVIRONMENT, names, env, defaults);
+}
+
+function parseBrokers(raw: string): string[] | Refused {
+  const brokers = list(raw);
+  const bad = brokers.filter((b) => {
+    const match = /^([A-Za-z0-9.\-_[\]:]+):(\d{1,5})$/.exec(b);
+    return !match || Number(match[2]) < 1 || Number(match[2]) > 65535;
+  });
+  if (brokers.length === 0 || bad.length > 0) {
+    return refuse(`KAFKA_BROKERS must be a comma-separated list of host:port (bad: "${bad.join(',') || raw}")`);
+  }
+  return brokers;
+}
+
+function parseDatabaseUrl(raw: string): DatabaseConfig | Refused {
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (file === '') return refuse('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/db.sqlite');
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return refuse('DATABASE_URL must be mysql://…, mariadb://… or sqlite:<path>');
+  }
+  const problems: string[] = [];
+  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') {
+    problems.push(`DATABASE_URL scheme "${url.protocol}" is not supported: use mysql://, mariadb:// or sqlite:`);
+  }
+  if (url.pathname.replace(/^\//, '') === '') problems.push('DATABASE_URL must name a database, e.g. mysql://host:3306/access_control');
+  return problems.length > 0 ? refuse(...problems) : { kind: url.protocol === 'mariadb:' ? 'mariadb' : 'mysql', url: raw };
+}
