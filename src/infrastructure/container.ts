@@ -45,8 +45,8 @@ import { TypeOrmInvitationRepository } from './persistence/typeorm/typeorm-invit
 import { TypeOrmPermissionRepository } from './persistence/typeorm/typeorm-permission.repository';
 import { TypeOrmRoleRepository } from './persistence/typeorm/typeorm-role.repository';
 import { TypeOrmUserRepository } from './persistence/typeorm/typeorm-user.repository';
-import { TypeOrmLoginAttempts } from './persistence/typeorm/typeorm-login-attempts';
-import { TypeOrmRateLimitCounter } from './persistence/typeorm/typeorm-rate-limit-counter';
+import { TypeOrmLoginAttempts } from './persistence/typeorm/typeorm-login-attempts.store';
+import { TypeOrmRateLimitCounter } from './persistence/typeorm/typeorm-rate-limit-counter.store';
 import { InstrumentedEventPublisher } from './observability/instrumented-event-publisher';
 import { mysqlPoolProbe, outboxBacklogProbe } from './observability/outbox-backlog-probe';
 import { ServiceMetrics } from './observability/service-metrics';

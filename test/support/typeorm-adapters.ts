@@ -9,12 +9,12 @@ import {
   userPersistenceServices,
 } from '../../src/infrastructure/persistence-registrations';
 import { TypeOrmInvitationRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-invitation.repository';
-import { TypeOrmLoginAttempts } from '../../src/infrastructure/persistence/typeorm/typeorm-login-attempts';
+import { TypeOrmLoginAttempts } from '../../src/infrastructure/persistence/typeorm/typeorm-login-attempts.store';
 import { TypeOrmProcessedEventStore } from '../../src/infrastructure/persistence/typeorm/typeorm-processed-event.store';
 import {
   TypeOrmRateLimitCounter,
   type TypeOrmRateLimitCounterDeps,
-} from '../../src/infrastructure/persistence/typeorm/typeorm-rate-limit-counter';
+} from '../../src/infrastructure/persistence/typeorm/typeorm-rate-limit-counter.store';
 import type { TypeOrmUnitOfWork } from '../../src/infrastructure/persistence/typeorm/typeorm-unit-of-work';
 import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
 import { SystemClock } from '../../src/infrastructure/system/system-clock';

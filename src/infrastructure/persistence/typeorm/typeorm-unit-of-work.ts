@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { TransactionScope, UnitOfWork } from '../../../application/ports/unit-of-work.port';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
-import { TypeOrmOutbox } from './typeorm-outbox';
+import { TypeOrmOutbox } from './typeorm-outbox.store';
 import { TypeOrmProcessedEventStore } from './typeorm-processed-event.store';
 import { TypeOrmUserRepository, type UserPersistenceServices } from './typeorm-user.repository';
 

@@ -4,7 +4,7 @@ import { MIGRATIONS } from '../../../src/infrastructure/persistence/migrations';
 import { isMysqlFamily } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
 import { RateLimitCounterSchema } from '../../../src/infrastructure/persistence/typeorm/records';
-import { TypeOrmRateLimitCounter } from '../../../src/infrastructure/persistence/typeorm/typeorm-rate-limit-counter';
+import { TypeOrmRateLimitCounter } from '../../../src/infrastructure/persistence/typeorm/typeorm-rate-limit-counter.store';
 import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { ALL_TARGETS } from './database-targets';
 
