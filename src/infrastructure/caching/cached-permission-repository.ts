@@ -18,8 +18,9 @@ export const PERMISSION_CACHE_TTL_MS = 2000;
 export class CachedPermissionRepository implements PermissionRepository {
   private readonly cache: TtlCache<'all', Permission[]>;
 
-  constructor(private readonly catalogue: PermissionCatalogue, ttlMs = PERMISSION_CACHE_TTL_MS) {
-    this.cache = new TtlCache({ ttlMs, maxEntries: 1 });
+  /** `now`: the clock the TTL is read on (a test's); default performance.now(). */
+  constructor(private readonly catalogue: PermissionCatalogue, ttlMs = PERMISSION_CACHE_TTL_MS, now?: () => number) {
+    this.cache = new TtlCache({ ttlMs, maxEntries: 1, ...(now ? { now } : {}) });
   }
 
   async list(filter: PermissionFilter, { offset, limit }: Slice): Promise<{ items: Permission[]; total: number }> {

@@ -204,8 +204,13 @@ describe('InvitationMailWorker (Kafka + SMTP + database)', () => {
           },
         });
       });
-      // Anything beyond `count` would arrive right behind: give it a moment to show up.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Everything the topic holds now, not just the first `count`: a duplicate beyond them would be read too.
+      const admin = kafka.admin();
+      await admin.connect();
+      const onTopic = (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+      await admin.disconnect();
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < onTopic && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       await consumer.disconnect();
     }
@@ -242,7 +247,6 @@ describe('InvitationMailWorker (Kafka + SMTP + database)', () => {
 
     const replay = await startWorker(topic, { fromBeginning: true });
     await waitUntilCommitted(replay.groupId, topic);
-    await new Promise((resolve) => setTimeout(resolve, 300));
 
     expect(smtp.messages.length).toBe(before);
     expect(await Promise.all(invitees.map((i) => storedTokenHash(i.user.id)))).toEqual(hashes);
@@ -295,7 +299,6 @@ describe('InvitationMailWorker (Kafka + SMTP + database)', () => {
 
     await smtp.waitFor((all) => all.some((m) => m.envelopeTo.includes(invitee.email)), 20_000, 'the greylisted mail');
     await waitUntilCommitted(worker.groupId, topic);
-    await new Promise((resolve) => setTimeout(resolve, 300));
 
     expect(smtp.faults.slice(faultsBefore)).toEqual(Array(4).fill({ command: 'MAIL FROM', code: 451 }));
     await expectOneValidMailEach([invitee]);
@@ -379,7 +382,6 @@ describe('InvitationMailWorker (Kafka + SMTP + database)', () => {
     const second = await startWorker(topic, { groupId });
     await smtp.waitFor(() => mailedCount() === invitees.length, 30_000, 'every invitee mailed');
     await waitUntilCommitted(second.groupId, topic);
-    await new Promise((resolve) => setTimeout(resolve, 300));
 
     await expectOneValidMailEach(invitees);
     expect(await processedCount(invitees.map((i) => i.event.id))).toBe(invitees.length);
@@ -440,7 +442,6 @@ describe('InvitationMailWorker (Kafka + SMTP + database)', () => {
     const successor = await startWorker(topic, { groupId, partitionsConsumedConcurrently: concurrency });
     await smtp.waitFor(() => mailedCount() === invitees.length, 40_000, 'every invitee mailed');
     await waitUntilCommitted(successor.groupId, topic, 40_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
 
     // No invitation without a mail; a second mail only for what was in flight when the process died
     // (accepted by the mail server, not yet recorded): at most one per mail in flight.
