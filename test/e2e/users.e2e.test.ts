@@ -21,7 +21,7 @@ describe('users', () => {
   const invite = (json: unknown, token = adminToken) => app.request('POST', '/v1/users/invite', { token, json });
 
   describe('POST /v1/users/invite', () => {
-    it('creates a pending member with an empty 201 and an outbox event in the database', async () => {
+    it('creates a pending member with an empty 201, its Location, and an outbox event in the database', async () => {
       const response = await invite({ email: 'New.Person@Example.com', name: 'New Person' });
       expect(response.status).toBe(201);
       expect(response.text).toBe('');
@@ -36,6 +36,7 @@ describe('users', () => {
         invited_date: expect.stringMatching(ISO_MS),
         invited_by: adminId,
       });
+      expect(response.headers.get('location')).toBe(`/v1/users/${invited._id}`);
 
       const rows = await app.api.container.cradle.dataSource.query(
         'SELECT type, aggregate_id, payload, published_at FROM outbox_events WHERE aggregate_id = ?',

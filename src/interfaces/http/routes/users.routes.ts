@@ -60,7 +60,11 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
             },
           },
           response: {
-            201: { description: 'Invited; empty body', type: 'null' },
+            201: {
+              description: 'Invited; empty body. `Location` names the new user (its id serves resend and revoke).',
+              type: 'null',
+              headers: { location: { type: 'string', description: '/v1/users/{id} of the invited user' } },
+            },
             ...protectedProblems,
             409: problemRef,
             413: problemRef,
@@ -70,8 +74,8 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
         },
       },
       async (request, reply) => {
-        await deps.inviteUser.execute({ actor: await app.authenticate(request), ...request.body });
-        return reply.code(201).send();
+        const { userId } = await deps.inviteUser.execute({ actor: await app.authenticate(request), ...request.body });
+        return reply.code(201).header('location', `/v1/users/${userId}`).send();
       },
     );
   };
