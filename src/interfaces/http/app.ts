@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
@@ -43,8 +44,9 @@ export function httpServerOptions(config: Config, logger: Logger): FastifyHttpOp
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
-    // A request head beyond this is refused by Node's parser with 431, before any of our code runs.
+    // A request head beyond this is refused by Node's parser with 431, before any route runs.
     http: { maxHeaderSize: config.maxHeaderBytes },
+    clientErrorHandler: answerClientError,
     // The client address (rate limits, logs) is the socket's, unless the connection comes from a listed proxy.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // Errors the router raises before any hook (a malformed percent-encoding, a path parameter over
@@ -54,6 +56,35 @@ export function httpServerOptions(config: Config, logger: Logger): FastifyHttpOp
       void sendProblem(reply.headers(headers), body);
     },
   };
+}
+
+/** What Node's HTTP parser refuses, before fastify has a request: the code of the answer, by the parser's error. */
+const PARSER_ERRORS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+};
+
+/**
+ * Node's parser refused the request (a head over MAX_HEADER_SIZE, a malformed request line, a timeout):
+ * there is no request for fastify to answer, so the answer is written on the socket here, in the
+ * same problem+json shape as every other error, with a request id, and the connection closed.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  // A reset or a write after the client left: nothing can be answered.
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy(error);
+    return;
+  }
+  const body = problem(PARSER_ERRORS[error.code ?? ''] ?? 'MALFORMED_REQUEST', 'The request could not be read', {});
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
+      'Content-Type: application/problem+json\r\n' +
+      `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+      `x-request-id: ${randomUUID()}\r\n` +
+      'Connection: close\r\n\r\n' +
+      text,
+  );
 }
 
 /**
@@ -70,6 +101,9 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   });
   await app.register(connectionDraining, { shutdown: cradle.readiness });
 
+  // JSON routes read JSON only: a text/plain body is 415 like any other media type, not a string the
+  // schema then refuses with a confusing 400 (fastify parses text/plain by default).
+  app.removeContentTypeParser('text/plain');
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   registerValidators(app);
   registerErrorHandler(app);

@@ -30,6 +30,9 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
+  MALFORMED_REQUEST: { status: 400, title: 'The request could not be parsed' },
   INTERNAL: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 };

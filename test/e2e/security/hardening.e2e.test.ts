@@ -79,19 +79,32 @@ describe('security hardening', () => {
   });
 
   describe('limits', () => {
-    it('answers 431 to a request head over 16 KiB, and serves a 15 KiB header', async () => {
+    it('answers 431 problem+json with a request id to a request head over 16 KiB, and serves a 15 KiB header', async () => {
       const send = (size: number) =>
-        new Promise<number>((resolve, reject) => {
+        new Promise<{ status: number; type: string | undefined; id: string | undefined; body: string }>((resolve, reject) => {
           const url = new URL(`${app.url}/healthz`);
           const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, headers: { 'x-padding': 'a'.repeat(size) } }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], id: res.headers['x-request-id'] as string | undefined, body }));
           });
           req.on('error', reject);
           req.end();
         });
-      expect(await send(15 * 1024)).toBe(200);
-      expect(await send(17 * 1024)).toBe(431);
+      expect((await send(15 * 1024)).status).toBe(200);
+      const refused = await send(17 * 1024);
+      expect(refused.status).toBe(431);
+      expect(refused.type).toBe('application/problem+json');
+      expect(refused.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(refused.body)).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', type: 'urn:problem:access-control:headers-too-large' });
+    });
+
+    it('answers 415 problem+json to a text/plain body on a JSON route, as to any other non-JSON body', async () => {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const response = await app.request('POST', '/v1/auth/signin', { body: 'username=a&password=b', headers: { 'content-type': type } });
+        expect({ type, status: response.status, code: response.body?.code }).toEqual({ type, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+        expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      }
     });
   });
 
