@@ -11,6 +11,7 @@ import type { Logger } from '../../infrastructure/logging/logger';
 import { registerErrorHandler, sendProblem, toProblem } from './error-handler';
 import authentication from './plugins/authentication';
 import connectionDraining from './plugins/connection-draining';
+import methodNotAllowed from './plugins/method-not-allowed';
 import observability from './plugins/observability';
 import { counterRateLimitStore } from './plugins/rate-limit-store';
 import { registerRateLimits } from './plugins/rate-limits';
@@ -100,6 +101,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
     reply.header('x-request-id', request.id);
   });
   await app.register(connectionDraining, { shutdown: cradle.readiness });
+  await app.register(methodNotAllowed);
 
   // JSON routes read JSON only: a text/plain body is 415 like any other media type, not a string the
   // schema then refuses with a confusing 400 (fastify parses text/plain by default).

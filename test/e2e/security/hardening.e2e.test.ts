@@ -99,6 +99,23 @@ describe('security hardening', () => {
       expect(JSON.parse(refused.body)).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', type: 'urn:problem:access-control:headers-too-large' });
     });
 
+    it('answers 405 with Allow to a known path asked with another method, before authentication; an unknown /v1 path stays 401', async () => {
+      const cases: [string, string, string][] = [
+        ['DELETE', '/v1/users/invite', 'POST'],
+        ['PUT', '/v1/users', 'GET, HEAD'],
+        ['GET', '/v1/users/01a20948-a570-73ae-96fd-28d72d8a18e9/invitation/resend', 'POST'],
+        ['POST', '/healthz', 'GET, HEAD'],
+        ['PATCH', '/v1/users/?page=2', 'GET, HEAD'],
+      ];
+      for (const [method, path, allow] of cases) {
+        const response = await app.request(method, path);
+        expect({ method, path, status: response.status, allow: response.headers.get('allow'), code: response.body?.code }).toEqual({ method, path, status: 405, allow, code: 'METHOD_NOT_ALLOWED' });
+        expect(response.headers.get('x-request-id')).toBeTruthy();
+      }
+      expect((await app.request('GET', '/v1/no-such-thing')).status).toBe(401);
+      expect((await app.request('GET', '/no-such-thing')).status).toBe(404);
+    });
+
     it('answers 415 problem+json to a text/plain body on a JSON route, as to any other non-JSON body', async () => {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
         const response = await app.request('POST', '/v1/auth/signin', { body: 'username=a&password=b', headers: { 'content-type': type } });
