@@ -94,7 +94,7 @@ describe('invitations end to end (in-process events)', () => {
 
     // Single use.
     const again = await accept({ token: secret, name: 'X', username: 'someone.else', password: 'another passphrase' });
-    expect(again.status).toBe(400);
+    expect(again.status).toBe(410); // as the page at the link says
     expect(again.body.code).toBe('INVITATION_USED');
     const usedPage = await page(secret);
     expect(usedPage.status).toBe(410);

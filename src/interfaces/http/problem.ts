@@ -15,7 +15,6 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   VALIDATION_FAILED: { status: 400, title: 'The request is not valid' },
   MALFORMED_JSON: { status: 400, title: 'The body is not valid JSON' },
   ROLE_NOT_FOUND: { status: 400, title: 'No such role' },
-  INVITATION_USED: { status: 400, title: 'Invitation already used' },
   UNAUTHENTICATED: { status: 401, title: 'Authentication required' },
   INVALID_CREDENTIALS: { status: 401, title: 'Invalid credentials' },
   PERMISSION_DENIED: { status: 403, title: 'Permission denied' },
@@ -27,6 +26,8 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   USERNAME_TAKEN: { status: 409, title: 'Username already taken' },
   USER_ALREADY_JOINED: { status: 409, title: 'User has joined already' },
   INVITATION_EXPIRED: { status: 410, title: 'Invitation expired' },
+  // Gone like an expired one, and the page at the link says 410 too.
+  INVITATION_USED: { status: 410, title: 'Invitation already used' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests' },

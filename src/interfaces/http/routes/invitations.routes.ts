@@ -34,7 +34,7 @@ export function invitationsRoutes(deps: {
           summary: 'Accept an invitation: set name, username and password, and join',
           description:
             'No bearer token: the single-use token from the invitation link authenticates. Unknown token → 404, ' +
-            'used → 400, expired → 410, username taken → 409. Afterwards the user signs in.',
+            'used or expired → 410, username taken → 409. Afterwards the user signs in.',
           body: {
             type: 'object',
             required: ['token', 'name', 'username', 'password'],
