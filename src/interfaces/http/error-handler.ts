@@ -2,7 +2,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError, ValidationError } from '../../domain/shared/domain-error';
 import { HttpProblemError, PROBLEMS, type Problem, problem } from './problem';
 
-const FASTIFY_CODES: Record<string, string> = {
+/** Fastify's own error codes, by the problem code each answers with. */
+export const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'VALIDATION_FAILED',

@@ -10,7 +10,7 @@ import {
   UserNotFoundError,
   UsernameAlreadyTakenError,
 } from '../../../src/domain/users/user.errors';
-import { toProblem } from '../../../src/interfaces/http/error-handler';
+import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
 import { HttpProblemError, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
 
 /** One instance of every DomainError subclass in src/domain and src/application. */
@@ -44,17 +44,6 @@ function declaredCodes(...folders: string[]): string[] {
   return codes;
 }
 
-/** As error-handler.ts maps Fastify's own error codes (it does not export the table). */
-const FASTIFY_CODES: Record<string, string> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'VALIDATION_FAILED',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_JSON',
-  FST_ERR_BAD_URL: 'VALIDATION_FAILED',
-  FST_ERR_MAX_PARAM_LENGTH: 'VALIDATION_FAILED',
-  FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_FAILED',
-};
 
 const kebab = (code: string) => code.toLowerCase().replace(/_/g, '-');
 
