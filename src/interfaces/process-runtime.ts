@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { describeError, type Logger } from '../infrastructure/logging/logger';
 import type { AppContainer } from '../infrastructure/container';
-import { runMigrations } from '../infrastructure/persistence/typeorm/migrate';
+import { hasPendingMigrations, runMigrations } from '../infrastructure/persistence/typeorm/migrate';
 import { type Config, ConfigError } from '../infrastructure/config/config';
 import { kafkaConditionOf } from '../infrastructure/messaging/kafka-conditions';
 import { KafkaTopicProvisioner, type TopicSpec, type TopicsOutcome } from '../infrastructure/messaging/kafka-topic-provisioner';
@@ -24,6 +24,9 @@ export async function prepareDatabase(
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   }
   if ((options.topics ?? options.migrate) && config.kafka) await createTopicsAtStart(container, config.kafka);
+  // Started beside the migrate step (a Job, a compose one-shot that is not awaited): the admin's table
+  // may not exist yet. Waiting for it beats exiting: outside Kubernetes nothing would start us again.
+  if (config.admin && !options.migrate) await waitForMigrations({ dataSource, logger }, options.signal);
   if (config.admin) {
     const outcome = await container.cradle.createAdmin.execute(config.admin);
     logger.info(
@@ -84,6 +87,20 @@ async function createTopicsAtStart(container: AppContainer, kafka: NonNullable<C
     .ensureUntilDone(topics, { signal: stop.signal, keepAlive: false })
     .catch((error: unknown) => logger.error({ reason: kafkaConditionOf(error).reason }, 'could not create the Kafka topics; events wait in the outbox until they exist'))
     .finally(() => clearInterval(watch));
+}
+
+/** Until the migrate step has applied every migration: says so once, then polls with a capped backoff. */
+async function waitForMigrations({ dataSource, logger }: { dataSource: DataSource; logger: Logger }, signal?: AbortSignal): Promise<void> {
+  const started = Date.now();
+  for (let attempt = 1; await hasPendingMigrations(dataSource); attempt++) {
+    if (signal?.aborted) throw new Error('stopped while waiting for migrations');
+    if (attempt === 1) logger.warn('migrations are pending: waiting for the migrate step (`npm run migrate`) before bootstrapping the admin');
+    await sleep(Math.min(5_000, 250 * 2 ** Math.min(attempt, 5)));
+    if (!(await hasPendingMigrations(dataSource))) {
+      logger.info({ waitedMs: Date.now() - started }, 'migrations applied by the migrate step; continuing');
+      return;
+    }
+  }
 }
 
 /** Connects, retrying with backoff while the database is away; gives up only when `signal` aborts. */

@@ -76,10 +76,21 @@ afterAll(async () => {
   await compose('down', '-v').catch((error: Error) => process.stderr.write(`compose down failed: ${error.message}\n${logs.slice(-4000)}\n`));
 });
 
+/** Waits for a 200; when none comes, the error carries the state of every container and the end of their logs. */
+async function ready(url: string): Promise<void> {
+  try {
+    await waitFor200(url, 180_000);
+  } catch (error) {
+    const state = await compose('ps').catch((e: Error) => e.message);
+    const logs = await compose('logs').catch((e: Error) => e.message);
+    throw new Error(`${(error as Error).message}\n--- compose ps\n${state}\n--- compose logs (end)\n${logs.slice(-6000)}`);
+  }
+}
+
 it('brings the stack up: the api ready, the mailer consuming, an invitation mailed with a working link', async () => {
   const api = `http://127.0.0.1:${ports.api}`;
-  await waitFor200(`${api}/readyz`, 180_000);
-  await waitFor200(`http://127.0.0.1:${ports.mailer}/readyz`, 180_000);
+  await ready(`${api}/readyz`);
+  await ready(`http://127.0.0.1:${ports.mailer}/readyz`);
 
   const signIn = await fetch(`${api}/v1/auth/signin`, {
     method: 'POST',

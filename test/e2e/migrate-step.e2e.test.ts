@@ -1,0 +1,64 @@
+/**
+ * The api started beside the migrate step, as a Deployment beside its Job (or compose, whose
+ * podman-compose does not await the one-shot): with MIGRATE_ON_START=false and the tables not there
+ * yet, it waits for the migrate step instead of exiting, then bootstraps the admin and serves.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ensureBuilt, startApiProcess } from '../support/api-process';
+import { connectTo, createTestDatabase, type TestDatabase } from '../support/test-database';
+
+jest.setTimeout(120_000);
+
+const MIGRATE = path.resolve(__dirname, '../../dist/src/interfaces/cli/migrate.js');
+const ADMIN = { ADMIN_USERNAME: 'step.admin', ADMIN_EMAIL: 'step.admin@example.com', ADMIN_PASSWORD: 'step-admin-password' };
+
+let db: TestDatabase;
+beforeAll(async () => {
+  ensureBuilt();
+  db = await createTestDatabase('ac_migrate_step');
+});
+afterAll(async () => db?.drop());
+
+/** Resolves once some connection of the server sits in `database` (the api connected, before it migrates or listens). */
+async function connectedTo(database: string, timeoutMs: number): Promise<void> {
+  const connection = await connectTo(db.url);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [rows] = await connection.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()', [database]);
+      if (Number((rows as { n: number }[])[0]!.n) > 0) return;
+      if (Date.now() > deadline) throw new Error(`no connection to ${database} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await connection.end();
+  }
+}
+
+it('waits for the migrate step when MIGRATE_ON_START=false, then bootstraps the admin and serves', async () => {
+  const database = new URL(db.url).pathname.slice(1);
+  const starting = startApiProcess('migrate-step', { DATABASE_URL: db.url, MIGRATE_ON_START: 'false', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...ADMIN });
+  starting.catch(() => undefined); // awaited below; an exit before the migrate step fails it there
+  await connectedTo(database, 30_000);
+
+  // The migrate step runs only now, after the api has found the schema missing.
+  await promisify(execFile)(process.execPath, [MIGRATE], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url } });
+
+  const api = await starting;
+  try {
+    expect(api.output.join('')).toMatch(/migrations are pending: waiting for the migrate step/);
+    const base = `http://127.0.0.1:${api.port}`;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const signIn = await fetch(`${base}/v1/auth/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: ADMIN.ADMIN_USERNAME, password: ADMIN.ADMIN_PASSWORD }),
+    });
+    expect(signIn.status).toBe(200);
+  } finally {
+    api.child.kill('SIGTERM');
+    expect(await api.exited).toBe(0);
+  }
+});
