@@ -5,6 +5,7 @@ import { hasPendingMigrations, runMigrations } from '../infrastructure/persisten
 import { type Config, ConfigError } from '../infrastructure/config/config';
 import { kafkaConditionOf } from '../infrastructure/messaging/kafka-conditions';
 import { KafkaTopicProvisioner, type TopicSpec, type TopicsOutcome } from '../infrastructure/messaging/kafka-topic-provisioner';
+import { backoffDelay } from '../infrastructure/system/backoff';
 import { loadDeadLetterTopic } from './mailer/mailer-settings';
 
 /**
@@ -92,15 +93,13 @@ async function createTopicsAtStart(container: AppContainer, kafka: NonNullable<C
 /** Until the migrate step has applied every migration: says so once, then polls with a capped backoff. */
 async function waitForMigrations({ dataSource, logger }: { dataSource: DataSource; logger: Logger }, signal?: AbortSignal): Promise<void> {
   const started = Date.now();
-  for (let attempt = 1; await hasPendingMigrations(dataSource); attempt++) {
+  let attempt = 0;
+  while (await hasPendingMigrations(dataSource)) {
     if (signal?.aborted) throw new Error('stopped while waiting for migrations');
-    if (attempt === 1) logger.warn('migrations are pending: waiting for the migrate step (`npm run migrate`) before bootstrapping the admin');
-    await sleep(Math.min(5_000, 250 * 2 ** Math.min(attempt, 5)));
-    if (!(await hasPendingMigrations(dataSource))) {
-      logger.info({ waitedMs: Date.now() - started }, 'migrations applied by the migrate step; continuing');
-      return;
-    }
+    if (++attempt === 1) logger.warn('migrations are pending: waiting for the migrate step (`npm run migrate`) before bootstrapping the admin');
+    await sleep(backoffDelay(attempt, 500, 5_000));
   }
+  if (attempt > 0) logger.info({ waitedMs: Date.now() - started }, 'migrations applied by the migrate step; continuing');
 }
 
 /** Connects, retrying with backoff while the database is away; gives up only when `signal` aborts. */
@@ -110,7 +109,7 @@ export async function connectDatabase({ dataSource, logger }: { dataSource: Data
       await dataSource.initialize();
     } catch (error) {
       if (signal?.aborted) throw error;
-      const wait = Math.min(10_000, 250 * 2 ** Math.min(attempt, 6));
+      const wait = backoffDelay(attempt, 500, 10_000);
       logger.warn({ attempt, retryInMs: wait, reason: describeError(error) }, 'database not reachable yet');
       await sleep(wait);
     }
