@@ -2,7 +2,7 @@
 # One image; its argument selects the process: api (default), mailer, migrate (or cli …).
 #   docker build -t access-control .
 #   docker run --read-only --tmpfs /tmp -v ac-data:/data -p 3000:3000 access-control:local api
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

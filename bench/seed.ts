@@ -26,9 +26,9 @@ export async function seedUsers(databaseUrl: string, count: number, progress?: (
       const rows: unknown[][] = [];
       for (let i = start; i < Math.min(count, start + BATCH); i++) {
         const email = `seed${i}@bench.test`;
-        rows.push([orderedUuidV7(base, i), email, email, `Seed User ${i}`, MEMBER_ROLE, invitedAt]);
+        rows.push([orderedUuidV7(base, i), email, email, `Seed User ${i}`, `seed user ${i}`, MEMBER_ROLE, invitedAt, 'pending']);
       }
-      await connection.query('INSERT INTO users (id, email, email_key, name, role_id, invited_at) VALUES ?', [rows]);
+      await connection.query('INSERT INTO users (id, email, email_key, name, name_key, role_id, invited_at, status) VALUES ?', [rows]);
       if (progress && (start / BATCH) % 40 === 39) progress(start + rows.length);
     }
   } finally {

@@ -19,7 +19,9 @@ work=$(mktemp -d /var/tmp/access-control-images.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 log() { echo "images: $*"; }
 
-NODE_VERSION_MAJOR=$(node -p 'process.versions.node.split(".")[0]')
+# The image runs on Node 24 LTS (the Dockerfile's NODE_IMAGE); its stand-in takes that node from
+# scripts/ensure-node.sh (the machine's when it is a 24, else the official binary from the npm registry).
+NODE_VERSION_MAJOR=24
 BASE=localhost/access-control-stand-in/debian:bookworm
 NODE_IMAGE=${NODE_IMAGE:-docker.io/library/node:${NODE_VERSION_MAJOR}-bookworm-slim}
 APP_IMAGE=${ACCESS_CONTROL_IMAGE:-localhost/access-control:local}
@@ -82,7 +84,8 @@ ensure() {
 }
 
 prepare_node() {
-  cp "$(command -v node)" "$1/node"
+  local root; root=$(bash scripts/ensure-node.sh --root "$NODE_VERSION_MAJOR")
+  cp "$root/bin/node" "$1/node"
   cp -r "$(dirname "$(readlink -f "$(command -v npm)")")/.." "$1/npm"
   cp "${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" "$1/ca-certificates.crt"
 }

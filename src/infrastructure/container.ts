@@ -25,16 +25,16 @@ import { RevokeInvitationUseCase } from '../application/invitations/revoke-invit
 import type { InvitationRepository } from '../application/ports/invitation-repository.port';
 import { CreateAdminUseCase } from '../application/users/create-admin.use-case';
 import { ListUsersUseCase } from '../application/users/list-users.use-case';
+import { DeactivateUserUseCase } from '../application/users/deactivate-user.use-case';
+import { DeleteUserUseCase } from '../application/users/delete-user.use-case';
+import { GetUserUseCase } from '../application/users/get-user.use-case';
+import { ReactivateUserUseCase } from '../application/users/reactivate-user.use-case';
+import { UpdateUserUseCase } from '../application/users/update-user.use-case';
 import type { Config } from './config/config';
 import { Argon2PasswordHasher } from './crypto/argon2-password-hasher';
 import { JwtTokenIssuer } from './crypto/jwt-token-issuer';
-import {
-  loadOrCreateLocalSigningKey,
-  type SigningKey,
-  signingKeyFromPem,
-  type VerificationKey,
-  verificationKeysFor,
-} from './crypto/signing-keys';
+import { type LocalSigningKeys, loadOrCreateLocalSigningKeys } from './crypto/local-signing-key';
+import { type SigningKey, signingKeyFromPem, type VerificationKey, verificationKeysFor } from './crypto/signing-keys';
 import { describeError, type Logger } from './logging/logger';
 import type { EventPublisher, InProcessEventBus } from './messaging/cloud-event';
 import { CommitSignal } from './messaging/commit-signal';
@@ -63,6 +63,8 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   logger: Logger;
   idGenerator: IdGenerator;
   passwordHasher: PasswordHasher;
+  /** The configured pair (JWT_PRIVATE_KEY) or the embedded default's, with what it retired. */
+  signingKeys: LocalSigningKeys;
   signingKey: SigningKey;
   /** The current signing key's public key, then retired ones (JWT_PREVIOUS_PUBLIC_KEYS): the JWKS. */
   verificationKeys: VerificationKey[];
@@ -96,6 +98,11 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   inspectInvitation: InspectInvitationUseCase;
   resendInvitation: ResendInvitationUseCase;
   revokeInvitation: RevokeInvitationUseCase;
+  getUser: GetUserUseCase;
+  updateUser: UpdateUserUseCase;
+  deactivateUser: DeactivateUserUseCase;
+  reactivateUser: ReactivateUserUseCase;
+  deleteUser: DeleteUserUseCase;
 }
 
 export type AppContainer = AwilixContainer<Cradle>;
@@ -115,18 +122,22 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     ...invitationMailRegistrations(config, logger),
     idGenerator: asClass(UuidV7IdGenerator).singleton(),
     passwordHasher: asClass(Argon2PasswordHasher).singleton(),
-    signingKey: asFunction(() =>
+    signingKeys: asFunction(() =>
       config.jwt.privateKeyPem && config.jwt.publicKeyPem
-        ? signingKeyFromPem(config.jwt.privateKeyPem, config.jwt.publicKeyPem)
-        : loadOrCreateLocalSigningKey(config.dataDir, (reason) =>
-            logger.warn(
-              { dataDir: config.dataDir, reason },
-              'DATA_DIR is not writable: tokens are signed with a key of this process only and end with it; set JWT_PRIVATE_KEY and JWT_PUBLIC_KEY to keep them',
-            ),
-          ),
+        ? { current: signingKeyFromPem(config.jwt.privateKeyPem, config.jwt.publicKeyPem), retiredPublicKeyPems: [] }
+        : loadOrCreateLocalSigningKeys(config.dataDir, {
+            onEphemeral: (reason) =>
+              logger.warn(
+                { dataDir: config.dataDir, reason },
+                'DATA_DIR is not writable: tokens are signed with a key of this process only and end with it; set JWT_PRIVATE_KEY and JWT_PUBLIC_KEY to keep them',
+              ),
+            onLegacyKeyRetired: (file) =>
+              logger.info({ file }, 'new tokens are signed with a new ES256 key; the Ed25519 key of an earlier version is published as retired, so its tokens verify until they expire'),
+          }),
     ).singleton(),
-    verificationKeys: asFunction(({ signingKey }: Cradle) =>
-      verificationKeysFor(signingKey, config.jwt.previousPublicKeyPems),
+    signingKey: asFunction(({ signingKeys }: Cradle) => signingKeys.current).singleton(),
+    verificationKeys: asFunction(({ signingKeys }: Cradle) =>
+      verificationKeysFor(signingKeys.current, [...config.jwt.previousPublicKeyPems, ...signingKeys.retiredPublicKeyPems]),
     ).singleton(),
     lockoutPolicy: asValue(config.lockout),
     loginAttempts: asFunction(
@@ -202,6 +213,11 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     inspectInvitation: asClass(InspectInvitationUseCase).singleton(),
     resendInvitation: asClass(ResendInvitationUseCase).singleton(),
     revokeInvitation: asClass(RevokeInvitationUseCase).singleton(),
+    getUser: asClass(GetUserUseCase).singleton(),
+    updateUser: asClass(UpdateUserUseCase).singleton(),
+    deactivateUser: asClass(DeactivateUserUseCase).singleton(),
+    reactivateUser: asClass(ReactivateUserUseCase).singleton(),
+    deleteUser: asClass(DeleteUserUseCase).singleton(),
   });
   container.register(overrides as Record<string, Resolver<unknown>>);
   return container;

@@ -4,6 +4,7 @@ import { describeInvitationRepositoryContract } from './invitation-repository.co
 import { describeOutboxContract } from './outbox.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
 import { describeUnitOfWorkContract } from './unit-of-work.contract';
+import { describeUserAdministrationContract } from './user-administration.contract';
 import { describeUserRepositoryContract } from './user-repository.contract';
 
 /**
@@ -13,6 +14,7 @@ import { describeUserRepositoryContract } from './user-repository.contract';
  */
 function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
+  describeUserAdministrationContract(names.users, makeStores, options);
   describeInvitationRepositoryContract(names.invitations, makeStores, options);
   describeOutboxContract(names.outbox, makeStores, options);
   describeProcessedEventStoreContract(names.processedEvents, makeStores, options);
@@ -22,12 +24,10 @@ function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' 
 /*
  * Where the fakes and the adapters differ on something no port promises (so no case here; settle
  * it in the port's doc comment first, then add the case):
- * - users.delete: the database deletes the user's invitation with it (ON DELETE CASCADE); the fake
- *   keeps it (on purpose, see InMemoryInvitationRepository), so revoke-invitation deletes both.
  * - invitations.replaceForUser for a user that does not exist: the database refuses it (a raw
  *   QueryFailedError, foreign key); the fake stores it.
- * - users.update to an e-mail another user has: the fake throws EmailAlreadyTakenError, the adapter
- *   a raw QueryFailedError (the port promises only UsernameAlreadyTakenError; no use case changes an e-mail).
+ * (Settled: users.delete and users.erase take the user's invitation with them on both sides, and
+ * users.update to a taken e-mail is EmailAlreadyTakenError on both: see the port and its contract.)
  */
 
 describe('in-memory fakes', () => {

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { decodeJwt, otherEd25519Key, signEdDsa, unsigned } from '../support/tokens';
+import { decodeJwt, signJwt, unsigned } from '../support/tokens';
 
 /** Every route that needs a bearer token, with a valid request for it. */
 const PROTECTED: [string, string, unknown][] = [
@@ -12,6 +12,11 @@ const PROTECTED: [string, string, unknown][] = [
   ['POST', '/v1/auth/signout', undefined],
   ['POST', '/v1/users/01a1fc99-dead-7000-8000-000000000001/invitation/resend', undefined],
   ['DELETE', '/v1/users/01a1fc99-dead-7000-8000-000000000001/invitation', undefined],
+  ['GET', '/v1/users/01a1fc99-dead-7000-8000-000000000001', undefined],
+  ['PATCH', '/v1/users/01a1fc99-dead-7000-8000-000000000001', { role: 'admin' }],
+  ['POST', '/v1/users/01a1fc99-dead-7000-8000-000000000001/deactivate', undefined],
+  ['POST', '/v1/users/01a1fc99-dead-7000-8000-000000000001/reactivate', undefined],
+  ['DELETE', '/v1/users/01a1fc99-dead-7000-8000-000000000001', undefined],
   ['POST', '/v1/resources', {}],
 ];
 
@@ -43,9 +48,11 @@ describe('bearer authentication', () => {
   afterAll(async () => app.close());
 
   const now = () => Math.floor(Date.now() / 1000);
-  const otherEcKeyPem = () =>
-    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-  const otherKeyPem = () => otherEd25519Key().privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  const privatePem = (pair: { privateKey: { export(o: object): string | Buffer } }) => pair.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  /** Another key of the type ours is (the embedded default: ES256), and keys of the other two types. */
+  const otherKeyPem = () => privatePem(generateKeyPairSync('ec', { namedCurve: 'P-256' }));
+  const otherEd25519Pem = () => privatePem(generateKeyPairSync('ed25519'));
+  const otherRsaPem = () => privatePem(generateKeyPairSync('rsa', { modulusLength: 2048 }));
 
   const forgeries: Record<string, () => string> = {
     'no token at all': () => '',
@@ -56,42 +63,45 @@ describe('bearer authentication', () => {
       const [h, , s] = token.split('.');
       return `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url')}.${s}`;
     },
-    'a signature from another key': () => signEdDsa(otherKeyPem(), claims, { kid }),
+    'a signature from another key': () => signJwt(otherKeyPem(), claims, { kid }),
     'alg none': () => unsigned(claims),
     'HS256 signed with the public key': () =>
       createSigner({ key: app.api.container.cradle.signingKey.publicKeyPem, algorithm: 'HS256', noTimestamp: true })(claims),
-    'an expired token': () => signEdDsa(ownKeyPem, { ...claims, iat: now() - 3600, exp: now() - 60 }, { kid }),
-    'a wrong issuer': () => signEdDsa(ownKeyPem, { ...claims, iss: 'https://evil.example' }, { kid }),
-    'a wrong audience': () => signEdDsa(ownKeyPem, { ...claims, aud: 'another-service' }, { kid }),
-    'no exp': () => signEdDsa(ownKeyPem, { ...claims, exp: undefined }, { kid }),
-    'no sub': () => signEdDsa(ownKeyPem, { ...claims, sub: undefined }, { kid }),
-    'no iat': () => signEdDsa(ownKeyPem, { ...claims, iat: undefined }, { kid }),
-    'a subject that is no user': () => signEdDsa(ownKeyPem, { ...claims, sub: '01a1fc99-dead-7000-8000-000000000000' }, { kid }),
-    'a non-string subject': () => signEdDsa(ownKeyPem, { ...claims, sub: 42 }, { kid }),
-    'not valid before a future nbf': () => signEdDsa(ownKeyPem, { ...claims, nbf: now() + 3600 }, { kid }),
-    'an unknown kid': () => signEdDsa(ownKeyPem, claims, { kid: 'no-such-key' }),
-    'no kid': () => signEdDsa(ownKeyPem, claims),
-    'a kid injection': () => signEdDsa(ownKeyPem, claims, { kid: "../../../dev/null' OR '1'='1" }),
-    'a jku header': () => signEdDsa(ownKeyPem, claims, { kid, jku: 'https://evil.example/jwks.json' }),
-    'an embedded jwk header': () =>
-      signEdDsa(otherKeyPem(), claims, { kid, jwk: { kty: 'OKP', crv: 'Ed25519', x: 'AAAA' } }),
-    'an x5u header': () => signEdDsa(ownKeyPem, claims, { kid, x5u: 'https://evil.example/cert.pem' }),
-    'an x5c header': () => signEdDsa(ownKeyPem, claims, { kid, x5c: ['MIIB'] }),
-    'a crit header': () => signEdDsa(ownKeyPem, claims, { kid, crit: ['exp'], exp: now() + 60 }),
-    'no token version (ver)': () => signEdDsa(ownKeyPem, { ...claims, ver: undefined }, { kid }),
-    'an older token version': () => signEdDsa(ownKeyPem, { ...claims, ver: -1 }, { kid }),
-    'a newer token version': () => signEdDsa(ownKeyPem, { ...claims, ver: 1 }, { kid }),
-    'a non-integer token version': () => signEdDsa(ownKeyPem, { ...claims, ver: '0' }, { kid }),
+    'an expired token': () => signJwt(ownKeyPem, { ...claims, iat: now() - 3600, exp: now() - 60 }, { kid }),
+    'a wrong issuer': () => signJwt(ownKeyPem, { ...claims, iss: 'https://evil.example' }, { kid }),
+    'a wrong audience': () => signJwt(ownKeyPem, { ...claims, aud: 'another-service' }, { kid }),
+    'no exp': () => signJwt(ownKeyPem, { ...claims, exp: undefined }, { kid }),
+    'no sub': () => signJwt(ownKeyPem, { ...claims, sub: undefined }, { kid }),
+    'no iat': () => signJwt(ownKeyPem, { ...claims, iat: undefined }, { kid }),
+    'a subject that is no user': () => signJwt(ownKeyPem, { ...claims, sub: '01a1fc99-dead-7000-8000-000000000000' }, { kid }),
+    'a non-string subject': () => signJwt(ownKeyPem, { ...claims, sub: 42 }, { kid }),
+    'not valid before a future nbf': () => signJwt(ownKeyPem, { ...claims, nbf: now() + 3600 }, { kid }),
+    'an unknown kid': () => signJwt(ownKeyPem, claims, { kid: 'no-such-key' }),
+    'no kid': () => signJwt(ownKeyPem, claims),
+    'a kid injection': () => signJwt(ownKeyPem, claims, { kid: "../../../dev/null' OR '1'='1" }),
+    'a jku header': () => signJwt(ownKeyPem, claims, { kid, jku: 'https://evil.example/jwks.json' }),
+    'an embedded jwk header': () => {
+      const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      return signJwt(privatePem(pair), claims, { kid, jwk: pair.publicKey.export({ format: 'jwk' }) });
+    },
+    'an x5u header': () => signJwt(ownKeyPem, claims, { kid, x5u: 'https://evil.example/cert.pem' }),
+    'an x5c header': () => signJwt(ownKeyPem, claims, { kid, x5c: ['MIIB'] }),
+    'a crit header': () => signJwt(ownKeyPem, claims, { kid, crit: ['exp'], exp: now() + 60 }),
+    'no token version (ver)': () => signJwt(ownKeyPem, { ...claims, ver: undefined }, { kid }),
+    'an older token version': () => signJwt(ownKeyPem, { ...claims, ver: -1 }, { kid }),
+    'a newer token version': () => signJwt(ownKeyPem, { ...claims, ver: 1 }, { kid }),
+    'a non-integer token version': () => signJwt(ownKeyPem, { ...claims, ver: '0' }, { kid }),
     'a signed-out token': () => signedOutToken,
     'a token of a deleted user': () => deletedUsersToken,
     'alg none with a kid': () => `${Buffer.from(JSON.stringify({ alg: 'none', kid })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`,
-    'alg EdDSA in the header but an ES256 signature': () =>
-      createSigner({ key: otherEcKeyPem(), algorithm: 'ES256', noTimestamp: true, kid })(claims),
+    'alg EdDSA under our ES256 kid (an Ed25519 signature)': () => signJwt(otherEd25519Pem(), claims, { kid }),
+    'alg RS256 under our ES256 kid (an RSA signature)': () => signJwt(otherRsaPem(), claims, { kid }),
+    'alg ES384 in the header over our own ES256 signature': () => signJwt(ownKeyPem, claims, { kid, alg: 'ES384' }),
     'a header that is not JSON': () => `bm90IGpzb24.${token.split('.')[1]}.${token.split('.')[2]}`,
   };
 
   it('accepts the control: a token forged with our own key and the genuine claims (the helper works)', async () => {
-    const genuine = signEdDsa(ownKeyPem, claims, { kid });
+    const genuine = signJwt(ownKeyPem, claims, { kid });
     expect((await app.request('GET', '/v1/users', { token: genuine })).status).toBe(200);
   });
 
@@ -116,7 +126,7 @@ describe('bearer authentication', () => {
   });
 
   it('refuses a token once it expires, though it was accepted (and remembered as verified) before', async () => {
-    const shortLived = signEdDsa(ownKeyPem, { ...claims, iat: now(), exp: now() + 2 }, { kid });
+    const shortLived = signJwt(ownKeyPem, { ...claims, iat: now(), exp: now() + 2 }, { kid });
     expect((await app.request('GET', '/v1/users', { token: shortLived })).status).toBe(200);
     expect((await app.request('GET', '/v1/users', { token: shortLived })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, (decodeJwt(shortLived).payload.exp as number) * 1000 - Date.now() + 50));

@@ -21,7 +21,10 @@ describe('metrics and request ids end to end', () => {
     const response = await fetch(`${app.api.metricsUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    return response.text();
+    const body = await response.text();
+    // GET /metrics as the OpenAPI document has it, on its management server.
+    app.contract.assert({ method: 'GET', target: '/metrics', status: response.status, contentType: response.headers.get('content-type'), body }, 'management');
+    return body;
   }
 
   it('serves /metrics on the management port only, never on the public listener', async () => {

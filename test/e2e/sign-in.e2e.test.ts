@@ -24,8 +24,11 @@ describe('POST /v1/auth/signin', () => {
       name: ADMIN.name,
       username: ADMIN.username,
       email: ADMIN.email,
-      role: { name: 'admin', permissions: ['permissions:read', 'users:invite', 'users:read'] },
+      role: { name: 'admin' },
     });
+    expect([...response.body.role.permissions].sort()).toEqual(
+      ['permissions:read', 'roles:read', 'roles:write', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'],
+    );
     expect(response.body.role).not.toHaveProperty('_id');
     expect(JSON.stringify(response.body)).not.toMatch(/argon2|password/i);
   });
@@ -35,10 +38,10 @@ describe('POST /v1/auth/signin', () => {
     expect(response.status).toBe(200);
   });
 
-  it('issues an EdDSA token with kid, iss, aud, sub, iat and exp that verifies with the JWKS key', async () => {
+  it('issues an ES256 token (the embedded default key) with kid, iss, aud, sub, iat and exp that verifies with the JWKS key', async () => {
     const token = await app.signIn();
     const { header, payload } = decodeJwt(token);
-    expect(header).toMatchObject({ alg: 'EdDSA', typ: 'JWT' });
+    expect(header).toMatchObject({ alg: 'ES256', typ: 'JWT' });
     expect(typeof header.kid).toBe('string');
     expect(payload).toMatchObject({ iss: app.api.container.cradle.config.jwt.issuer, aud: 'access-control' });
     expect(Number(payload.exp) - Number(payload.iat)).toBe(15 * 60);
@@ -46,10 +49,11 @@ describe('POST /v1/auth/signin', () => {
     const jwks = await app.request('GET', '/.well-known/jwks.json');
     expect(jwks.status).toBe(200);
     const key = jwks.body.keys.find((k: { kid: string }) => k.kid === header.kid);
-    expect(key).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
+    expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+    expect(Object.keys(key).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
     expect(key).not.toHaveProperty('d');
     const pem = createPublicKey({ key, format: 'jwk' }).export({ format: 'pem', type: 'spki' }).toString();
-    const claims = createVerifier({ key: pem, algorithms: ['EdDSA'] })(token);
+    const claims = createVerifier({ key: pem, algorithms: ['ES256'] })(token);
     const users = await app.request('GET', '/v1/users', { token });
     const admin = users.body.users.find((u: { username?: string }) => u.username === 'admin');
     expect(claims.sub).toBe(admin._id);

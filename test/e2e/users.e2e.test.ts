@@ -95,14 +95,14 @@ describe('users', () => {
       expect(response.body.code).toBe('ROLE_NOT_FOUND');
     });
 
-    it('ignores fields a client may not set (mass assignment)', async () => {
-      const response = await invite({
-        email: 'mass@example.com',
-        _id: 'chosen-id',
-        joined_date: '2020-01-01T00:00:00.000Z',
-        invited_by: 'someone-else',
-        permissions: ['users:read'],
-      });
+    it('refuses fields a client may not set, naming them (mass assignment), and creates no one', async () => {
+      for (const [field, value] of Object.entries({ _id: 'chosen-id', joined_date: '2020-01-01T00:00:00.000Z', invited_by: 'someone-else', permissions: ['users:read'] })) {
+        const refused = await invite({ email: 'mass@example.com', [field]: value });
+        expect({ field, status: refused.status, errors: refused.body.errors }).toEqual({ field, status: 400, errors: [{ field, message: 'is not a field of this request' }] });
+      }
+      const none = await app.request('GET', '/v1/users?page_size=100', { token: adminToken });
+      expect(none.body.users.map((u: { email: string }) => u.email)).not.toContain('mass@example.com');
+      const response = await invite({ email: 'mass@example.com' });
       expect(response.status).toBe(201);
       const list = await app.request('GET', '/v1/users?page_size=100', { token: adminToken });
       const user = list.body.users.find((u: { email: string }) => u.email === 'mass@example.com');

@@ -15,6 +15,17 @@ export class CapturingMailer implements Mailer {
     return mail;
   }
 
+  /** The link token of the first mail to `address` after the `after`-th mail sent, waited for up to 10 s. */
+  async tokenSentTo(address: string, after: number): Promise<string> {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const mail = this.sent.slice(after).find((m) => m.to.toLowerCase() === address.toLowerCase());
+      if (mail) return CapturingMailer.tokenOf(mail);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`no invitation mail for ${address} within 10 s`);
+  }
+
   static tokenOf(mail: InvitationMail): string {
     return new URL(mail.link).searchParams.get('token') ?? '';
   }

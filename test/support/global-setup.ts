@@ -1,6 +1,7 @@
 import { provideDatabaseServer, type DatabaseServerHandle } from './database-server';
 import { provideKafka, type KafkaHandle } from './kafka';
 import { provideMySqlServer, type MySqlServerHandle } from './mysql-server';
+import { startCoverage } from './openapi-coverage';
 
 /**
  * Runs once before the integration and end-to-end tests: finds or starts the real services
@@ -10,6 +11,7 @@ export default async function globalSetup(): Promise<void> {
   const log = (message: string) => process.stderr.write(`[setup] ${message}\n`);
   const started: { database?: DatabaseServerHandle; kafka?: KafkaHandle; mysql?: MySqlServerHandle } = {};
   (globalThis as { __services?: typeof started }).__services = started;
+  startCoverage();
 
   // Started beside the others: initializing its datadir takes seconds of its own.
   const mysql = provideMySqlServer();

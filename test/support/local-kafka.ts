@@ -212,7 +212,7 @@ export function findExecutable(name: string): string | undefined {
   return undefined;
 }
 
-function javaExecutable(): string | undefined {
+export function javaExecutable(): string | undefined {
   const javaHome = process.env.JAVA_HOME;
   if (javaHome) {
     const fromHome = findExecutable(join(javaHome, 'bin', 'java'));

@@ -9,6 +9,8 @@ import { loadConfig } from '../../src/infrastructure/config/config';
 import { createLogger } from '../../src/infrastructure/logging/logger';
 import type { Overrides } from '../../src/infrastructure/container';
 import { type RunningApi, startApi } from '../../src/interfaces/http/server';
+import { type OpenApiDocument, OpenApiContract } from './openapi-contract';
+import { recordCoverage } from './openapi-coverage';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123', email: 'admin@example.com', name: 'Ada Admin' };
@@ -18,6 +20,9 @@ export interface TestApp {
   api: RunningApi;
   url: string;
   database: TestDatabase;
+  /** The OpenAPI document this app serves: every answer `request` gets is checked against it. */
+  contract: OpenApiContract;
+  /** Fails (throws) when the answer differs from the document: status, media type or body. */
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   signIn(username?: string, password?: string): Promise<string>;
   /** Adds a joined user with the given role directly, as a fixture. */
@@ -66,6 +71,7 @@ export async function startTestApp(
   });
   const api = await startApi({ config, logger: createLogger(config.logLevel, logs), overrides });
   const url = api.url;
+  const contract = new OpenApiContract(api.app.swagger() as unknown as OpenApiDocument);
 
   const request = async (method: string, target: string, options: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...options.headers };
@@ -83,6 +89,7 @@ export async function startTestApp(
     } catch {
       parsed = undefined;
     }
+    contract.assert({ method, target, status: response.status, contentType: response.headers.get('content-type'), body: text });
     return { status: response.status, headers: response.headers, text, body: parsed };
   };
 
@@ -90,6 +97,7 @@ export async function startTestApp(
     api,
     url,
     database,
+    contract,
     request,
     async signIn(username = ADMIN.username, password = ADMIN.password) {
       const response = await request('POST', '/v1/auth/signin', { json: { username, password } });
@@ -111,6 +119,7 @@ export async function startTestApp(
       return user;
     },
     async close() {
+      recordCoverage(contract);
       await api.close();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });

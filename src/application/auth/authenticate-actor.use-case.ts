@@ -12,8 +12,8 @@ export interface TokenSubject {
 /**
  * Turns a verified token's subject into an actor with its role's permissions as they are
  * now, so a removed user, a changed role or a sign-out takes effect without waiting for the
- * token to expire. Returns null when the subject is no longer a joined user, or signed out
- * since the token was issued (its token version moved on).
+ * token to expire. Returns null when the subject is no longer an active joined user (deleted,
+ * deactivated), or signed out since the token was issued (its token version moved on).
  */
 export class AuthenticateActorUseCase {
   private readonly users: UserRepository;
@@ -26,7 +26,7 @@ export class AuthenticateActorUseCase {
 
   async execute({ subject, tokenVersion }: TokenSubject): Promise<Actor | null> {
     const user = await this.users.findById(subject);
-    if (!user || !user.isJoined || user.tokenVersion !== tokenVersion) return null;
+    if (!user || !user.isJoined || user.status !== 'active' || user.tokenVersion !== tokenVersion) return null;
     const role = await this.roles.findById(user.roleId);
     return { userId: user.id, permissions: role ? role.permissions : [] };
   }

@@ -56,7 +56,8 @@ export class SignInUseCase {
     // work whether or not the account exists (no timing difference), and an unknown name locks like a
     // real one. The claim is taken before the evaluation, so parallel guesses cannot exceed the allowance.
     const claimed = await this.attempts.claim(key, this.clock.now(), this.lockout);
-    const allowed = claimed && user !== null && user.isJoined;
+    // A deactivated user fails exactly as a wrong password does: same work, same error.
+    const allowed = claimed && user !== null && user.isJoined && user.status === 'active';
     // The hash is checked in every case (a dummy one when there is none, or the account is locked),
     // so an unknown, pending or locked user costs the same time as a wrong password.
     const matches = await this.hasher.verify(password, allowed ? user.passwordHash : undefined);

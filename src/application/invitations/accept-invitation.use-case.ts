@@ -69,7 +69,8 @@ export class AcceptInvitationUseCase {
       // First, so a concurrent acceptance of the same token finds it used (the row lock orders them).
       if (!(await invitations.markUsed(invitation.userId, now))) throw new InvitationUsedError();
       const user = await users.findById(invitation.userId);
-      if (!user) throw new InvitationNotFoundError();
+      // A deactivated invitee's link does not work until it is reactivated; it reads as any dead link.
+      if (!user || user.status === 'deactivated') throw new InvitationNotFoundError();
       if (await users.existsWithUsername(username.normalized)) throw new UsernameAlreadyTakenError();
       const role = await this.roles.findById(user.roleId);
       user.join({

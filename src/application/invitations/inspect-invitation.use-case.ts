@@ -31,7 +31,7 @@ export class InspectInvitationUseCase {
     if (token.length === 0 || token.length > 200) return { status: 'unknown' };
     const invitation = await this.invitations.findByTokenHash(this.tokens.hash(token));
     const user = invitation ? await this.users.findById(invitation.userId) : null;
-    if (!invitation || !user) return { status: 'unknown' };
+    if (!invitation || !user || user.status === 'deactivated') return { status: 'unknown' };
     return {
       status: invitationStatus(invitation, this.clock.now()),
       email: user.email,

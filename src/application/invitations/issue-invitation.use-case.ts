@@ -54,8 +54,8 @@ export class IssueInvitationUseCase {
     const prepared = await this.unitOfWork.run(async ({ users, processedEvents, invitations }) => {
       if (await processedEvents.has(MAILER_CONSUMER, eventId)) return 'duplicate' as const;
       const user = await users.findById(userId);
-      if (!user || user.joinedAt !== undefined) {
-        // Revoked or joined before the mail went out: nothing to send, ever.
+      if (!user || user.status !== 'pending') {
+        // Revoked, deleted, deactivated or joined before the mail went out: nothing to send for this event.
         await processedEvents.record(MAILER_CONSUMER, eventId, now);
         return 'not-pending' as const;
       }

@@ -1,6 +1,10 @@
 import type { User } from '../../domain/users/user';
 import type { Slice } from '../shared/pagination';
 
+/**
+ * Users as stored. A deleted user is erased (see `erase`): no read finds it, and its e-mail and
+ * username are free again; only its id stays, for the records that name it (`invited_by`, `updated_by`).
+ */
 export interface UserRepository {
   findById(id: string): Promise<User | null>;
   /** By username, compared case-insensitively. */
@@ -10,14 +14,38 @@ export interface UserRepository {
   existsWithUsername(username: string): Promise<boolean>;
   /** Adds a new user; throws EmailAlreadyTakenError / UsernameAlreadyTakenError on a duplicate. */
   add(user: User): Promise<void>;
-  /** Saves a changed user; throws UsernameAlreadyTakenError when its new username is taken. */
+  /**
+   * Saves a changed user if the stored one is still at `user.version` (optimistic concurrency), moving
+   * the stored version and `user.version` on by one. Throws UserChangedConcurrentlyError when another
+   * save came first (nothing is written), UserNotFoundError when the user is gone (deleted, erased),
+   * EmailAlreadyTakenError / UsernameAlreadyTakenError when its e-mail or username belongs to another
+   * user. Never writes the token version (see `incrementTokenVersion`).
+   */
   update(user: User): Promise<void>;
+  /**
+   * Erases a user whose `delete()` was recorded, under the same version check as `update`: name,
+   * e-mail, username and password hash are forgotten (the e-mail and the username are free again), its
+   * invitation is deleted, its token version is bumped, and only the id and what other records need
+   * (role, dates, `updated_by`) stay. From then on no read finds it.
+   */
+  erase(user: User): Promise<void>;
+  /**
+   * Removes a pending user's row outright (a revoked invitation), and with it the user's invitation
+   * (as the foreign key's ON DELETE CASCADE does). An unknown id changes nothing.
+   */
   delete(id: string): Promise<void>;
   /**
-   * Atomically bumps the user's token version (sign-out), so every token issued before is refused.
-   * `update` never writes the token version, so a concurrent save cannot undo a sign-out.
+   * Atomically bumps the user's token version (sign-out, deactivation), so every token issued before is
+   * refused. `update` never writes the token version, so a concurrent save cannot undo a sign-out.
    */
   incrementTokenVersion(id: string): Promise<void>;
-  /** In creation order, then id: a stable order across pages. */
+  /**
+   * How many users holding the role are active, other than `exceptUserId`, as committed at this moment
+   * (not as the transaction first saw it), and a turn: until the calling transaction ends, another transaction asking the same
+   * about the same role waits. So two transactions that each check "another admin stays active"
+   * before deactivating one cannot both pass on the same admins. Called inside a unit of work.
+   */
+  countActiveWithRole(roleId: string, exceptUserId?: string): Promise<number>;
+  /** In creation order, then id: a stable order across pages. Deleted users are not listed or counted. */
   list(slice: Slice): Promise<{ items: User[]; total: number }>;
 }

@@ -1,5 +1,5 @@
 import type { Role } from '../../domain/roles/role';
-import type { User } from '../../domain/users/user';
+import type { User, UserStatus } from '../../domain/users/user';
 
 /** A user as the interface shows it: fields not known yet are left out, never a secret. */
 export interface UserView {
@@ -31,4 +31,21 @@ export function toUserView(user: User, role: Role | undefined): UserView {
   if (user.updatedAt !== undefined) view.updated_date = user.updatedAt.toISOString();
   if (user.updatedBy !== undefined) view.updated_by = user.updatedBy;
   return view;
+}
+
+/** One user as `GET /v1/users/{id}` shows it: the list's shape plus its status. */
+export interface UserDetailView extends UserView {
+  status: UserStatus;
+}
+
+/** A user as read or changed, with the version a later change may name (an ETag, If-Match). */
+export interface UserDetails {
+  user: UserDetailView;
+  version: number;
+}
+
+export function toUserDetails(user: User, role: Role | undefined): UserDetails {
+  // Only a live user is shown: an erased one is never read back (UserRepository).
+  const status = user.status === 'deleted' ? 'deactivated' : user.status;
+  return { user: { ...toUserView(user, role), status }, version: user.version };
 }

@@ -8,7 +8,13 @@ export interface Permission {
 export const Permissions = {
   usersRead: 'users:read',
   usersInvite: 'users:invite',
+  usersUpdate: 'users:update',
+  /** Deactivate and reactivate. */
+  usersDeactivate: 'users:deactivate',
+  usersDelete: 'users:delete',
   permissionsRead: 'permissions:read',
+  rolesRead: 'roles:read',
+  rolesWrite: 'roles:write',
 } as const;
 
 export type PermissionName = (typeof Permissions)[keyof typeof Permissions];

@@ -11,3 +11,11 @@ export function parseDisplayName(raw: string, field = 'name'): string {
   }
   return value;
 }
+
+/**
+ * The lower-cased form of a name that prefix search compares with (stored beside the name, indexed),
+ * cut to the name's own length limit: lower-casing may lengthen a few characters (İ → i̇).
+ */
+export function nameSearchKey(name: string): string {
+  return [...name.toLowerCase()].slice(0, MAX).join('');
+}

@@ -32,3 +32,39 @@ export class UserNotFoundError extends DomainError {
     super('No such user');
   }
 }
+
+/** Another change to the user committed since it was read (or since the version the client named). */
+export class UserChangedConcurrentlyError extends DomainError {
+  readonly code = 'USER_CHANGED_CONCURRENTLY';
+
+  constructor() {
+    super('The user was changed by another request meanwhile: read it again and retry');
+  }
+}
+
+/** The change would leave no active user holding the admin role. */
+export class LastActiveAdminError extends DomainError {
+  readonly code = 'LAST_ACTIVE_ADMIN';
+
+  constructor() {
+    super('This is the last active admin: make another user an admin first');
+  }
+}
+
+/** Deactivating or deleting one's own account through the administration calls. */
+export class OwnAccountError extends DomainError {
+  readonly code = 'OWN_ACCOUNT';
+
+  constructor(action: 'deactivate' | 'delete') {
+    super(`You cannot ${action} your own account: another admin has to`, { action });
+  }
+}
+
+/** The user is deactivated: nothing can be sent to it or accepted for it until it is reactivated. */
+export class UserDeactivatedError extends DomainError {
+  readonly code = 'USER_DEACTIVATED';
+
+  constructor() {
+    super('This user is deactivated: reactivate it first');
+  }
+}

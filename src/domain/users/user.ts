@@ -3,6 +3,19 @@ import type { Role } from '../roles/role';
 import type { Email } from './email';
 import type { Username } from './username';
 import { UserAlreadyJoinedError } from '../invitations/invitation.errors';
+import {
+  USER_DEACTIVATED,
+  USER_DELETED,
+  USER_REACTIVATED,
+  USER_ROLE_CHANGED,
+  USER_UPDATED,
+  type UserDeactivated,
+  type UserDeleted,
+  type UserReactivated,
+  type UserRoleChanged,
+  type UserUpdated,
+} from './user-administration.events';
+import { UserDeactivatedError } from './user.errors';
 import { USER_INVITED, type UserInvited } from './user-invited.event';
 import {
   USER_INVITATION_RESENT,
@@ -14,6 +27,17 @@ import {
 } from './user-events';
 
 export type IdFactory = () => string;
+
+/** What the interface shows: invited and not joined yet, joined, or locked out by an admin. */
+export type UserStatus = 'pending' | 'active' | 'deactivated';
+export const USER_STATUSES: readonly UserStatus[] = ['pending', 'active', 'deactivated'];
+
+/** Who changes the user, and when; `newId` names the events recorded. */
+export interface Change {
+  by: string;
+  now: Date;
+  newId: IdFactory;
+}
 
 export interface UserProps {
   id: string;
@@ -29,6 +53,10 @@ export interface UserProps {
   updatedBy?: string;
   /** Bumped by sign-out: access tokens carrying an older version are refused. */
   tokenVersion?: number;
+  /** Derived from `joinedAt` when absent. `deleted` only between `delete()` and the repository's erasure. */
+  status?: UserStatus | 'deleted';
+  /** The optimistic version: each save moves it on, and a save from an older version is refused. 1 when absent. */
+  version?: number;
 }
 
 /**
@@ -61,6 +89,8 @@ export class User extends AggregateRoot {
       invitedAt: input.now,
       invitedBy: input.invitedBy,
       tokenVersion: 0,
+      status: 'pending',
+      version: 1,
     });
     const event: UserInvited = {
       id: input.newId(),
@@ -99,6 +129,8 @@ export class User extends AggregateRoot {
       invitedAt: input.now,
       joinedAt: input.now,
       tokenVersion: 0,
+      status: 'active',
+      version: 1,
     });
   }
 
@@ -138,6 +170,12 @@ export class User extends AggregateRoot {
   get tokenVersion(): number {
     return this.props.tokenVersion ?? 0;
   }
+  get status(): UserStatus | 'deleted' {
+    return this.props.status ?? (this.props.joinedAt !== undefined ? 'active' : 'pending');
+  }
+  get version(): number {
+    return this.props.version ?? 1;
+  }
 
   /** Only a joined user has credentials to sign in with. */
   get isJoined(): boolean {
@@ -147,8 +185,10 @@ export class User extends AggregateRoot {
   /** The invitee accepts: it gets its credentials, and `UserJoined` is recorded. */
   join(input: { name: string; username: Username; passwordHash: string; role: Role; now: Date; newId: IdFactory }): void {
     this.assertPending();
+    if (this.status === 'deactivated') throw new UserDeactivatedError();
     this.props = {
       ...this.props,
+      status: 'active',
       name: input.name,
       username: input.username.value,
       passwordHash: input.passwordHash,
@@ -176,6 +216,7 @@ export class User extends AggregateRoot {
   /** A new link is to be mailed; the old one dies when the mailer issues the new. */
   resendInvitation(input: { by: string; role: Role; now: Date; newId: IdFactory }): void {
     this.assertPending();
+    if (this.status === 'deactivated') throw new UserDeactivatedError();
     this.props = { ...this.props, updatedAt: input.now, updatedBy: input.by };
     const event: UserInvitationResent = {
       id: input.newId(),
@@ -210,6 +251,101 @@ export class User extends AggregateRoot {
       },
     };
     this.record(event);
+  }
+
+  /**
+   * Changes the name and/or the role; what is the same already is no change. Records `UserUpdated`
+   * (with the changed fields) and `UserRoleChanged` (with the previous role). False: nothing changed.
+   */
+  update(input: Change & { name?: string; role?: Role; previousRole: Role }): boolean {
+    const renamed = input.name !== undefined && input.name !== this.props.name;
+    const moved = input.role !== undefined && input.role.id !== this.props.roleId;
+    if (!renamed && !moved) return false;
+    this.touch(input);
+    const date = input.now.toISOString();
+    if (renamed) {
+      this.props.name = input.name;
+      const event: UserUpdated = {
+        ...this.eventHead(input),
+        type: USER_UPDATED,
+        data: { user_id: this.props.id, changes: { name: input.name! }, updated_by: input.by, updated_date: date },
+      };
+      this.record(event);
+    }
+    if (moved) {
+      const role = input.role!;
+      this.props.roleId = role.id;
+      const event: UserRoleChanged = {
+        ...this.eventHead(input),
+        type: USER_ROLE_CHANGED,
+        data: {
+          user_id: this.props.id,
+          role: { _id: role.id, name: role.name },
+          previous_role: { _id: input.previousRole.id, name: input.previousRole.name },
+          changed_by: input.by,
+          changed_date: date,
+        },
+      };
+      this.record(event);
+    }
+    return true;
+  }
+
+  /** Locks the user out (the caller ends its tokens); an invitee can no longer join. False: it was already. */
+  deactivate(input: Change): boolean {
+    if (this.status === 'deactivated') return false;
+    this.touch(input);
+    this.props.status = 'deactivated';
+    const event: UserDeactivated = {
+      ...this.eventHead(input),
+      type: USER_DEACTIVATED,
+      data: { user_id: this.props.id, deactivated_by: input.by, deactivated_date: input.now.toISOString() },
+    };
+    this.record(event);
+    return true;
+  }
+
+  /** Back to where it was: active with the same password once joined, else pending. False: it was not deactivated. */
+  reactivate(input: Change): boolean {
+    if (this.status !== 'deactivated') return false;
+    this.touch(input);
+    const status = this.props.joinedAt !== undefined ? 'active' : 'pending';
+    this.props.status = status;
+    const event: UserReactivated = {
+      ...this.eventHead(input),
+      type: USER_REACTIVATED,
+      data: { user_id: this.props.id, status, reactivated_by: input.by, reactivated_date: input.now.toISOString() },
+    };
+    this.record(event);
+    return true;
+  }
+
+  /**
+   * The person is removed: the repository's `erase` then forgets name, e-mail, username and password
+   * hash and keeps the id (other users' `invited_by` and `updated_by` still name it).
+   */
+  delete(input: Change): void {
+    this.touch(input);
+    this.props.status = 'deleted';
+    const event: UserDeleted = {
+      ...this.eventHead(input),
+      type: USER_DELETED,
+      data: { user_id: this.props.id, deleted_by: input.by, deleted_date: input.now.toISOString() },
+    };
+    this.record(event);
+  }
+
+  /** The repository saved this state: the stored version has moved on by one. */
+  markSaved(): void {
+    this.props.version = this.version + 1;
+  }
+
+  private touch({ by, now }: Change): void {
+    this.props = { ...this.props, updatedAt: now, updatedBy: by };
+  }
+
+  private eventHead({ now, newId }: Change) {
+    return { id: newId(), aggregateId: this.props.id, occurredAt: now } as const;
   }
 
   private assertPending(): void {

@@ -33,6 +33,8 @@ export interface Config {
   smtpUrl: string | null;
   mailFrom: string;
   publicUrl: string;
+  /** The application a person goes to once joined (APP_URL): linked from the invitation page; null: no link. */
+  appUrl: string | null;
   admin: AdminBootstrap | null;
   jwt: {
     privateKeyPem: string | null;
@@ -143,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: v.SMTP_URL ?? null,
     mailFrom: v.MAIL_FROM,
     publicUrl,
+    appUrl: v.APP_URL ?? null,
     admin,
     jwt: {
       privateKeyPem,

@@ -56,16 +56,19 @@ const SERVICE = {
       return refuse();
     }
   }, { problem: (name, url) => `${name} must be an http(s) URL (got "${url}")` }),
+  APP_URL: parsed('the application a person goes to once joined (a link on the invitation page); unset: no link', parseAppUrl, {
+    problem: (name, url) => `${name} must be an absolute http(s) URL (got "${url}")`,
+  }),
   ADMIN_USERNAME: text('bootstrap admin: username (with ADMIN_PASSWORD and ADMIN_EMAIL)'),
   // A password is taken as given: surrounding spaces are part of it.
   ADMIN_PASSWORD: text('bootstrap admin: password', { verbatim: true }),
   ADMIN_EMAIL: text('bootstrap admin: e-mail address'),
   ADMIN_NAME: text('bootstrap admin: display name (optional)'),
-  JWT_PRIVATE_KEY: pem('Ed25519 private key in PEM (with JWT_PUBLIC_KEY); unset: a pair generated under DATA_DIR'),
+  JWT_PRIVATE_KEY: pem('private key in PEM (with JWT_PUBLIC_KEY) whose type decides the algorithm: EC P-256 signs ES256, RSA (2048+ bits) RS256, Ed25519 EdDSA; unset: an ES256 pair generated under DATA_DIR'),
   JWT_PRIVATE_KEY_FILE: file('file holding JWT_PRIVATE_KEY'),
-  JWT_PUBLIC_KEY: pem('Ed25519 public key in PEM'),
+  JWT_PUBLIC_KEY: pem('public key in PEM of JWT_PRIVATE_KEY'),
   JWT_PUBLIC_KEY_FILE: file('file holding JWT_PUBLIC_KEY'),
-  JWT_PREVIOUS_PUBLIC_KEYS: pem('PEM public keys of retired signing keys, accepted until their tokens expire'),
+  JWT_PREVIOUS_PUBLIC_KEYS: pem('PEM public keys of retired signing keys (EC P-256, RSA or Ed25519, any mix), in the JWKS and accepted by kid until their tokens expire'),
   JWT_PREVIOUS_PUBLIC_KEYS_FILE: file('file holding JWT_PREVIOUS_PUBLIC_KEYS'),
   JWT_ISSUER: text('iss of access tokens; unset: PUBLIC_URL'),
   JWT_AUDIENCE: text('aud of access tokens', { default: 'access-control' }),
@@ -132,6 +135,19 @@ export function readVariables<N extends Name>(
   defaults: Partial<Record<N, string>> = {},
 ): { values: Values<typeof ENVIRONMENT, N>; problems: string[] } {
   return readEnvironment(ENVIRONMENT, names, env, defaults);
+}
+
+/** An absolute http(s) URL. It is shown on a page, so one carrying a user or password is refused (and not echoed). */
+function parseAppUrl(raw: string): string | Refused {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return refuse();
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse();
+  if (url.username !== '' || url.password !== '') return refuse('APP_URL must not carry a user or password: it is shown on the invitation page');
+  return url.href;
 }
 
 function parseBrokers(raw: string): string[] | Refused {

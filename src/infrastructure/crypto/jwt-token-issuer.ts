@@ -11,7 +11,7 @@ export interface TokenSettings {
 }
 
 /**
- * EdDSA access tokens carrying only identity (`sub`) and the user's token version (`ver`, bumped by
+ * Access tokens signed with the configured key's algorithm (ES256, RS256 or EdDSA) and its `kid`, carrying only identity (`sub`) and the user's token version (`ver`, bumped by
  * sign-out): permissions are read fresh on each request.
  */
 export class JwtTokenIssuer implements TokenIssuer {
@@ -22,7 +22,7 @@ export class JwtTokenIssuer implements TokenIssuer {
     private readonly settings: TokenSettings,
     private readonly clock: Clock,
   ) {
-    this.sign = createSigner({ key: key.privateKeyPem, algorithm: 'EdDSA', kid: key.kid });
+    this.sign = createSigner({ key: key.privateKeyPem, algorithm: key.alg, kid: key.kid });
   }
 
   async issue(subject: string, tokenVersion: number): Promise<IssuedToken> {

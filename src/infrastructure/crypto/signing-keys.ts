@@ -1,26 +1,61 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 
-export interface SigningKey {
+/**
+ * The JWS algorithms our tokens are signed with. The key decides: an EC P-256 key signs ES256 (the one
+ * every JOSE library verifies, the Java ones included), an RSA key RS256, an Ed25519 key EdDSA (which
+ * nimbus-jose-jwt and Spring Security do not verify out of the box; see docs/VERIFYING-TOKENS.md).
+ */
+export type SigningAlgorithm = 'ES256' | 'RS256' | 'EdDSA';
+
+/** What the JWKS publishes of a key: its public members, and `kid`, `alg`, `use`. */
+export type PublicJwk = KeyMembers & { kid: string; alg: SigningAlgorithm; use: 'sig' };
+
+/** The members RFC 7638 requires of each key type. */
+type KeyMembers =
+  | { kty: 'EC'; crv: 'P-256'; x: string; y: string }
+  | { kty: 'RSA'; n: string; e: string }
+  | { kty: 'OKP'; crv: 'Ed25519'; x: string };
+
+/** A public key that verifies access tokens: the current signing key's, or a retired one's. */
+export interface VerificationKey {
   kid: string;
-  privateKeyPem: string;
+  alg: SigningAlgorithm;
   publicKeyPem: string;
   jwk: PublicJwk;
 }
 
-export interface PublicJwk {
-  kty: 'OKP';
-  crv: 'Ed25519';
-  x: string;
-  kid: string;
-  alg: 'EdDSA';
-  use: 'sig';
+/** The key new tokens are signed with. */
+export interface SigningKey extends VerificationKey {
+  privateKeyPem: string;
 }
 
 export class SigningKeyError extends Error {}
 
-/** A key pair from PEM text; only Ed25519 is accepted, so the algorithm can be pinned to EdDSA. */
+const MIN_RSA_BITS = 2048;
+
+/** The algorithm a key signs with, or why it cannot sign ours. `what` names the key in the message. */
+export function algorithmOf(key: KeyObject, what: string): SigningAlgorithm {
+  switch (key.asymmetricKeyType) {
+    case 'ed25519':
+      return 'EdDSA';
+    case 'ec': {
+      const curve = key.asymmetricKeyDetails?.namedCurve;
+      if (curve === 'prime256v1') return 'ES256';
+      throw new SigningKeyError(`${what}: an EC key must be on the P-256 curve (ES256), not ${curve ?? 'an unnamed curve'}`);
+    }
+    case 'rsa': {
+      const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+      if (bits >= MIN_RSA_BITS) return 'RS256';
+      throw new SigningKeyError(`${what}: an RSA key must have at least ${MIN_RSA_BITS} bits, not ${bits}`);
+    }
+    default:
+      throw new SigningKeyError(
+        `${what}: the key must be EC P-256 (ES256), RSA of ${MIN_RSA_BITS}+ bits (RS256) or Ed25519 (EdDSA), not ${key.asymmetricKeyType ?? 'a symmetric key'}`,
+      );
+  }
+}
+
+/** A key pair from PEM text (EC P-256, RSA or Ed25519); its type decides the algorithm. */
 export function signingKeyFromPem(privateKeyPem: string, publicKeyPem: string): SigningKey {
   let privateKey: KeyObject;
   let publicKey: KeyObject;
@@ -30,72 +65,59 @@ export function signingKeyFromPem(privateKeyPem: string, publicKeyPem: string): 
   } catch {
     throw new SigningKeyError('JWT_PRIVATE_KEY / JWT_PUBLIC_KEY are not readable PEM keys');
   }
-  if (privateKey.asymmetricKeyType !== 'ed25519' || publicKey.asymmetricKeyType !== 'ed25519') {
-    throw new SigningKeyError('JWT_PRIVATE_KEY / JWT_PUBLIC_KEY must be an Ed25519 key pair');
+  if (publicKey.type !== 'public') throw new SigningKeyError('JWT_PUBLIC_KEY must be a public key');
+  const key = signingKeyFrom(privateKey, 'JWT_PRIVATE_KEY');
+  if (verificationKeyFrom(publicKey, 'JWT_PUBLIC_KEY').kid !== key.kid) {
+    throw new SigningKeyError('JWT_PUBLIC_KEY does not belong to JWT_PRIVATE_KEY');
   }
-  const derived = createPublicKey(privateKey).export({ format: 'jwk' });
-  const given = publicKey.export({ format: 'jwk' });
-  if (derived.x !== given.x) throw new SigningKeyError('JWT_PUBLIC_KEY does not belong to JWT_PRIVATE_KEY');
-  return toSigningKey(privateKey, publicKey);
+  return key;
 }
 
-/**
- * The embedded default: an Ed25519 pair generated on first start and kept under DATA_DIR. When
- * DATA_DIR cannot be written (a read-only or root-owned mount, e.g. a tmpfs as Podman creates
- * it), the pair lives in this process only and `onEphemeral` is told why: tokens then end with
- * the process, which a throwaway test container can live with and a deployment sets
- * JWT_PRIVATE_KEY/JWT_PUBLIC_KEY for anyway.
- */
-export function loadOrCreateLocalSigningKey(dataDir: string, onEphemeral: (reason: string) => void = () => undefined): SigningKey {
-  const file = path.join(dataDir, 'jwt-ed25519-private.pem');
-  if (!existsSync(file)) {
-    const { privateKey } = generateKeyPairSync('ed25519');
-    // 'wx' fails when another process created it meanwhile; then we read theirs.
-    try {
-      mkdirSync(dataDir, { recursive: true });
-      writeFileSync(file, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-        onEphemeral(`${code}: ${dataDir} is not writable by this user`);
-        return toSigningKey(privateKey, createPublicKey(privateKey));
-      }
-      if (code !== 'EEXIST') throw error;
-    }
-  }
-  const privateKey = createPrivateKey(readFileSync(file, 'utf8'));
-  return toSigningKey(privateKey, createPublicKey(privateKey));
-}
-
-function toSigningKey(privateKey: KeyObject, publicKey: KeyObject): SigningKey {
-  const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey & { x: string };
-  const kid = thumbprint(jwk.x);
+/** The signing key of a private key object; its public half is derived from it. */
+export function signingKeyFrom(privateKey: KeyObject, what: string): SigningKey {
   return {
-    kid,
+    ...verificationKeyFrom(createPublicKey(privateKey), what),
     privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-    publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
-    jwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid, alg: 'EdDSA', use: 'sig' },
   };
 }
 
-/** RFC 7638 thumbprint: a kid that names the key itself. */
-function thumbprint(x: string): string {
-  return createHash('sha256').update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x })).digest('base64url');
+function verificationKeyFrom(publicKey: KeyObject, what: string): VerificationKey {
+  const alg = algorithmOf(publicKey, what);
+  const members = publicMembers(publicKey.export({ format: 'jwk' }), alg);
+  const kid = thumbprint(members);
+  return {
+    kid,
+    alg,
+    publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+    jwk: { ...members, kid, alg, use: 'sig' },
+  };
 }
 
-/** A public key that verifies access tokens: the current signing key's, or a retired one's. */
-export interface VerificationKey {
-  kid: string;
-  publicKeyPem: string;
-  jwk: PublicJwk;
+/** The members RFC 7638 requires of each key type: exactly what the JWKS publishes besides kid, alg and use. */
+function publicMembers(jwk: JsonWebKey, alg: SigningAlgorithm): KeyMembers {
+  switch (alg) {
+    case 'ES256':
+      return { kty: 'EC', crv: 'P-256', x: jwk.x!, y: jwk.y! };
+    case 'RS256':
+      return { kty: 'RSA', n: jwk.n!, e: jwk.e! };
+    case 'EdDSA':
+      return { kty: 'OKP', crv: 'Ed25519', x: jwk.x! };
+  }
+}
+
+/** RFC 7638 thumbprint: a kid that names the key itself (the required members, in lexicographic order). */
+function thumbprint(members: KeyMembers): string {
+  const sorted = Object.fromEntries(Object.entries(members).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('base64url');
 }
 
 /**
- * The keys tokens may be signed with: the current one first, then retired ones (JWT_PREVIOUS_PUBLIC_KEYS),
- * whose tokens keep verifying until they expire. A token is verified only by the key its `kid` names.
+ * The keys tokens may be signed with: the current one first, then retired ones (JWT_PREVIOUS_PUBLIC_KEYS,
+ * of any of the three types), whose tokens keep verifying until they expire. A token is verified only by
+ * the key its `kid` names, with that key's algorithm.
  */
 export function verificationKeysFor(current: SigningKey, previousPublicKeyPems: readonly string[]): VerificationKey[] {
-  const keys: VerificationKey[] = [{ kid: current.kid, publicKeyPem: current.publicKeyPem, jwk: current.jwk }];
+  const keys: VerificationKey[] = [{ kid: current.kid, alg: current.alg, publicKeyPem: current.publicKeyPem, jwk: current.jwk }];
   for (const pem of previousPublicKeyPems) {
     let publicKey: KeyObject;
     try {
@@ -103,17 +125,8 @@ export function verificationKeysFor(current: SigningKey, previousPublicKeyPems: 
     } catch {
       throw new SigningKeyError('JWT_PREVIOUS_PUBLIC_KEYS holds a key that is not a readable PEM public key');
     }
-    if (publicKey.asymmetricKeyType !== 'ed25519') {
-      throw new SigningKeyError('JWT_PREVIOUS_PUBLIC_KEYS must hold Ed25519 public keys only');
-    }
-    const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey & { x: string };
-    const kid = thumbprint(jwk.x);
-    if (keys.some((k) => k.kid === kid)) continue;
-    keys.push({
-      kid,
-      publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
-      jwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid, alg: 'EdDSA', use: 'sig' },
-    });
+    const key = verificationKeyFrom(publicKey, 'JWT_PREVIOUS_PUBLIC_KEYS');
+    if (!keys.some((k) => k.kid === key.kid)) keys.push(key);
   }
   return keys;
 }

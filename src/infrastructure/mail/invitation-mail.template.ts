@@ -1,5 +1,6 @@
 import escapeHtml from 'escape-html';
 import type { InvitationMail } from '../../application/ports/mailer.port';
+import { formatExpiry } from '../../application/shared/expiry-wording';
 
 /** One invitation mail, both bodies rendered from the same data so they never disagree. */
 export interface RenderedMail {
@@ -14,24 +15,6 @@ export interface TemplateSettings {
 }
 
 const DEFAULT_PRODUCT_NAME = 'Access Control';
-
-/** Made once: building a DateTimeFormat costs far more than formatting with it. */
-const EXPIRY_FORMAT = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  weekday: 'long',
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-});
-
-/** "Saturday 7 February 2026 at 12:00 UTC": unambiguous for a reader in any time zone. */
-export function formatExpiry(expiresAt: Date): string {
-  const formatted = EXPIRY_FORMAT.format(expiresAt);
-  return `${formatted.replace(/,/g, '')} UTC`;
-}
 
 /**
  * The invitation mail: who it is for, the single-use link and when it expires. The name and

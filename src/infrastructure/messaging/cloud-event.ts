@@ -45,7 +45,17 @@ export interface InProcessEventBus extends EventPublisher {
 }
 
 /** Event types the service emits, and the types the mailer acts on. */
-export const EVENT_TYPES = ['UserInvited', 'UserJoined', 'UserInvitationResent', 'UserInvitationRevoked'] as const;
+export const EVENT_TYPES = [
+  'UserInvited',
+  'UserJoined',
+  'UserInvitationResent',
+  'UserInvitationRevoked',
+  'UserUpdated',
+  'UserRoleChanged',
+  'UserDeactivated',
+  'UserReactivated',
+  'UserDeleted',
+] as const;
 export const MAIL_EVENT_TYPES: readonly string[] = ['UserInvited', 'UserInvitationResent'];
 
 /** Default CloudEvents `source`: stable across deployments, unlike a PUBLIC_URL. */

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../infrastructure/config/config';
 import { buildContainer } from '../../infrastructure/container';
 import { createLogger } from '../../infrastructure/logging/logger';
+import { routeProcessWarnings } from '../../infrastructure/logging/process-warnings';
 import { runMigrations } from '../../infrastructure/persistence/typeorm/migrate';
 import { DomainError } from '../../domain/shared/domain-error';
 import { describeError } from '../../infrastructure/logging/logger';
@@ -28,6 +29,7 @@ export async function runCli(argv: string[]): Promise<number> {
     exitOnStartupError(error);
   }
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  routeProcessWarnings(logger);
   const container = buildContainer(config, logger);
   try {
     if (command === 'migrate') {

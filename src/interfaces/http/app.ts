@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -16,12 +16,14 @@ import observability from './plugins/observability';
 import { counterRateLimitStore } from './plugins/rate-limit-store';
 import { registerRateLimits } from './plugins/rate-limits';
 import { securityHeaders } from './plugins/security-headers';
+import { openApiOptions } from './openapi';
 import { problem } from './problem';
 import { authRoutes } from './routes/auth.routes';
 import { invitationsRoutes } from './routes/invitations.routes';
 import { pagesRoutes } from './routes/pages.routes';
 import { permissionsRoutes } from './routes/permissions.routes';
 import { systemRoutes } from './routes/system.routes';
+import { userAdministrationRoutes } from './routes/user-administration.routes';
 import { usersRoutes } from './routes/users.routes';
 import { SHARED_SCHEMAS } from './schemas';
 import { registerValidators } from './validation';
@@ -89,6 +91,21 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 }
 
 /**
+ * An `Expect` header other than `100-continue`: Node answers 417 itself, in plain text, before
+ * fastify sees the request. The same answer as problem+json with a request id; the body is not read.
+ */
+function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const given = request.headers['x-request-id'];
+  const body = problem('EXPECTATION_FAILED', 'Only the expectation 100-continue is supported');
+  response.writeHead(body.status, {
+    'content-type': 'application/problem+json',
+    'x-request-id': typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID(),
+    connection: 'close',
+  });
+  response.end(JSON.stringify(body));
+}
+
+/**
  * Apart from the server's options (as fastify/demo does), so a test can register it on an instance
  * of its own that watches the routes being declared. fastify-plugin: it configures the root scope,
  * not a child one.
@@ -100,6 +117,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.server.on('checkExpectation', answerUnmetExpectation);
   await app.register(connectionDraining, { shutdown: cradle.readiness });
   await app.register(methodNotAllowed);
 
@@ -118,20 +136,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   });
   // Before any route: each throttled route gets its limit as it is declared.
   await registerRateLimits(app, config.rateLimits, counterRateLimitStore(cradle.rateLimitCounter, cradle.clock));
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Access Control',
-        version: '1.0.0',
-        description: 'Users, roles and permissions: sign-in, user list, invitations, permission list.',
-      },
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
+  await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   await app.register(authentication, {
@@ -142,7 +147,9 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   });
 
   await app.register(systemRoutes({ readiness: cradle.readiness, verificationKeys: cradle.verificationKeys }));
-  await app.register(pagesRoutes({ inspectInvitation: cradle.inspectInvitation }));
+  await app.register(
+    pagesRoutes({ inspectInvitation: cradle.inspectInvitation, acceptInvitation: cradle.acceptInvitation, appUrl: config.appUrl }),
+  );
 
   await app.register(
     async (v1) => {
@@ -152,6 +159,15 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
       });
       await v1.register(authRoutes({ signIn: cradle.signIn, signOut: cradle.signOut }));
       await v1.register(usersRoutes({ listUsers: cradle.listUsers, inviteUser: cradle.inviteUser }));
+      await v1.register(
+        userAdministrationRoutes({
+          getUser: cradle.getUser,
+          updateUser: cradle.updateUser,
+          deactivateUser: cradle.deactivateUser,
+          reactivateUser: cradle.reactivateUser,
+          deleteUser: cradle.deleteUser,
+        }),
+      );
       await v1.register(permissionsRoutes({ listPermissions: cradle.listPermissions }));
       await v1.register(
         invitationsRoutes({

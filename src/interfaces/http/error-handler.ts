@@ -15,6 +15,23 @@ export const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_FAILED',
 };
 
+/**
+ * A client error raised by Fastify or a plugin without a code of FASTIFY_CODES: the generic problem of
+ * its status. Business codes (EMAIL_TAKEN for a 409, INVITATION_EXPIRED for a 410) are never guessed.
+ */
+const GENERIC_BY_STATUS: Record<number, string> = {
+  400: 'VALIDATION_FAILED',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+  431: 'HEADERS_TOO_LARGE',
+};
+
 /** Errors that mean the database is away, not that the request was wrong. */
 const UNAVAILABLE = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST',
@@ -34,7 +51,7 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
   }
   const e = error as FastifyError & { driverError?: { code?: string }; validation?: ValidationIssue[] };
   if (e?.validation) {
-    const errors = e.validation.map((issue) => ({ field: fieldOf(e.validationContext, issue), message: issue.message ?? 'is invalid' }));
+    const errors = e.validation.map((issue) => ({ field: fieldOf(e.validationContext, issue), message: messageOf(issue) }));
     return { problem: problem('VALIDATION_FAILED', 'Some fields are invalid', { errors }), headers: {} };
   }
   const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
@@ -46,13 +63,14 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
     };
   }
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
-    const code = Object.keys(PROBLEMS).find((k) => PROBLEMS[k].status === e.statusCode) ?? 'VALIDATION_FAILED';
-    return { problem: { ...problem(code, publicMessage(e)), status: e.statusCode }, headers: {} };
+    // Code and status come from the table together: a status it has no generic code for is a plain 400.
+    return { problem: problem(GENERIC_BY_STATUS[e.statusCode] ?? 'VALIDATION_FAILED', publicMessage(e)), headers: {} };
   }
   return { problem: problem('INTERNAL', 'An unexpected error occurred'), headers: {} };
 }
 
 interface ValidationIssue {
+  keyword?: string;
   instancePath?: string;
   message?: string;
   params?: { missingProperty?: string; additionalProperty?: string };
@@ -63,6 +81,11 @@ function fieldOf(context: string | undefined, issue: ValidationIssue): string {
   const leaf = issue.params?.missingProperty ?? issue.params?.additionalProperty;
   const path = [base, leaf].filter(Boolean).join('.');
   return path || context || 'body';
+}
+
+function messageOf(issue: ValidationIssue): string {
+  if (issue.keyword === 'additionalProperties') return 'is not a field of this request';
+  return issue.message ?? 'is invalid';
 }
 
 function isUnavailable(e: { code?: string; driverError?: { code?: string }; name?: string; message?: string }): boolean {

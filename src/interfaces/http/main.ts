@@ -1,6 +1,7 @@
 import '../thread-pool';
 import { loadConfig } from '../../infrastructure/config/config';
 import { createLogger } from '../../infrastructure/logging/logger';
+import { routeProcessWarnings } from '../../infrastructure/logging/process-warnings';
 import { exitOnStartupError } from '../process-runtime';
 import { startApi } from './server';
 
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
     exitOnStartupError(error);
   }
   const logger = createLogger(config.logLevel);
+  routeProcessWarnings(logger);
   const api = await startApi({ config, logger }).catch((error) => exitOnStartupError(error, logger));
 
   const GRACE_MS = 30_000;

@@ -25,6 +25,11 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   EMAIL_TAKEN: { status: 409, title: 'E-mail already in use' },
   USERNAME_TAKEN: { status: 409, title: 'Username already taken' },
   USER_ALREADY_JOINED: { status: 409, title: 'User has joined already' },
+  USER_DEACTIVATED: { status: 409, title: 'User is deactivated' },
+  // The loser of two concurrent changes of one user (optimistic version): read it again, then retry.
+  USER_CHANGED_CONCURRENTLY: { status: 409, title: 'User changed meanwhile' },
+  LAST_ACTIVE_ADMIN: { status: 409, title: 'The last active admin stays' },
+  OWN_ACCOUNT: { status: 409, title: 'Not on your own account' },
   INVITATION_EXPIRED: { status: 410, title: 'Invitation expired' },
   // Gone like an expired one, and the page at the link says 410 too.
   INVITATION_USED: { status: 410, title: 'Invitation already used' },
@@ -32,6 +37,7 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
+  EXPECTATION_FAILED: { status: 417, title: 'Expectation failed' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
   MALFORMED_REQUEST: { status: 400, title: 'The request could not be parsed' },
   INTERNAL: { status: 500, title: 'Internal error' },

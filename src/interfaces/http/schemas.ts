@@ -64,6 +64,18 @@ export const UserSchema = {
   },
 } as const;
 
+/** One user as `GET /v1/users/{id}` and the changes show it: the list's shape plus its status. */
+export const UserDetailSchema = {
+  $id: 'UserDetail',
+  type: 'object',
+  description: UserSchema.description,
+  required: [...UserSchema.required, 'status'],
+  properties: {
+    ...UserSchema.properties,
+    status: { type: 'string', enum: ['pending', 'active', 'deactivated'] },
+  },
+} as const;
+
 export const PermissionSchema = {
   $id: 'Permission',
   type: 'object',
@@ -71,17 +83,94 @@ export const PermissionSchema = {
   properties: { _id: { type: 'string' }, group: { type: 'string' }, name: { type: 'string' } },
 } as const;
 
-export const SHARED_SCHEMAS = [ProblemSchema, PaginationSchema, UserSchema, PermissionSchema];
+const base64url = { type: 'string', pattern: '^[A-Za-z0-9_-]+$' } as const;
+
+/** A public key of the set (RFC 7517/7518/8037): Ed25519 (OKP), P-256 (EC) or RSA, always with `kid`, `alg` and `use`. */
+const JwkSchema = {
+  type: 'object',
+  required: ['kty', 'kid', 'alg', 'use'],
+  properties: {
+    kty: { type: 'string', enum: ['OKP', 'EC', 'RSA'] },
+    kid: { type: 'string', description: 'Matches the `kid` in the header of the tokens this key verifies' },
+    alg: { type: 'string', enum: ['EdDSA', 'ES256', 'RS256'] },
+    use: { type: 'string', const: 'sig' },
+    crv: { type: 'string', enum: ['Ed25519', 'P-256'] },
+    x: base64url,
+    y: base64url,
+    n: base64url,
+    e: base64url,
+  },
+  oneOf: [
+    { type: 'object', properties: { kty: { const: 'OKP' }, crv: { const: 'Ed25519' }, alg: { const: 'EdDSA' } }, required: ['crv', 'x'] },
+    { type: 'object', properties: { kty: { const: 'EC' }, crv: { const: 'P-256' }, alg: { const: 'ES256' } }, required: ['crv', 'x', 'y'] },
+    { type: 'object', properties: { kty: { const: 'RSA' }, alg: { const: 'RS256' } }, required: ['n', 'e'] },
+  ],
+} as const;
+
+export const JwkSetSchema = {
+  $id: 'JwkSet',
+  type: 'object',
+  required: ['keys'],
+  properties: { keys: { type: 'array', minItems: 1, items: JwkSchema } },
+} as const;
+
+/** What /readyz reports, ready (200) or not (503). */
+export const ReadinessSchema = {
+  $id: 'Readiness',
+  type: 'object',
+  required: ['status', 'database', 'migrations', 'draining'],
+  properties: {
+    status: { type: 'string', enum: ['ready', 'not ready'] },
+    database: { type: 'string', enum: ['up', 'down'] },
+    migrations: { type: 'string', enum: ['applied', 'pending', 'unknown'] },
+    draining: { type: 'boolean', description: 'Shutting down: answers still come, new work should go elsewhere' },
+  },
+} as const;
+
+export const SHARED_SCHEMAS = [ProblemSchema, PaginationSchema, UserSchema, UserDetailSchema, PermissionSchema, JwkSetSchema, ReadinessSchema];
 
 export const problemRef = { $ref: 'Problem#' } as const;
 
-/** The problems any authenticated route can answer with. */
+type Headers = Record<string, { type: 'string'; description: string }>;
+
+/** An error answer as every error of this service is sent: RFC 9457 problem details, `application/problem+json`. */
+export function problemResponse(description: string, headers?: Headers) {
+  return { description, ...(headers ? { headers } : {}), content: { 'application/problem+json': { schema: problemRef } } };
+}
+
+const retryAfter: Headers = { 'retry-after': { type: 'string', description: 'Seconds to wait before trying again' } };
+
+/** What any request can be answered with, whatever its route: Node's parser refusing it, or a fault of ours. */
+export const anyRequestProblems = {
+  400: problemResponse('The request is not valid: the failing fields are listed in `errors` when there are any'),
+  408: problemResponse('The request did not arrive in time (answered before any route runs)'),
+  417: problemResponse('An `Expect` header other than `100-continue` (answered before any route runs)'),
+  431: problemResponse('The request head is larger than MAX_HEADER_SIZE (answered before any route runs)'),
+  500: problemResponse('An unexpected fault; the body says nothing about it'),
+};
+
+/** The database or another backing service is away: a route that needs it answers this. */
+export const unavailableProblem = problemResponse('A backing service is unavailable; retry after Retry-After seconds', retryAfter);
+
+/** A body was sent to a route that reads JSON only: what parsing it may answer. */
+export const bodyProblems = {
+  413: problemResponse('The body is larger than BODY_LIMIT'),
+  415: problemResponse('The body is not JSON (only `application/json` is read)'),
+};
+
+export const throttledProblem = problemResponse('Too many requests; retry after Retry-After seconds', retryAfter);
+
+/** The problems any route behind a bearer token can answer with. */
 export const protectedProblems = {
-  400: problemRef,
-  401: problemRef,
-  403: problemRef,
-  503: problemRef,
-} as const;
+  ...anyRequestProblems,
+  401: problemResponse('No valid bearer token', {
+    'www-authenticate': { type: 'string', description: 'Bearer realm="access-control", error="invalid_token"' },
+  }),
+  503: unavailableProblem,
+};
+
+/** A protected route that needs a permission: missing it is a 403. */
+export const permissionProblem = problemResponse('The caller’s role lacks the permission this route needs');
 
 export const pageQueryProperties = {
   page: { type: 'integer', minimum: 1, maximum: 1_000_000_000, default: 1, description: 'Page number, from 1' },
@@ -95,3 +184,10 @@ export const pageQueryProperties = {
 } as const;
 
 export const PAGE_PARAMS = ['page', 'page_size'] as const;
+
+/** A user's id in a path. Ids are ASCII (the column is ascii_bin): a non-ASCII id would make MariaDB refuse the comparison (500), so it is a 400. */
+export const userIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 36, pattern: '^[\\x20-\\x7e]+$' } },
+} as const;

@@ -13,6 +13,7 @@ import '../thread-pool';
 import { type Config, ConfigError, loadConfig } from '../../infrastructure/config/config';
 import { buildMailerContainer } from '../../infrastructure/mailer-container';
 import { createLogger } from '../../infrastructure/logging/logger';
+import { routeProcessWarnings } from '../../infrastructure/logging/process-warnings';
 import { MailerMetrics } from '../../infrastructure/observability/mailer-metrics';
 import { type MetricsServer, startMetricsServer } from '../../infrastructure/observability/metrics-server';
 import { hasPendingMigrations } from '../../infrastructure/persistence/typeorm/migrate';
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   }
 
   const logger = createLogger(config.logLevel).child({ process: 'mailer' });
+  routeProcessWarnings(logger);
   // Its own root: no HTTP, no admin bootstrap, no relay (those are the API's business).
   const container = buildMailerContainer(config, logger);
   const abort = new AbortController();

@@ -82,8 +82,11 @@ async function ready(url: string): Promise<void> {
     await waitFor200(url, 180_000);
   } catch (error) {
     const state = await compose('ps').catch((e: Error) => e.message);
-    const logs = await compose('logs').catch((e: Error) => e.message);
-    throw new Error(`${(error as Error).message}\n--- compose ps\n${state}\n--- compose logs (end)\n${logs.slice(-6000)}`);
+    // Per service: the whole stack's log ends with Kafka's configuration dump, which hides the api's last lines.
+    const logsOf = async (service: string) => (await compose('logs', service).catch((e: Error) => e.message)).slice(-3000);
+    const logs = [];
+    for (const service of ['migrate', 'api', 'mailer']) logs.push(`--- ${service} logs (end)\n${await logsOf(service)}`);
+    throw new Error(`${(error as Error).message}\n--- compose ps\n${state}\n${logs.join('\n')}`);
   }
 }
 

@@ -97,11 +97,43 @@ describe('authorization matrix (every route × every role)', () => {
       prepare: async () => ({ path: `/v1/users/${await pendingUser()}/invitation` }),
       expected: { anonymous: 401, admin: 204, member: 403, inviter: 204, reader: 403 },
     },
+    // One user's administration, each on a fresh pending member: only the admin holds users:update, :deactivate and :delete.
+    {
+      method: 'GET',
+      path: '/v1/users/:id',
+      prepare: async () => ({ path: `/v1/users/${await pendingUser()}` }),
+      expected: { anonymous: 401, admin: 200, member: 403, inviter: 403, reader: 200 },
+    },
+    {
+      method: 'PATCH',
+      path: '/v1/users/:id',
+      prepare: async () => ({ path: `/v1/users/${await pendingUser()}` }),
+      json: { name: 'Renamed' },
+      expected: { anonymous: 401, admin: 200, member: 403, inviter: 403, reader: 403 },
+    },
+    {
+      method: 'POST',
+      path: '/v1/users/:id/deactivate',
+      prepare: async () => ({ path: `/v1/users/${await pendingUser()}/deactivate` }),
+      expected: { anonymous: 401, admin: 200, member: 403, inviter: 403, reader: 403 },
+    },
+    {
+      method: 'POST',
+      path: '/v1/users/:id/reactivate',
+      prepare: async () => ({ path: `/v1/users/${await pendingUser()}/reactivate` }),
+      expected: { anonymous: 401, admin: 200, member: 403, inviter: 403, reader: 403 },
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/users/:id',
+      prepare: async () => ({ path: `/v1/users/${await pendingUser()}` }),
+      expected: { anonymous: 401, admin: 204, member: 403, inviter: 403, reader: 403 },
+    },
     { method: 'POST', path: '/v1/resources', json: { name: 'anything' }, expected: { anonymous: 401, admin: 404, member: 404, inviter: 404, reader: 404 } },
     { method: 'POST', path: '/v1/auth/signout', expected: { anonymous: 401, admin: 204, member: 204, inviter: 204, reader: 204 } },
   ];
 
-  it('answers exactly the expected status for each of the 9 routes × 5 callers (45 cells)', async () => {
+  it('answers exactly the expected status for each of the 14 routes × 5 callers (70 cells)', async () => {
     const actual: string[] = [];
     const expected: string[] = [];
     for (const cell of MATRIX) {
@@ -124,7 +156,7 @@ describe('authorization matrix (every route × every role)', () => {
       }
     }
     expect(actual).toEqual(expected);
-    expect(actual).toHaveLength(45);
+    expect(actual).toHaveLength(70);
   });
 
   it('a denied invite or revoke changes nothing: no user row, and the pending user is still there', async () => {
@@ -176,6 +208,18 @@ describe('authorization matrix (every route × every role)', () => {
       token_version: 99,
     };
     const { role: forgedRole, ...FORGED_NO_ROLE } = FORGED;
+    /** Each field a body may not hold, sent alone beside a valid body: a 400 naming it (the OpenAPI document says `additionalProperties: false`). */
+    const expectEachRefused = async (path: string, body: Record<string, unknown>, forged: Record<string, unknown>, token?: string) => {
+      for (const [field, value] of Object.entries(forged)) {
+        const response = await app.request('POST', path, { token, json: { ...body, [field]: value } });
+        expect({ field, status: response.status, code: response.body.code, errors: response.body.errors }).toEqual({
+          field,
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          errors: [{ field, message: 'is not a field of this request' }],
+        });
+      }
+    };
 
     interface UserRow {
       id: string;
@@ -189,7 +233,7 @@ describe('authorization matrix (every route × every role)', () => {
     const row = async (emailKey: string): Promise<UserRow> =>
       (await dataSource().query('SELECT id, role_id, invited_by, joined_at, token_version, password_hash, username FROM users WHERE email_key = ?', [emailKey]))[0];
 
-    it('invite: a __proto__ key is a 400 creating nothing; the forged fields are dropped; a role given as an object is a 400', async () => {
+    it('invite: a __proto__ key or a forged field is a 400 creating nothing; a role given as an object is a 400', async () => {
       const admin = await app.signIn();
       const adminId: string = (await row(ADMIN.email)).id;
 
@@ -201,10 +245,10 @@ describe('authorization matrix (every route × every role)', () => {
       const inviter = await app.signIn('matrix-inviter', 'inviter-password-long');
       await expectProtoRefused('/v1/users/invite', { email: 'mass-invite@example.com' }, inviter);
       expect(await dataSource().query("SELECT id FROM users WHERE email_key = 'mass-invite@example.com'")).toHaveLength(0);
-      const response = await app.request('POST', '/v1/users/invite', {
-        token: inviter,
-        json: { email: 'mass-invite@example.com', ...FORGED_NO_ROLE, username: 'chosen', password: 'chosen-password-1' },
-      });
+      await expectEachRefused('/v1/users/invite', { email: 'mass-invite@example.com' }, { ...FORGED_NO_ROLE, username: 'chosen', password: 'chosen-password-1' }, inviter);
+      expect(await dataSource().query("SELECT id FROM users WHERE email_key = 'mass-invite@example.com'")).toHaveLength(0);
+      // The same invitation without them: a pending member, invited by this inviter, nothing else set.
+      const response = await app.request('POST', '/v1/users/invite', { token: inviter, json: { email: 'mass-invite@example.com' } });
       expect(response.status).toBe(201);
       const user = await row('mass-invite@example.com');
       const inviterId = (await row('inviter@example.com')).id;
@@ -218,7 +262,7 @@ describe('authorization matrix (every route × every role)', () => {
       expect(user.username).toBeNull();
     });
 
-    it('accept: a __proto__ key is a 400 joining nobody; the forged fields are dropped; the joined user is a member with its own id, date and inviter', async () => {
+    it('accept: a __proto__ key or a forged field is a 400 joining nobody; then the link joins a member with its own id, date and inviter', async () => {
       const admin = await app.signIn();
       expect((await app.request('POST', '/v1/users/invite', { token: admin, json: { email: 'mass-accept@example.com' } })).status).toBe(201);
       const before = await row('mass-accept@example.com');
@@ -230,7 +274,9 @@ describe('authorization matrix (every route × every role)', () => {
       const legit = { token: secret, name: 'Mass Accept', username: 'massaccept', password: 'a long passphrase here' };
       await expectProtoRefused('/v1/invitations/accept', legit);
       expect((await row('mass-accept@example.com')).joined_at).toBeNull();
-      const accepted = await app.request('POST', '/v1/invitations/accept', { json: { ...legit, ...FORGED, role: 'admin' } });
+      await expectEachRefused('/v1/invitations/accept', legit, { ...FORGED, role: 'admin' });
+      expect((await row('mass-accept@example.com')).joined_at).toBeNull();
+      const accepted = await app.request('POST', '/v1/invitations/accept', { json: legit });
       expect(accepted.status).toBe(200);
       expect(accepted.body).toEqual({ _id: before.id, username: 'massaccept' });
 
@@ -246,11 +292,11 @@ describe('authorization matrix (every route × every role)', () => {
       expect((await app.request('GET', '/v1/users', { token: signedIn.body.accessToken })).status).toBe(403);
     });
 
-    it('sign-in: a __proto__ key is a 400; the forged fields change neither the answer, the token, nor the row', async () => {
-      await expectProtoRefused('/v1/auth/signin', { username: 'matrix-member', password: 'member-password-long' });
-      const response = await app.request('POST', '/v1/auth/signin', {
-        json: { username: 'matrix-member', password: 'member-password-long', ...FORGED, sub: FORGED._id, ver: 99 },
-      });
+    it('sign-in: a __proto__ key or a forged field is a 400; the token of a plain sign-in is the row’s own', async () => {
+      const credentials = { username: 'matrix-member', password: 'member-password-long' };
+      await expectProtoRefused('/v1/auth/signin', credentials);
+      await expectEachRefused('/v1/auth/signin', credentials, { ...FORGED, sub: FORGED._id, ver: 99 });
+      const response = await app.request('POST', '/v1/auth/signin', { json: credentials });
       expect(response.status).toBe(200);
       expect(response.body.role).toEqual({ name: 'member', permissions: [] });
       expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'email', 'name', 'role', 'username']);

@@ -1,20 +1,21 @@
 import { request as httpRequest } from 'node:http';
+import { asValue } from 'awilix';
 import fc from 'fast-check';
 import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { CapturingMailer } from '../../support/capturing-mailer';
 import { ADMIN, startTestApp, type TestApp } from '../../support/test-app';
 
 /**
- * Property-based fuzzing of every /v1 route over real HTTP on MariaDB: bodies from the route's own
- * schema (read from /docs/json) and fully arbitrary ones, query strings, headers. FUZZ_RUNS (default
+ * Property-based fuzzing of every route that reads a body (the /v1 routes and the invitation page's
+ * form) over real HTTP on MariaDB: bodies from the route's own schema and media type (read from
+ * /docs/json) and fully arbitrary ones, query strings, headers. FUZZ_RUNS (default
  * 200) cases per route; raise it for a long run: FUZZ_RUNS=20000 npx jest test/e2e/security/fuzz --selectProjects integration
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
-jest.setTimeout(Math.max(120_000, RUNS * 9 * 50));
+jest.setTimeout(Math.max(120_000, RUNS * 14 * 50));
 
-/** Statuses the edge may answer on any route, whatever its OpenAPI document says. */
-const EDGE_STATUSES = [401, 404, 413, 415, 429, 431] as const;
-/** What the unknown POST /v1/resources answers beyond the edge statuses: a malformed body is a 400 before the 404. */
-const UNKNOWN_ROUTE_STATUSES = [400] as const;
+/** What the unknown POST /v1/resources may answer: 401 without a valid token, 404 with one, and what reading its body may answer first. */
+const UNKNOWN_ROUTE_STATUSES = [400, 401, 404, 413, 415, 431] as const;
 /** Markers of a leak: a stack frame, SQL or a driver error, a secret. */
 const LEAKS = /\n\s+at |\bat [^\s]+ \(|\.ts:|\bSELECT\b|\bINSERT\b|\bER_[A-Z]|SQLITE|\$argon2|PRIVATE KEY/i;
 const safe = (s: string) => !LEAKS.test(s) && !s.includes(ADMIN.password);
@@ -39,8 +40,16 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/users/invite', authenticated: true },
   { method: 'GET', path: '/v1/permissions', authenticated: true },
   { method: 'POST', path: '/v1/invitations/accept', authenticated: false },
+  // Before resend and revoke, which replace and remove the pending invitations whose real tokens it also posts.
+  { method: 'POST', path: '/invitations/accept', authenticated: false },
   { method: 'POST', path: '/v1/users/{id}/invitation/resend', authenticated: true },
   { method: 'DELETE', path: '/v1/users/{id}/invitation', authenticated: true },
+  // The administration of one user last: deactivating and deleting the pending users would change what resend and revoke answer.
+  { method: 'GET', path: '/v1/users/{id}', authenticated: true },
+  { method: 'PATCH', path: '/v1/users/{id}', authenticated: true },
+  { method: 'POST', path: '/v1/users/{id}/reactivate', authenticated: true },
+  { method: 'POST', path: '/v1/users/{id}/deactivate', authenticated: true },
+  { method: 'DELETE', path: '/v1/users/{id}', authenticated: true },
   { method: 'POST', path: '/v1/resources', authenticated: true },
 ];
 
@@ -133,6 +142,44 @@ function bodies(schema: JsonSchema | undefined): fc.Arbitrary<string | undefined
   );
 }
 
+const FORM_MEDIA = 'application/x-www-form-urlencoded';
+
+/** A value as an HTML form would carry it: an object's fields (a list as the field repeated), anything else as its text. */
+function formEncode(value: unknown): string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return textOf(value);
+  const form = new URLSearchParams();
+  for (const [key, field] of Object.entries(value)) for (const item of Array.isArray(field) ? field : [field]) form.append(key, textOf(item));
+  return form.toString();
+}
+
+/**
+ * Any generated value as text. String() throws on what fast-check can make (an object without a
+ * prototype, or whose `toString`/`valueOf` is not a function): such a value goes as its JSON.
+ */
+function textOf(value: unknown): string {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+/** Form bodies from the schema, often with the token of a real pending invitation, so the form itself is rendered again. */
+function formBodies(schema: JsonSchema | undefined, tokens: string[]): fc.Arbitrary<string | undefined> {
+  const token = fc.option(fc.constantFrom(...tokens), { nil: undefined, freq: 2 });
+  const withToken = (value: unknown, real: string | undefined) =>
+    real !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value, token: real } : value;
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.tuple(schema ? fromSchema(schema) : fc.constant({}), token).map(([value, real]) => formEncode(withToken(value, real))) },
+    { weight: 3, arbitrary: fc.tuple(schema?.type === 'object' ? plausible(schema) : fc.constant({}), token).map(([value, real]) => formEncode(withToken(value, real))) },
+    { weight: 1, arbitrary: fc.constantFrom('__proto__[polluted]=yes&token=x', 'constructor[prototype][polluted]=yes', '__proto__=x&name=a&username=b&password=c&token=d', '%E0%A4%A=1', '&&&==&') },
+    { weight: 1, arbitrary: fc.integer({ min: 16_000, max: 40_000 }).map((n) => `username=${'x'.repeat(n)}&token=z&name=n&password=p`) },
+    { weight: 1, arbitrary: safeString(60) },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+}
+
 const QUERY_KEYS = ['page', 'page_size', 'group', 'name', 'filter[group]', 'filter[name]', 'filter[group][]', 'filter[group][x]', 'filter', 'page[]', '__proto__', '__proto__[polluted]', 'constructor[prototype][polluted]', 'token'];
 const queryStrings = fc.oneof(
   fc.constant(''),
@@ -173,11 +220,13 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
   let leaverToken: string;
   let doc: { paths: Record<string, Record<string, Operation>> };
   const pendingIds: string[] = [];
+  const pendingTokens: string[] = [];
+  const mailer = new CapturingMailer();
   const statuses = new Map<string, Map<number, number>>();
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
   beforeAll(async () => {
-    app = await startTestApp({ LOG_LEVEL: process.env.FUZZ_LOG ?? 'silent' });
+    app = await startTestApp({ LOG_LEVEL: process.env.FUZZ_LOG ?? 'silent' }, { mailer: asValue(mailer) });
     adminToken = await app.signIn();
     await app.addJoinedUser({ username: 'fuzz-leaver', password: 'leaver-password-1', email: 'leaver@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
     leaverToken = await app.signIn('fuzz-leaver', 'leaver-password-1');
@@ -187,6 +236,10 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     }
     const rows: { id: string }[] = await app.api.container.cradle.dataSource.query("SELECT id FROM users WHERE email_key LIKE 'pending-%'");
     pendingIds.push(...rows.map((r) => r.id));
+    const deadline = Date.now() + 10_000;
+    while (mailer.sent.length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    pendingTokens.push(...mailer.sent.map((mail) => CapturingMailer.tokenOf(mail)));
+    expect(pendingTokens).toHaveLength(5);
   });
 
   afterAll(async () => {
@@ -194,18 +247,20 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     if (process.env.FUZZ_REPORT) console.log(JSON.stringify([...statuses].map(([route, counts]) => [route, Object.fromEntries(counts)]), null, 1));
   });
 
-  it('reads every fuzzed route from the OpenAPI document (8 documented, 1 unknown)', () => {
+  it('reads every fuzzed route from the OpenAPI document (14 documented, 1 unknown)', () => {
     const documented = ROUTES.filter((r) => doc.paths[r.path]?.[r.method.toLowerCase()]);
-    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(8);
+    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(14);
     expect(doc.paths['/v1/resources']).toBeUndefined();
   });
 
-  it.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: never 5xx, only documented statuses, problem+json errors, no leak', async (_name, route) => {
+  it.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: never 5xx, only documented statuses, errors as documented, no leak', async (_name, route) => {
     const operation = doc.paths[route.path]?.[route.method.toLowerCase()];
-    const documented = operation ? Object.keys(operation.responses ?? {}).map(Number) : [];
-    // The unknown route documents nothing; a body it cannot parse is refused (400) before the 404 is answered.
-    const allowed = new Set<number>([...documented, ...EDGE_STATUSES, ...(operation ? [] : UNKNOWN_ROUTE_STATUSES)]);
-    const bodySchema = operation?.requestBody?.content?.['application/json']?.schema;
+    // A documented route answers what its operation declares, checked by the contract (status, media type, body schema).
+    const allowed = new Set<number>(operation ? Object.keys(operation.responses ?? {}).map(Number) : UNKNOWN_ROUTE_STATUSES);
+    // The one media type the route reads (JSON, or the page's form) and its schema.
+    const [media, bodyContent] = Object.entries(operation?.requestBody?.content ?? {})[0] ?? ['application/json', undefined];
+    const bodySchema = bodyContent?.schema;
+    let formsRendered = 0;
     const counts = new Map<number, number>();
     statuses.set(`${route.method} ${route.path}`, counts);
     const token = () => (route.path === '/v1/auth/signout' ? leaverToken : adminToken);
@@ -218,9 +273,9 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
 
     await fc.assert(
       fc.asyncProperty(
-        bodies(bodySchema),
+        media === FORM_MEDIA ? formBodies(bodySchema, pendingTokens) : bodies(bodySchema),
         queryStrings,
-        fc.oneof({ weight: 3, arbitrary: fc.constant('application/json') }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
+        fc.oneof({ weight: 3, arbitrary: fc.constant(media) }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
         authorizations(token),
         ids,
         fc.option(fc.dictionary(fc.constantFrom('x-request-id', 'accept', 'x-forwarded-for', 'accept-encoding', 'x-junk'), printable, { maxKeys: 3 }), { nil: undefined }),
@@ -235,8 +290,15 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
 
           if (response.status >= 500) throw new Error(`5xx: ${what}`);
           if (!allowed.has(response.status)) throw new Error(`undocumented status: ${what}`);
+          const contract = app.contract.check({ method: route.method, target, status: response.status, contentType: String(response.headers['content-type'] ?? ''), body: response.text });
+          if (contract.length > 0) throw new Error(`not as documented: ${what}\n${contract.join('\n')}`);
           if (LEAKS.test(response.text) || response.text.includes(ADMIN.password)) throw new Error(`leak: ${what}`);
-          if (response.status >= 400) {
+          // The form's pages: what was entered comes back escaped (the page's one script tag is its own).
+          const page = String(response.headers['content-type']).startsWith('text/html');
+          if (page && (response.text.match(/<script/gi) ?? []).length > 1) throw new Error(`unescaped markup: ${what}`);
+          if (page && response.text.includes('<form id="accept"')) formsRendered++;
+          // Any other error is problem+json (the contract above allows text/html only where the document declares it).
+          if (response.status >= 400 && !page) {
             if (!String(response.headers['content-type']).startsWith('application/problem+json')) throw new Error(`not problem+json: ${what}`);
             const problem = JSON.parse(response.text) as Record<string, unknown>;
             for (const field of ['type', 'title', 'detail', 'code']) if (typeof problem[field] !== 'string') throw new Error(`problem without ${field}: ${what}`);
@@ -251,6 +313,8 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     expect([...counts.values()].reduce((a, b) => a + b, 0)).toBe(RUNS);
     // The fuzz reached past authentication and validation: some answers came from the handlers.
     if (route.authenticated && route.path !== '/v1/resources') expect([...counts.keys()].some((s) => s !== 400 && s !== 401 && s !== 413 && s !== 415)).toBe(true);
+    // The form was rendered again with what the fuzz entered, not only dead-link pages.
+    if (media === FORM_MEDIA) expect(formsRendered).toBeGreaterThan(0);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeBefore);
   });

@@ -88,25 +88,31 @@ describe('throttles and outcomes declared on the routes', () => {
   }
 
   async function send(route: RouteOptions, client: { address: string; token: string }): Promise<{ status: number; body: unknown }> {
-    const schema = (route.schema ?? {}) as { body?: JsonSchema; params?: JsonSchema };
+    const schema = (route.schema ?? {}) as { body?: JsonSchema; params?: JsonSchema; consumes?: string[] };
     const params = (schema.params ? sample(schema.params) : {}) as Record<string, string>;
     const target = route.url.replace(/:(\w+)/g, (_, name: string) => params[name] ?? 'x');
     const headers: Record<string, string> = { authorization: `Bearer ${client.token}`, 'x-forwarded-for': client.address };
-    if (schema.body) headers['content-type'] = 'application/json';
+    // A body in the one media type the route reads: JSON, or the invitation page's form.
+    const media = schema.consumes?.[0] ?? 'application/json';
+    if (schema.body) headers['content-type'] = media;
+    const input = schema.body ? (sample(schema.body) as Record<string, string>) : undefined;
     const response = await fetch(`${url}${target}`, {
       method: String(route.method),
       headers,
-      body: schema.body ? JSON.stringify(sample(schema.body)) : undefined,
+      body: input === undefined ? undefined : media === 'application/json' ? JSON.stringify(input) : new URLSearchParams(input).toString(),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    // The form's answers are pages; only JSON is parsed.
+    const json = /json/.test(response.headers.get('content-type') ?? '');
+    return { status: response.status, body: text && json ? JSON.parse(text) : text || undefined };
   }
 
-  it('has sign-in and accept spend the per-address budget, invite and resend the per-inviter one', () => {
+  it('has sign-in and accept (the API and the page’s form) spend the per-address budget, invite and resend the per-inviter one', () => {
     const declared = Object.fromEntries(routes.filter((r) => r.config?.throttle).map((r) => [labelOf(r), r.config?.throttle]));
     expect(declared).toMatchObject({
       'POST /v1/auth/signin': 'address',
       'POST /v1/invitations/accept': 'address',
+      'POST /invitations/accept': 'address',
       'POST /v1/users/invite': 'inviter',
       'POST /v1/users/:id/invitation/resend': 'inviter',
     });
@@ -114,7 +120,7 @@ describe('throttles and outcomes declared on the routes', () => {
 
   it(`refuses the ${LIMIT + 1}th request of a minute on every route whose config names a throttle`, async () => {
     const throttled = routes.filter((r) => r.config?.throttle);
-    expect(throttled.length).toBeGreaterThanOrEqual(4);
+    expect(throttled.length).toBeGreaterThanOrEqual(5);
     for (const [index, route] of throttled.entries()) {
       const client = await clientFor(index);
       const responses = [];
@@ -132,7 +138,7 @@ describe('throttles and outcomes declared on the routes', () => {
 
   it('declares what sign-in, invite and accept count', () => {
     expect(routes.filter((r) => r.config?.outcome).map(labelOf)).toEqual(
-      expect.arrayContaining(['POST /v1/auth/signin', 'POST /v1/users/invite', 'POST /v1/invitations/accept']),
+      expect.arrayContaining(['POST /v1/auth/signin', 'POST /v1/users/invite', 'POST /v1/invitations/accept', 'POST /invitations/accept']),
     );
   });
 

@@ -23,7 +23,10 @@ export interface Written {
   types: string[];
 }
 
-/** The four user events, each committed in a transaction of `unitOfWork` with the change that caused it. */
+const ADMIN_ROLE: Role = { id: SEEDED_ROLES.admin, name: 'admin', permissions: [] };
+const by = () => ({ by: INVITER, now: new Date(), newId });
+
+/** The user events, each committed in a transaction of `unitOfWork` with the change that caused it. */
 export class UserLifecycle {
   constructor(private readonly unitOfWork: UnitOfWork) {}
 
@@ -50,6 +53,35 @@ export class UserLifecycle {
     const user = await this.load(userId);
     user.revokeInvitation({ by: INVITER, now: new Date(), newId });
     return this.commit(user, (scope) => scope.users.delete(user.id));
+  }
+
+  /** An admin renames the user and gives it the admin role (UserUpdated, UserRoleChanged). */
+  async renameAndPromote(userId: string, name: string): Promise<Written> {
+    const user = await this.load(userId);
+    user.update({ ...by(), name, role: ADMIN_ROLE, previousRole: MEMBER });
+    return this.commit(user, (scope) => scope.users.update(user));
+  }
+
+  async deactivate(userId: string): Promise<Written> {
+    const user = await this.load(userId);
+    user.deactivate(by());
+    return this.commit(user, async (scope) => {
+      await scope.users.update(user);
+      await scope.users.incrementTokenVersion(user.id);
+    });
+  }
+
+  async reactivate(userId: string): Promise<Written> {
+    const user = await this.load(userId);
+    user.reactivate(by());
+    return this.commit(user, (scope) => scope.users.update(user));
+  }
+
+  /** UserDeleted: the user is erased, so its e-mail, name and username must not travel. */
+  async erase(userId: string): Promise<Written> {
+    const user = await this.load(userId);
+    user.delete(by());
+    return this.commit(user, (scope) => scope.users.erase(user));
   }
 
   private async load(userId: string): Promise<User> {

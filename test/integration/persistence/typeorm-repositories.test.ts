@@ -7,6 +7,7 @@ import { Username } from '../../../src/domain/users/username';
 import type { Role } from '../../../src/domain/roles/role';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { MIGRATIONS } from '../../../src/infrastructure/persistence/migrations';
+import { ADMINISTRATION_PERMISSIONS } from '../../../src/infrastructure/persistence/migrations/1764300000000-user-administration';
 import { isMysqlFamily } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
 import { TypeOrmPermissionRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-permission.repository';
@@ -68,10 +69,14 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       expect(await runMigrations(dataSource)).toEqual([]);
     });
 
-    it('seed the admin and member roles and the permissions of PRODUCT.md', async () => {
+    it('seed the admin and member roles and the permissions of PRODUCT.md and of user administration (#11)', async () => {
       const roles = await new TypeOrmRoleRepository(dataSource).findAll();
-      expect(roles.map((r) => [r.id, r.name, r.permissions])).toEqual([
-        [SEEDED_ROLES.admin, 'admin', ['permissions:read', 'users:invite', 'users:read']],
+      expect(roles.map((r) => [r.id, r.name, [...r.permissions].sort()])).toEqual([
+        [
+          SEEDED_ROLES.admin,
+          'admin',
+          ['permissions:read', 'roles:read', 'roles:write', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'],
+        ],
         [SEEDED_ROLES.member, 'member', []],
       ]);
     });
@@ -327,16 +332,21 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
     it('lists every seeded permission ordered by group then name', async () => {
       const { items, total } = await repo().list({}, { offset: 0, limit: 100 });
-      expect(total).toBe(SEEDED_PERMISSIONS.length);
+      expect(total).toBe(SEEDED_PERMISSIONS.length + ADMINISTRATION_PERMISSIONS.length);
       expect(items.map((p) => `${p.group}/${p.name}`)).toEqual([
         'permissions/permissions:read',
+        'roles/roles:read',
+        'roles/roles:write',
+        'users/users:deactivate',
+        'users/users:delete',
         'users/users:invite',
         'users/users:read',
+        'users/users:update',
       ]);
     });
 
     it('filters by exact group and name', async () => {
-      expect((await repo().list({ group: 'users' }, { offset: 0, limit: 100 })).total).toBe(2);
+      expect((await repo().list({ group: 'users' }, { offset: 0, limit: 100 })).total).toBe(5);
       expect((await repo().list({ group: 'USERS' }, { offset: 0, limit: 100 })).total).toBe(0);
       expect((await repo().list({ group: 'user' }, { offset: 0, limit: 100 })).total).toBe(0);
       const byName = await repo().list({ name: 'users:read' }, { offset: 0, limit: 100 });
@@ -346,7 +356,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
     it('pages with the filtered total', async () => {
       const page2 = await repo().list({ group: 'users' }, { offset: 1, limit: 1 });
-      expect(page2).toEqual({ items: [{ id: SEEDED_PERMISSIONS[0].id, group: 'users', name: 'users:read' }], total: 2 });
+      expect(page2).toEqual({ items: [{ id: ADMINISTRATION_PERMISSIONS[2].id, group: 'users', name: 'users:delete' }], total: 5 });
     });
   });
 

@@ -45,6 +45,8 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     this.outbox = stores.outbox;
     this.invitations = stores.invitations ?? new InMemoryInvitationRepository();
     this.processedEvents = stores.processedEvents ?? new InMemoryProcessedEventStore();
+    // As the foreign key does: a user's row deleted (or erased) takes its invitation with it.
+    this.users.linkInvitations(this.invitations);
   }
 
   async run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
@@ -85,10 +87,13 @@ export class InMemoryUnitOfWork implements UnitOfWork {
   }
 
   private beginScope() {
+    const users = this.users.beginTransaction();
+    const invitations = this.invitations.beginTransaction();
+    users.linkInvitations(invitations);
     return {
-      users: this.users.beginTransaction(),
+      users,
       outbox: this.outbox.beginTransaction(),
-      invitations: this.invitations.beginTransaction(),
+      invitations,
       processedEvents: this.processedEvents.beginTransaction(),
     };
   }

@@ -2,8 +2,14 @@ import type { UserRepository } from '../../../src/application/ports/user-reposit
 import type { Slice } from '../../../src/application/shared/pagination';
 import { Email } from '../../../src/domain/users/email';
 import { User, type UserProps } from '../../../src/domain/users/user';
-import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../src/domain/users/user.errors';
+import {
+  EmailAlreadyTakenError,
+  UserChangedConcurrentlyError,
+  UserNotFoundError,
+  UsernameAlreadyTakenError,
+} from '../../../src/domain/users/user.errors';
 import { Username } from '../../../src/domain/users/username';
+import type { InMemoryInvitationRepository } from './in-memory-invitation.repository';
 import { TransactionalFake } from './transactional-fake';
 
 type Row = Readonly<UserProps>;
@@ -12,6 +18,7 @@ type Row = Readonly<UserProps>;
 type Write =
   | { kind: 'add'; row: Row }
   | { kind: 'update'; row: Row }
+  | { kind: 'erase'; row: Row }
   | { kind: 'delete'; id: string }
   | { kind: 'bumpTokenVersion'; id: string };
 
@@ -22,11 +29,22 @@ type Write =
  * `update` and `delete` of a missing id change nothing, as an UPDATE or DELETE matching no row.
  * `update` never writes the token version; `incrementTokenVersion` bumps it on the row committed at
  * the time (replayed on commit like `SET token_version = token_version + 1`), so no bump is lost.
+ * `update` and `erase` check the version again on commit, as `UPDATE … WHERE version = ?` does on
+ * the row committed by then. An erased user stays as a row without its personal data (status
+ * `deleted`) that no read finds. `delete` and `erase` delete the user's invitation in the
+ * invitations store the unit of work links (`linkInvitations`), as the database's foreign key does.
+ * `countActiveWithRole` takes a turn per role that lasts until the transaction ends.
  */
 export class InMemoryUserRepository extends TransactionalFake implements UserRepository {
   private rows = new Map<string, Row>();
   /** Writes made through this instance, in order: what a transactional copy hands to `commit`. */
   private readonly writes: Write[] = [];
+  private invitations: InMemoryInvitationRepository | undefined;
+  /** The committed store a transactional copy was begun from, and the turns they share. */
+  private committed: InMemoryUserRepository | undefined;
+  private turns = new RoleTurns();
+  private readonly heldTurns: (() => void)[] = [];
+  private readonly heldRoles = new Set<string>();
 
   constructor(users: readonly User[] = []) {
     super();
@@ -38,29 +56,34 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
     for (const user of users) insertInto(this.rows, toRow(user));
   }
 
+  /** The invitations store `delete` and `erase` cascade to (the unit of work links its own). */
+  linkInvitations(invitations: InMemoryInvitationRepository): void {
+    this.invitations = invitations;
+  }
+
   async findById(id: string): Promise<User | null> {
     await this.io();
     const row = this.rows.get(id);
-    return row ? toUser(row) : null;
+    return row && isLive(row) ? toUser(row) : null;
   }
 
   async findByUsername(username: string): Promise<User | null> {
     await this.io();
     const key = Username.normalize(username);
-    const row = [...this.rows.values()].find((r) => r.username !== undefined && Username.normalize(r.username) === key);
+    const row = this.liveRows().find((r) => r.username !== undefined && Username.normalize(r.username) === key);
     return row ? toUser(row) : null;
   }
 
   async existsWithEmail(email: string): Promise<boolean> {
     await this.io();
     const key = Email.normalize(email);
-    return [...this.rows.values()].some((r) => Email.normalize(r.email) === key);
+    return this.liveRows().some((r) => Email.normalize(r.email) === key);
   }
 
   async existsWithUsername(username: string): Promise<boolean> {
     await this.io();
     const key = Username.normalize(username);
-    return [...this.rows.values()].some((r) => r.username !== undefined && Username.normalize(r.username) === key);
+    return this.liveRows().some((r) => r.username !== undefined && Username.normalize(r.username) === key);
   }
 
   async add(user: User): Promise<void> {
@@ -75,12 +98,42 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
     const row = toRow(user);
     updateIn(this.rows, row);
     this.writes.push({ kind: 'update', row });
+    user.markSaved();
+  }
+
+  async erase(user: User): Promise<void> {
+    await this.io();
+    const row = toRow(user);
+    eraseIn(this.rows, row);
+    this.writes.push({ kind: 'erase', row });
+    user.markSaved();
+    await this.invitations?.deleteForUser(user.id);
   }
 
   async delete(id: string): Promise<void> {
     await this.io();
     this.rows.delete(id);
     this.writes.push({ kind: 'delete', id });
+    await this.invitations?.deleteForUser(id);
+  }
+
+  async countActiveWithRole(roleId: string, exceptUserId?: string): Promise<number> {
+    await this.io();
+    // A transaction takes a role's turn once and holds it to its end, as a row lock is held.
+    if (!this.heldRoles.has(roleId)) {
+      const release = await this.turns.take(roleId);
+      if (this.committed) {
+        this.heldRoles.add(roleId);
+        this.heldTurns.push(release);
+      } else release();
+    }
+    // A locking read: what is committed now, with this transaction's own writes over it.
+    const current = new Map(this.committed ? this.committed.rows : this.rows);
+    for (const write of this.writes) {
+      if (write.kind === 'delete') current.delete(write.id);
+      else if (write.kind !== 'bumpTokenVersion') current.set(write.row.id, this.rows.get(write.row.id) ?? write.row);
+    }
+    return [...current.values()].filter((r) => r.roleId === roleId && r.id !== exceptUserId && statusOf(r) === 'active').length;
   }
 
   async incrementTokenVersion(id: string): Promise<void> {
@@ -91,24 +144,37 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
 
   async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
     await this.io();
-    const ordered = this.orderedRows();
+    const ordered = this.orderedRows().filter(isLive);
     return { items: ordered.slice(offset, offset + limit).map(toUser), total: ordered.length };
   }
 
   // ---- inspection, for assertions (synchronous: not part of the port) ----
 
+  /** The users any read finds (erased ones are not). */
   all(): User[] {
-    return this.orderedRows().map(toUser);
+    return this.orderedRows().filter(isLive).map(toUser);
   }
 
   get count(): number {
-    return this.rows.size;
+    return this.liveRows().length;
   }
 
   byEmail(email: string): User | undefined {
     const key = Email.normalize(email);
-    const row = [...this.rows.values()].find((r) => Email.normalize(r.email) === key);
+    const row = this.liveRows().find((r) => Email.normalize(r.email) === key);
     return row ? toUser(row) : undefined;
+  }
+
+  /** What is stored of an erased user (its tombstone), or undefined when the id has no row or a live one. */
+  erased(id: string): Readonly<UserProps> | undefined {
+    const row = this.rows.get(id);
+    return row && !isLive(row) ? row : undefined;
+  }
+
+  /** Ends the transaction of this copy: the turns it took are given back. */
+  override close(): void {
+    super.close();
+    for (const release of this.heldTurns.splice(0)) release();
   }
 
   // ---- transactions, driven by InMemoryUnitOfWork ----
@@ -117,6 +183,8 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
   beginTransaction(): InMemoryUserRepository {
     const copy = new InMemoryUserRepository();
     copy.rows = new Map(this.rows);
+    copy.committed = this;
+    copy.turns = this.turns;
     return copy;
   }
 
@@ -130,6 +198,7 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
     for (const write of transaction.writes) {
       if (write.kind === 'add') insertInto(staged, write.row);
       else if (write.kind === 'update') updateIn(staged, write.row);
+      else if (write.kind === 'erase') eraseIn(staged, write.row);
       else if (write.kind === 'bumpTokenVersion') bumpTokenVersionIn(staged, write.id);
       else staged.delete(write.id);
     }
@@ -139,6 +208,9 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
   }
 
 
+  private liveRows(): Row[] {
+    return [...this.rows.values()].filter(isLive);
+  }
 
   private orderedRows(): Row[] {
     return [...this.rows.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -151,12 +223,58 @@ function insertInto(rows: Map<string, Row>, row: Row): void {
   rows.set(row.id, row);
 }
 
-/** Replaces an existing row, its unique keys checked against every other row; no row, no change. */
-function updateIn(rows: Map<string, Row>, row: Row): void {
+/** The stored row `row` was read from, still at its version; throws as the adapter does otherwise. */
+function currentFor(rows: Map<string, Row>, row: Row): Row {
   const current = rows.get(row.id);
-  if (!current) return;
+  if (!current || !isLive(current)) throw new UserNotFoundError();
+  if (versionOf(current) !== versionOf(row)) throw new UserChangedConcurrentlyError();
+  return current;
+}
+
+/** Replaces the row read at the same version, its unique keys checked against every other row. */
+function updateIn(rows: Map<string, Row>, row: Row): void {
+  const current = currentFor(rows, row);
   assertKeysFree(rows, row);
-  rows.set(row.id, Object.freeze({ ...row, tokenVersion: current.tokenVersion }));
+  rows.set(row.id, Object.freeze({ ...row, tokenVersion: current.tokenVersion, version: versionOf(row) + 1 }));
+}
+
+/** Leaves the id, role and dates; forgets the person. */
+function eraseIn(rows: Map<string, Row>, row: Row): void {
+  const current = currentFor(rows, row);
+  rows.set(
+    row.id,
+    Object.freeze({
+      id: row.id,
+      email: '',
+      roleId: row.roleId,
+      invitedAt: row.invitedAt,
+      invitedBy: row.invitedBy,
+      joinedAt: row.joinedAt,
+      updatedAt: row.updatedAt,
+      updatedBy: row.updatedBy,
+      tokenVersion: (current.tokenVersion ?? 0) + 1,
+      status: 'deleted',
+      version: versionOf(row) + 1,
+    }),
+  );
+}
+
+const versionOf = (row: Row): number => row.version ?? 1;
+const statusOf = (row: Row) => row.status ?? (row.joinedAt !== undefined ? 'active' : 'pending');
+const isLive = (row: Row): boolean => statusOf(row) !== 'deleted';
+
+/** One turn at a time per role, each held until its transaction gives it back. */
+class RoleTurns {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async take(roleId: string): Promise<() => void> {
+    const before = this.tails.get(roleId) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    this.tails.set(roleId, before.then(() => mine));
+    await before;
+    return release;
+  }
 }
 
 function bumpTokenVersionIn(rows: Map<string, Row>, id: string): void {
@@ -169,7 +287,7 @@ function assertKeysFree(rows: Map<string, Row>, row: Row): void {
   const emailKey = Email.normalize(row.email);
   const usernameKey = row.username === undefined ? undefined : Username.normalize(row.username);
   for (const other of rows.values()) {
-    if (other.id === row.id) continue;
+    if (other.id === row.id || !isLive(other)) continue;
     if (Email.normalize(other.email) === emailKey) throw new EmailAlreadyTakenError();
     if (usernameKey !== undefined && other.username !== undefined && Username.normalize(other.username) === usernameKey) {
       throw new UsernameAlreadyTakenError();

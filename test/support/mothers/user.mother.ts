@@ -67,4 +67,10 @@ export const UserMother = {
       invitedBy: options.invitedBy ?? ids.next(),
     });
   },
+
+  /** A user an admin deactivated: joined (it had a password) unless `pending` is said. */
+  deactivated(options: JoinedUserOptions & { pending?: boolean } = {}): User {
+    const user = options.pending ? UserMother.pending(options) : UserMother.joined(options);
+    return User.restore({ ...user.toSnapshot(), status: 'deactivated' });
+  },
 };

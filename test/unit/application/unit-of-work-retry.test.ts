@@ -11,6 +11,10 @@ import { IssueInvitationUseCase } from '../../../src/application/invitations/iss
 import { ResendInvitationUseCase } from '../../../src/application/invitations/resend-invitation.use-case';
 import { RevokeInvitationUseCase } from '../../../src/application/invitations/revoke-invitation.use-case';
 import { CreateAdminUseCase } from '../../../src/application/users/create-admin.use-case';
+import { DeactivateUserUseCase } from '../../../src/application/users/deactivate-user.use-case';
+import { DeleteUserUseCase } from '../../../src/application/users/delete-user.use-case';
+import { ReactivateUserUseCase } from '../../../src/application/users/reactivate-user.use-case';
+import { UpdateUserUseCase } from '../../../src/application/users/update-user.use-case';
 import { USER_INVITATION_RESENT, USER_INVITATION_REVOKED, USER_JOINED } from '../../../src/domain/users/user-events';
 import { USER_INVITED } from '../../../src/domain/users/user-invited.event';
 import { FakePasswordHasher } from '../../support/fakes/fake-password-hasher';
@@ -139,5 +143,24 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
     expect(outcome).toMatchObject({ created: true });
     expect(w.users.all().filter((u) => u.email === 'root@example.com')).toHaveLength(1);
     expect(w.outbox.events).toEqual([]);
+  });
+
+  it('the administration use cases each commit their change once, with exactly one event each', async () => {
+    const w = world();
+    const deps = { roleRepository: w.roles, unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids };
+    const admin = ActorMother.admin();
+    const member = UserMother.joined({ role: RoleMother.member() });
+    w.users.seed(UserMother.joined({ role: RoleMother.admin() }));
+    w.users.seed(member);
+
+    await new UpdateUserUseCase(deps).execute({ actor: admin, userId: member.id, name: 'Renamed', role: 'admin' });
+    await new DeactivateUserUseCase(deps).execute({ actor: admin, userId: member.id });
+    await new ReactivateUserUseCase(deps).execute({ actor: admin, userId: member.id });
+    await new DeleteUserUseCase(deps).execute({ actor: admin, userId: member.id });
+
+    expect(w.unitOfWork.retriedAttempts).toBe(4);
+    expect(eventTypes(w.outbox)).toEqual(['UserUpdated', 'UserRoleChanged', 'UserDeactivated', 'UserReactivated', 'UserDeleted']);
+    // One token version bump by the deactivation, one by the erasure: neither repeated by the retry.
+    expect(w.users.erased(member.id)).toMatchObject({ status: 'deleted', version: 5, tokenVersion: 2 });
   });
 });

@@ -51,6 +51,7 @@ describe('User.join', () => {
       joinedAt: NOW,
       updatedAt: NOW,
       updatedBy: user.id,
+      status: 'active',
     });
     expect(user.isJoined).toBe(true);
   });

@@ -85,6 +85,22 @@ describe('loadConfig', () => {
     expect(config.jwt.issuer).toBe('https://auth.example.com');
   });
 
+  it('reads APP_URL, the link shown once a person has joined, as an absolute http(s) URL; unset: none', () => {
+    expect(loadConfig({}).appUrl).toBeNull();
+    expect(loadConfig({ APP_URL: 'https://app.example.com/start?from=invite' }).appUrl).toBe('https://app.example.com/start?from=invite');
+    expect(loadConfig({ APP_URL: 'http://localhost:8080' }).appUrl).toBe('http://localhost:8080/');
+    for (const bad of ['/relative/path', 'app.example.com', 'javascript:alert(1)', 'ftp://app.example.com']) {
+      expect(problemsOf({ APP_URL: bad })).toEqual([`APP_URL must be an absolute http(s) URL (got "${bad}")`]);
+    }
+  });
+
+  it('refuses an APP_URL carrying a user or password, without repeating it', () => {
+    const problems = problemsOf({ APP_URL: 'https://bob:s3cret-pass@app.example.com/' });
+
+    expect(problems).toEqual(['APP_URL must not carry a user or password: it is shown on the invitation page']);
+    expect(problems.join('\n')).not.toContain('s3cret-pass');
+  });
+
   describe('rejects each bad value with a message naming the variable', () => {
     it.each([
       ['PORT', 'abc'],

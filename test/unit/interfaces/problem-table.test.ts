@@ -7,6 +7,10 @@ import { DomainError, ValidationError } from '../../../src/domain/shared/domain-
 import {
   EmailAlreadyTakenError,
   InvalidCredentialsError,
+  LastActiveAdminError,
+  OwnAccountError,
+  UserChangedConcurrentlyError,
+  UserDeactivatedError,
   UserNotFoundError,
   UsernameAlreadyTakenError,
 } from '../../../src/domain/users/user.errors';
@@ -26,6 +30,10 @@ const DOMAIN_ERRORS: DomainError[] = [
   new InvitationExpiredError(),
   new InvitationUsedError(),
   new UserAlreadyJoinedError(),
+  new UserDeactivatedError(),
+  new UserChangedConcurrentlyError(),
+  new LastActiveAdminError(),
+  new OwnAccountError('delete'),
 ];
 
 /** The `code = '...'` of every error class in the given source folders. */
@@ -132,6 +140,28 @@ describe('toProblem for errors from Fastify and the database', () => {
       status: 400,
       errors: [{ field: 'email', message: 'must match format "email"' }, { field: 'role', message: 'is invalid' }],
     });
+  });
+
+  it.each([418, 422, 402, 409, 410, 451])('answers a Fastify-like %i it has no generic code for with a code and status that agree', (status) => {
+    const { problem: body } = toProblem(fastifyError('FST_ERR_SOMETHING_NEW', status, 'Nope'));
+    expect(body.status).toBe(PROBLEMS[body.code]!.status);
+    // Never a business code guessed from the status (EMAIL_TAKEN for 409, INVITATION_EXPIRED for 410).
+    expect(body).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', detail: 'Nope' });
+  });
+
+  it.each([[401, 'UNAUTHENTICATED'], [403, 'PERMISSION_DENIED'], [405, 'METHOD_NOT_ALLOWED'], [413, 'PAYLOAD_TOO_LARGE'], [415, 'UNSUPPORTED_MEDIA_TYPE'], [429, 'TOO_MANY_REQUESTS']])(
+    'answers a Fastify-like %i with the generic problem of that status, %s',
+    (status, code) => {
+      expect(toProblem(fastifyError(undefined, status)).problem).toMatchObject({ status, code });
+    },
+  );
+
+  it('names a body field the route does not take', () => {
+    const error = Object.assign(new Error('body must NOT have additional properties'), {
+      validation: [{ keyword: 'additionalProperties', instancePath: '', params: { additionalProperty: 'admin' }, message: 'must NOT have additional properties' }],
+      validationContext: 'body',
+    });
+    expect(toProblem(error).problem).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [{ field: 'admin', message: 'is not a field of this request' }] });
   });
 
   it('maps a Fastify-like error with statusCode 404 to a 404 problem', () => {

@@ -50,34 +50,44 @@ describe('string bounds: no request input is unbounded', () => {
       for (const [method, operation] of Object.entries(operations)) {
         const querystring: Schema = { type: 'object', properties: {} };
         const params: Schema = { type: 'object', properties: {} };
+        const headers: Schema = { type: 'object', properties: {} };
         for (const p of operation.parameters ?? []) {
           if (p.in === 'query') querystring.properties![p.name] = p.schema;
           if (p.in === 'path') params.properties![p.name] = p.schema;
+          if (p.in === 'header') headers.properties![p.name] = p.schema;
         }
-        found.push({ method: method.toUpperCase(), url, schema: { body: operation.requestBody?.content['application/json']?.schema, querystring, params } });
+        // Each body under its one media type: JSON, or the invitation page's form.
+        const body = Object.values(operation.requestBody?.content ?? {})[0]?.schema;
+        found.push({ method: method.toUpperCase(), url, schema: { body, querystring, params, headers } });
       }
     }
     return found;
   }
 
-  it('finds the routes that take input: sign-in, invite, accept, both lists, resend, revoke, the accept page', () => {
+  it('finds the routes that take input: sign-in, invite, accept, both lists, resend, revoke, one user’s administration, the accept page and its form', () => {
     const withInput = routes.filter((r) => r.schema?.body || Object.keys(r.schema?.querystring?.properties ?? {}).length > 0 || Object.keys(r.schema?.params?.properties ?? {}).length > 0);
     expect(withInput.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
+      'DELETE /v1/users/{id}',
       'DELETE /v1/users/{id}/invitation',
       'GET /invitations/accept',
       'GET /v1/permissions',
       'GET /v1/users',
+      'GET /v1/users/{id}',
+      'PATCH /v1/users/{id}',
+      'POST /invitations/accept',
       'POST /v1/auth/signin',
       'POST /v1/invitations/accept',
       'POST /v1/users/invite',
+      'POST /v1/users/{id}/deactivate',
       'POST /v1/users/{id}/invitation/resend',
+      'POST /v1/users/{id}/reactivate',
     ]);
   });
 
-  it('every string has a maxLength and every array a maxItems, in every body, query and path schema', () => {
+  it('every string has a maxLength and every array a maxItems, in every body, query, path and header schema', () => {
     const found: string[] = [];
     for (const route of routes) {
-      for (const part of ['body', 'querystring', 'params'] as const) unbounded(route.schema?.[part], `${route.method} ${route.url} ${part}`, found);
+      for (const part of ['body', 'querystring', 'params', 'headers'] as const) unbounded(route.schema?.[part], `${route.method} ${route.url} ${part}`, found);
     }
     expect(found).toEqual([]);
     // The walk really looks at strings: a schema without a bound is reported.
@@ -86,9 +96,9 @@ describe('string bounds: no request input is unbounded', () => {
     expect(probe).toEqual(['probe.a: string without maxLength', 'probe.b: array without maxItems']);
   });
 
-  it('every body refuses or drops unknown fields (additionalProperties: false)', () => {
+  it('every body refuses unknown fields (additionalProperties: false, refused with a 400 naming the field)', () => {
     const bodies = routes.filter((r) => r.schema?.body);
-    expect(bodies).toHaveLength(3);
+    expect(bodies).toHaveLength(5);
     for (const route of bodies) expect({ route: route.url, additionalProperties: route.schema!.body!.additionalProperties }).toEqual({ route: route.url, additionalProperties: false });
   });
 });

@@ -1,5 +1,5 @@
 import { MailDeliveryError } from '../../../src/application/ports/mailer.port';
-import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../src/domain/users/user.errors';
+import { EmailAlreadyTakenError, UserNotFoundError, UsernameAlreadyTakenError } from '../../../src/domain/users/user.errors';
 import { Email } from '../../../src/domain/users/email';
 import { User } from '../../../src/domain/users/user';
 import { Username } from '../../../src/domain/users/username';
@@ -292,7 +292,7 @@ describe('InMemoryUserRepository.update and delete', () => {
     const users = new InMemoryUserRepository([ada]);
 
     await users.update(changed(ada, { name: 'Ada L.' }));
-    await users.update(changed(ada, { username: 'ADA' }));
+    await users.update(changed((await users.findById(ada.id))!, { username: 'ADA' }));
 
     expect((await users.findById(ada.id))!.username).toBe('ADA');
   });
@@ -308,10 +308,10 @@ describe('InMemoryUserRepository.update and delete', () => {
     await expect(users.existsWithUsername('LOVELACE')).resolves.toBe(true);
   });
 
-  it('changes nothing when the user does not exist (an UPDATE matching no row)', async () => {
+  it('refuses an update of a user that does not exist with UserNotFoundError, storing nothing', async () => {
     const users = new InMemoryUserRepository();
 
-    await users.update(UserMother.pending());
+    await expect(users.update(UserMother.pending())).rejects.toBeInstanceOf(UserNotFoundError);
 
     expect(users.count).toBe(0);
   });
@@ -551,7 +551,7 @@ describe('InMemoryUnitOfWork with updates, deletes, invitations and processed ev
     expect(processedEvents.count).toBe(0);
   });
 
-  it('commits an update of a row a concurrent transaction deleted meanwhile as a no-op (no row to update)', async () => {
+  it('refuses the commit of an update of a row a concurrent transaction deleted meanwhile (UserNotFoundError)', async () => {
     const user = UserMother.pending();
     const { users, unitOfWork } = setup([user]);
     let release!: () => void;
@@ -563,7 +563,7 @@ describe('InMemoryUnitOfWork with updates, deletes, invitations and processed ev
     });
     await unitOfWork.run((scope) => scope.users.delete(user.id));
     release();
-    await updating;
+    await expect(updating).rejects.toBeInstanceOf(UserNotFoundError);
 
     expect(users.count).toBe(0);
   });

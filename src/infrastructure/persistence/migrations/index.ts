@@ -3,6 +3,7 @@ import { Invitations1763800000000 } from './1763800000000-invitations';
 import { OutboxRequestId1763900000000 } from './1763900000000-outbox-request-id';
 import { SecurityHardening1764100000000 } from './1764100000000-security-hardening';
 import { RateLimitCounters1764200000000 } from './1764200000000-rate-limit-counters';
+import { UserAdministration1764300000000 } from './1764300000000-user-administration';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   OutboxRequestId1763900000000,
   SecurityHardening1764100000000,
   RateLimitCounters1764200000000,
+  UserAdministration1764300000000,
 ];

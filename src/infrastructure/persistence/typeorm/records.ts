@@ -18,11 +18,17 @@ export interface RolePermissionRecord {
   permissionId: string;
 }
 
+/** `deleted`: an erased user's remaining row, which no read returns. */
+export type UserRecordStatus = 'pending' | 'active' | 'deactivated' | 'deleted';
+
 export interface UserRecord {
   id: string;
-  email: string;
-  emailKey: string;
+  /** Null only once the user is erased. */
+  email: string | null;
+  emailKey: string | null;
   name: string | null;
+  /** The lower-cased name prefix search compares with (nameSearchKey). */
+  nameKey: string | null;
   username: string | null;
   usernameKey: string | null;
   passwordHash: string | null;
@@ -33,6 +39,8 @@ export interface UserRecord {
   updatedAt: Date | null;
   updatedBy: string | null;
   tokenVersion: number;
+  status: UserRecordStatus;
+  version: number;
 }
 
 export interface OutboxRecord {
@@ -112,9 +120,10 @@ export const UserSchema = new EntitySchema<UserRecord>({
   tableName: 'users',
   columns: {
     id,
-    email: { type: String, length: 254 },
-    emailKey: { type: String, length: 254, name: 'email_key' },
+    email: { type: String, length: 254, nullable: true },
+    emailKey: { type: String, length: 254, nullable: true, name: 'email_key' },
     name: { type: String, length: 200, nullable: true },
+    nameKey: { type: String, length: 200, nullable: true, name: 'name_key' },
     username: { type: String, length: 64, nullable: true },
     usernameKey: { type: String, length: 64, nullable: true, name: 'username_key' },
     passwordHash: { type: String, length: 255, nullable: true, name: 'password_hash' },
@@ -125,6 +134,8 @@ export const UserSchema = new EntitySchema<UserRecord>({
     updatedAt: { ...datetime, nullable: true, name: 'updated_at' },
     updatedBy: { type: String, length: 36, nullable: true, name: 'updated_by' },
     tokenVersion: { type: Number, default: 0, name: 'token_version' },
+    status: { type: String, length: 16, default: 'active' },
+    version: { type: Number, default: 1 },
   },
 });
 

@@ -1,20 +1,29 @@
-import type { EntityManager, Repository } from 'typeorm';
+import { type EntityManager, Not, type Repository } from 'typeorm';
 import type { UserRepository } from '../../../application/ports/user-repository.port';
 import type { Slice } from '../../../application/shared/pagination';
 import { Email } from '../../../domain/users/email';
 import { User } from '../../../domain/users/user';
-import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../../domain/users/user.errors';
+import { nameSearchKey } from '../../../domain/users/display-name';
+import {
+  EmailAlreadyTakenError,
+  UserChangedConcurrentlyError,
+  UserNotFoundError,
+  UsernameAlreadyTakenError,
+} from '../../../domain/users/user.errors';
 import { Username } from '../../../domain/users/username';
 import { uniqueViolationOn } from './database-errors';
 import type { PlainInsertStatements } from './plain-insert-statements';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
-import { type UserRecord, UserSchema } from './records';
+import { InvitationSchema, LoginAttemptSchema, RoleSchema, type UserRecord, UserSchema } from './records';
 import type { UserChangeNotices } from './user-change-notices';
 import type { UserReadStatements } from './user-read-statements';
 import type { UserTotalCache } from './user-total-cache';
 
 /** Below this offset a page is read directly; beyond it through the primary key only (deferred join). */
 const DIRECT_OFFSET = 1000;
+
+/** Rows a read may return: an erased user's remaining row is not one. */
+const LIVE = { status: Not('deleted' as const) };
 
 /** The services of the process every user repository shares, whichever manager it is on. */
 export interface UserPersistenceServices {
@@ -69,14 +78,14 @@ export class TypeOrmUserRepository implements UserRepository {
       // Outside a transaction, concurrent look-ups (every authenticated request reads its user) share
       // round trips; inside one, the read must run on the transaction's connection.
       const record = this.inTransaction ? await this.reads.byId(this.manager, id) : await this.reads.byIdBatched(id);
-      return record ? toDomain(record) : null;
+      return record && record.status !== 'deleted' ? toDomain(record) : null;
     });
   }
 
   async findByUsername(username: string): Promise<User | null> {
     return this.queue.outside(this.manager, async () => {
       const record = await this.reads.byUsernameKey(this.manager, Username.normalize(username));
-      return record ? toDomain(record) : null;
+      return record && record.status !== 'deleted' ? toDomain(record) : null;
     });
   }
 
@@ -94,28 +103,55 @@ export class TypeOrmUserRepository implements UserRepository {
         await this.inserts.insert(this.manager, UserSchema, [toRecord(user)]);
         this.counted(+1);
       } catch (error) {
-        const index = uniqueViolationOn(error);
-        if (index?.includes('email')) throw new EmailAlreadyTakenError();
-        if (index?.includes('username')) throw new UsernameAlreadyTakenError();
-        throw error;
+        throw takenKeyError(error);
       }
     });
   }
 
   async update(user: User): Promise<void> {
     return this.queue.outside(this.manager, async () => {
+      // The token version is left out: only incrementTokenVersion moves it, atomically. The version
+      // condition is checked on the row as committed now (an UPDATE reads the latest, not a snapshot).
+      const { tokenVersion: _ignored, version, ...record } = toRecord(user);
+      let affected: number | undefined;
       try {
-        // The token version is left out: only incrementTokenVersion moves it, atomically.
-        const { tokenVersion: _ignored, ...record } = toRecord(user);
-        await this.repository.update({ id: user.id }, record);
-        this.changes.notify(user.id);
+        ({ affected } = await this.repository.update({ id: user.id, version, ...LIVE }, { ...record, version: () => 'version + 1' }));
       } catch (error) {
-        if (uniqueViolationOn(error)?.includes('username')) throw new UsernameAlreadyTakenError();
-        throw error;
+        throw takenKeyError(error);
       }
+      await this.saved(user, affected);
     });
   }
 
+  async erase(user: User): Promise<void> {
+    return this.queue.outside(this.manager, async () => {
+      const { affected } = await this.repository.update(
+        { id: user.id, version: user.version, ...LIVE },
+        {
+          email: null,
+          emailKey: null,
+          name: null,
+          nameKey: null,
+          username: null,
+          usernameKey: null,
+          passwordHash: null,
+          status: 'deleted',
+          roleId: user.roleId,
+          updatedAt: user.updatedAt ?? null,
+          updatedBy: user.updatedBy ?? null,
+          version: () => 'version + 1',
+          tokenVersion: () => 'token_version + 1',
+        },
+      );
+      await this.saved(user, affected);
+      await this.manager.getRepository(InvitationSchema).delete({ userId: user.id });
+      // The sign-in counters are kept under the lower-cased username: personal data too.
+      if (user.username !== undefined) {
+        await this.manager.getRepository(LoginAttemptSchema).delete({ usernameKey: Username.normalize(user.username) });
+      }
+      this.counted(-1);
+    });
+  }
   async delete(id: string): Promise<void> {
     return this.queue.outside(this.manager, async () => {
       const { affected } = await this.repository.delete({ id });
@@ -132,11 +168,31 @@ export class TypeOrmUserRepository implements UserRepository {
     });
   }
 
+  async countActiveWithRole(roleId: string, exceptUserId = ''): Promise<number> {
+    return this.queue.outside(this.manager, async () => {
+      const { driver } = this.manager.connection;
+      if (!['mysql', 'mariadb'].includes(driver.options.type)) {
+        // SQLite: transactions take turns (SqliteWriteQueue), so what this one reads is the latest.
+        return this.repository.count({ where: { roleId, status: 'active', id: Not(exceptUserId) } });
+      }
+      // The role's row is the turn; the count then reads locking, so it sees what is committed now
+      // rather than this transaction's snapshot.
+      const q = (name: string) => driver.escape(name);
+      await this.manager.query(`SELECT ${q('id')} FROM ${q(this.manager.connection.getMetadata(RoleSchema).tableName)} WHERE ${q('id')} = ? FOR UPDATE`, [roleId]);
+      const rows = (await this.manager.query(
+        `SELECT COUNT(*) AS n FROM ${q('users')} WHERE ${q('role_id')} = ? AND ${q('status')} = 'active' AND ${q('id')} <> ? LOCK IN SHARE MODE`,
+        [roleId, exceptUserId],
+      )) as { n: number | string }[];
+      return Number(rows[0]?.n ?? 0);
+    });
+  }
+
   async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
     return this.queue.outside(this.manager, async () => {
       // The total comes from a cache (see user-total-cache.ts for its freshness), not a COUNT(*) per request;
       // inside a transaction it is counted there (its uncommitted rows are not the process's to cache).
-      const total = this.inTransaction ? await this.repository.count() : await this.total.get(() => this.repository.count());
+      const count = () => this.repository.count({ where: LIVE });
+      const total = this.inTransaction ? await count() : await this.total.get(count);
       if (offset >= total) return { items: [], total };
       if (offset < DIRECT_OFFSET) {
         const records = this.inTransaction
@@ -160,12 +216,30 @@ export class TypeOrmUserRepository implements UserRepository {
       return { items: records.map(toDomain), total };
     });
   }
+
+  /** After a version-checked write: moves the user's version on, or says why no row matched. */
+  private async saved(user: User, affected: number | undefined): Promise<void> {
+    if (affected === 0) {
+      const exists = await this.repository.exists({ where: { id: user.id, ...LIVE } });
+      throw exists ? new UserChangedConcurrentlyError() : new UserNotFoundError();
+    }
+    user.markSaved();
+    this.changes.notify(user.id);
+  }
 }
 
+function takenKeyError(error: unknown): unknown {
+  const index = uniqueViolationOn(error);
+  if (index?.includes('email')) return new EmailAlreadyTakenError();
+  if (index?.includes('username')) return new UsernameAlreadyTakenError();
+  return error;
+}
+
+/** Only rows of users not erased reach here: they have an e-mail. */
 function toDomain(r: UserRecord): User {
   return User.restore({
     id: r.id,
-    email: r.email,
+    email: r.email ?? '',
     name: r.name ?? undefined,
     username: r.username ?? undefined,
     passwordHash: r.passwordHash ?? undefined,
@@ -176,6 +250,8 @@ function toDomain(r: UserRecord): User {
     updatedAt: r.updatedAt ?? undefined,
     updatedBy: r.updatedBy ?? undefined,
     tokenVersion: r.tokenVersion ?? 0,
+    status: r.status === 'deleted' ? 'deleted' : r.status,
+    version: r.version,
   });
 }
 
@@ -186,6 +262,7 @@ export function toRecord(user: User): UserRecord {
     email: u.email,
     emailKey: Email.normalize(u.email),
     name: u.name ?? null,
+    nameKey: u.name === undefined ? null : nameSearchKey(u.name),
     username: u.username ?? null,
     usernameKey: u.username === undefined ? null : Username.normalize(u.username),
     passwordHash: u.passwordHash ?? null,
@@ -196,5 +273,7 @@ export function toRecord(user: User): UserRecord {
     updatedAt: u.updatedAt ?? null,
     updatedBy: u.updatedBy ?? null,
     tokenVersion: u.tokenVersion ?? 0,
+    status: user.status,
+    version: user.version,
   };
 }

@@ -16,7 +16,7 @@ export interface UserReads {
   /** By id outside any transaction: concurrent calls share round trips (see BatchedLookup), never a cache. */
   byIdBatched(id: string): Promise<UserRecord | null>;
   byUsernameKey(manager: EntityManager, usernameKey: string): Promise<UserRecord | null>;
-  /** The page of users by id order, `limit` rows from `offset`. */
+  /** The page of users by id order, `limit` rows from `offset` (erased users are skipped). */
   page(manager: EntityManager, offset: number, limit: number): Promise<UserRecord[]>;
   /** The same outside any transaction: identical pages asked for at once share one query (see BatchedLookup). */
   pageBatched(offset: number, limit: number): Promise<UserRecord[]>;
@@ -95,9 +95,11 @@ function buildUserReads(dataSource: DataSource): UserReads {
 
   const byIdSql = `${select} WHERE ${id} = ?`;
   const byUsernameSql = `${select} WHERE ${column('usernameKey')} = ?`;
-  const pageSql = `${select} ORDER BY ${id} ASC LIMIT ? OFFSET ?`;
-  const idsAscSql = `SELECT ${id} AS id FROM ${table} ORDER BY ${id} ASC LIMIT ? OFFSET ?`;
-  const idsDescSql = `SELECT ${id} AS id FROM ${table} ORDER BY ${id} DESC LIMIT ? OFFSET ?`;
+  // An erased user's remaining row is never listed.
+  const listed = `${column('status')} <> 'deleted'`;
+  const pageSql = `${select} WHERE ${listed} ORDER BY ${id} ASC LIMIT ? OFFSET ?`;
+  const idsAscSql = `SELECT ${id} AS id FROM ${table} WHERE ${listed} ORDER BY ${id} ASC LIMIT ? OFFSET ?`;
+  const idsDescSql = `SELECT ${id} AS id FROM ${table} WHERE ${listed} ORDER BY ${id} DESC LIMIT ? OFFSET ?`;
 
   const byIds = async (manager: EntityManager, ids: readonly string[]) =>
     ids.length === 0 ? [] : many(manager, `${select} WHERE ${id} IN (${ids.map(() => '?').join(', ')}) ORDER BY ${id} ASC`, [...ids]);

@@ -1,15 +1,33 @@
 import type { InvitationView } from '../../../application/invitations/inspect-invitation.use-case';
+import { formatExpiry } from '../../../application/shared/expiry-wording';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/users/password-policy';
 import escapeHtml from 'escape-html';
+import { FIELD_LABELS, FORM_FIELDS, type FormField, type FormProblems } from './accept-invitation.problems';
+
+export { ACCEPT_INVITATION_SCRIPT } from './accept-invitation.script';
+
+export interface AcceptPageSettings {
+  /** Where a person goes once joined (APP_URL); null: the page says to sign in to the application. */
+  appUrl: string | null;
+}
+
+/** A post the server refused (no script): the form again with its status, what was entered (never the password), the problems. */
+export interface RefusedForm extends FormProblems {
+  status: number;
+  name: string;
+  username: string;
+}
 
 const STYLE = `
   body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }
   h1 { font-size: 1.4rem; }
   label { display: block; margin-top: 1rem; font-weight: 600; }
   input { width: 100%; padding: .5rem; margin-top: .25rem; box-sizing: border-box; font-size: 1rem; }
+  input[aria-invalid="true"] { border: 2px solid #b42318; }
   button { margin-top: 1.5rem; padding: .6rem 1.2rem; font-size: 1rem; cursor: pointer; }
   .hint { color: #59636e; font-size: .85rem; }
   .error { color: #b42318; }
+  .field-error { margin: .25rem 0 0; font-weight: 600; }
   .ok { color: #1a7f37; }
 `;
 
@@ -30,11 +48,49 @@ ${body}
 </html>`;
 }
 
+/** The expiry in the words the invitation mail uses, with the exact instant for machines. */
+function expiryTime(expiresAt: Date): string {
+  return `<time datetime="${escapeHtml(expiresAt.toISOString())}">${escapeHtml(formatExpiry(expiresAt))}</time>`;
+}
+
+/**
+ * One input with its label, hint and error. Without a problem the error paragraph stays empty and
+ * hidden until the script fills it; the script (or the server, after a refused post without it) also
+ * adds its id to aria-describedby and sets aria-invalid, so a screen reader reads the problem with
+ * the field, once. `autofocus`: the first invalid field of a refused post, as the script focuses it.
+ */
+function field(id: FormField, input: string, shown: { error?: string; autofocus?: boolean; hint?: string } = {}): string {
+  const { error, autofocus, hint } = shown;
+  const hintId = hint ? `${id}-hint` : undefined;
+  const describedBy = [error ? `${id}-error` : undefined, hintId].filter(Boolean).join(' ');
+  const state = `${error ? ' aria-invalid="true"' : ''}${describedBy ? ` aria-describedby="${describedBy}"` : ''}${autofocus ? ' autofocus' : ''}`;
+  return `  <label for="${id}">${escapeHtml(FIELD_LABELS[id])}</label>
+  <p id="${id}-error" class="error field-error" data-field-error="${id}"${error ? '' : ' hidden'}>${escapeHtml(error ?? '')}</p>
+  <input id="${id}" name="${id}" ${input}${state}>
+${hint ? `  <p class="hint" id="${hintId}">${escapeHtml(hint)}</p>\n` : ''}`;
+}
+
+/** What the page says once joined: the link to the application when APP_URL is set. */
+function nextStep(appUrl: string | null, shown: boolean): string {
+  const body = appUrl
+    ? `<p id="next-step">Next: <a id="app-link" href="${escapeHtml(appUrl)}">go to the application</a> and sign in with your username and password.</p>`
+    : `<p id="next-step">Next: sign in to the application you were invited to, with your username and password. You can close this page.</p>`;
+  return `<section id="next"${shown ? '' : ' hidden'}>
+${body}
+</section>`;
+}
+
 /**
  * The page an invitation link opens. Rendering it reads the invitation and changes nothing,
  * so a mail scanner that fetches the link burns nothing; only the form's POST consumes the token.
+ * `refused`: the form again after a post without the script that the service refused (400, 409).
  */
-export function renderAcceptInvitationPage(view: InvitationView, token: string): { status: number; html: string } {
+export function renderAcceptInvitationPage(
+  view: InvitationView,
+  token: string,
+  settings: AcceptPageSettings = { appUrl: null },
+  refused?: RefusedForm,
+): { status: number; html: string } {
   switch (view.status) {
     case 'unknown':
       return {
@@ -60,76 +116,54 @@ export function renderAcceptInvitationPage(view: InvitationView, token: string):
         html: layout(
           'Invitation expired',
           `<h1>This invitation has expired</h1>
-<p id="state" data-state="expired">It expired on ${escapeHtml(view.expiresAt.toISOString())}. Ask the person who invited you to send a new one.</p>`,
+<p id="state" data-state="expired">It expired on ${expiryTime(view.expiresAt)}. Ask the person who invited you to send a new one.</p>`,
         ),
       };
     case 'valid':
-      return {
-        status: 200,
-        html: layout(
-          'Accept your invitation',
-          `<h1>Welcome</h1>
-<p id="state" data-state="valid">You were invited as <strong>${escapeHtml(view.email)}</strong>. Choose your username and password to join.</p>
-<form id="accept" data-token="${escapeHtml(token)}" novalidate>
-  <label for="name">Full name</label>
-  <input id="name" name="name" autocomplete="name" required maxlength="200" value="${escapeHtml(view.name ?? '')}">
-  <label for="username">Username</label>
-  <input id="username" name="username" autocomplete="username" required minlength="3" maxlength="64" pattern="[A-Za-z0-9._\\-]{3,64}">
-  <p class="hint">3 to 64 letters, digits, dots, underscores or hyphens.</p>
-  <label for="password">Password</label>
-  <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}">
-  <p class="hint">${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters. A long passphrase is best.</p>
-  <button type="submit" id="submit">Join</button>
-  <p id="result" role="status" aria-live="polite"></p>
-</form>
-<p class="hint">This link expires on ${escapeHtml(view.expiresAt.toISOString())}.</p>
-<script src="/invitations/accept.js" defer></script>`,
-        ),
-      };
+      return { status: refused?.status ?? 200, html: layout('Accept your invitation', acceptForm(view, token, settings, refused)) };
   }
 }
 
-/** Served as its own file: the Content-Security-Policy allows scripts from this origin only, none inline. */
-export const ACCEPT_INVITATION_SCRIPT = `'use strict';
-(function () {
-  var form = document.getElementById('accept');
-  if (!form) return;
-  var result = document.getElementById('result');
-  var button = document.getElementById('submit');
-  form.addEventListener('submit', function (event) {
-    event.preventDefault();
-    button.disabled = true;
-    result.className = '';
-    result.textContent = 'Joining…';
-    fetch('/v1/invitations/accept', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        token: form.getAttribute('data-token'),
-        name: form.elements.name.value,
-        username: form.elements.username.value,
-        password: form.elements.password.value
-      })
-    }).then(function (response) {
-      return response.json().catch(function () { return {}; }).then(function (body) {
-        if (response.ok) {
-          form.querySelectorAll('input').forEach(function (input) { input.disabled = true; });
-          result.className = 'ok';
-          result.setAttribute('data-outcome', 'joined');
-          result.textContent = 'You have joined. Sign in as ' + body.username + '.';
-          return;
-        }
-        button.disabled = false;
-        result.className = 'error';
-        result.setAttribute('data-outcome', body.code || 'error');
-        var details = (body.errors || []).map(function (e) { return e.field + ' ' + e.message; }).join('; ');
-        result.textContent = (body.detail || 'Something went wrong.') + (details ? ' (' + details + ')' : '');
-      });
-    }).catch(function () {
-      button.disabled = false;
-      result.className = 'error';
-      result.textContent = 'The service could not be reached. Try again.';
-    });
-  });
-})();
-`;
+/**
+ * The form posts itself (the token in a hidden field, never in the URL it posts to) and the server
+ * answers with a page; when the script runs, it posts the JSON API instead and the page stays.
+ * `action="accept"` is relative: it names /invitations/accept without the link's query, under any path prefix.
+ */
+function acceptForm(view: Extract<InvitationView, { email: string }>, token: string, settings: AcceptPageSettings, refused?: RefusedForm): string {
+  const errors = refused?.fieldErrors ?? {};
+  const firstInvalid = FORM_FIELDS.find((name) => errors[name] !== undefined);
+  const shown = (name: FormField, hint?: string) => ({ error: errors[name], autofocus: name === firstInvalid, ...(hint ? { hint } : {}) });
+  const name = refused ? refused.name : (view.name ?? '');
+  const username = refused?.username ?? '';
+  const result = refused
+    ? `<p id="result" role="status" aria-live="polite" class="error" data-outcome="${escapeHtml(refused.code)}">${escapeHtml(refused.summary)}</p>`
+    : '<p id="result" role="status" aria-live="polite"></p>';
+  return `<h1>Welcome</h1>
+<div id="invitation">
+<p id="state" data-state="valid">You were invited as <strong>${escapeHtml(view.email)}</strong>. Choose your username and password to join.</p>
+<p id="expiry" class="hint">This link works once and expires on ${expiryTime(view.expiresAt)}.</p>
+<form id="accept" method="post" action="accept" data-token="${escapeHtml(token)}" novalidate>
+  <input type="hidden" name="token" value="${escapeHtml(token)}">
+${field('name', `autocomplete="name" required maxlength="200" value="${escapeHtml(name)}"`, shown('name'))}\
+${field('username', `autocomplete="username" required minlength="3" maxlength="64" value="${escapeHtml(username)}"`, shown('username', '3 to 64 letters, digits, dots, underscores or hyphens.'))}\
+${field('password', `type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}"`, shown('password', `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters. A long passphrase is best.`))}\
+  <button type="submit" id="submit">Join</button>
+</form>
+</div>
+${result}
+${nextStep(settings.appUrl, false)}
+<script src="/invitations/accept.js" defer></script>`;
+}
+
+/** What a post without the script answers once joined: what the script shows in its place. */
+export function renderJoinedPage(username: string, settings: AcceptPageSettings): { status: number; html: string } {
+  return {
+    status: 200,
+    html: layout(
+      'You have joined',
+      `<h1>Welcome</h1>
+<p id="result" role="status" class="ok" data-outcome="joined">You have joined as ${escapeHtml(username)}.</p>
+${nextStep(settings.appUrl, true)}`,
+    ),
+  };
+}

@@ -38,14 +38,15 @@ const ALLOWED_HEADER = new Set(['alg', 'typ', 'kid']);
 type Verify = (request: FastifyRequest) => Promise<Record<string, unknown>>;
 
 /**
- * Bearer authentication: the token must be an EdDSA JWT signed by the key its `kid` names (the
- * current key or a retired one), for our issuer and audience, unexpired, with every registered
+ * Bearer authentication: the token must be a JWT signed by the key its `kid` names (the current key
+ * or a retired one) with that key's own algorithm (ES256, RS256 or EdDSA; never `none` or HS*), for our issuer and audience, unexpired, with every registered
  * claim present; then its subject must still be a joined user whose token version is the token's.
  * Every failure, whatever its cause, is the same 401.
  */
 async function authentication(app: FastifyInstance, options: AuthenticationOptions): Promise<void> {
-  // One @fastify/jwt namespace per key, each with its own verifier: the token's
-  // `kid` picks the namespace, so a token is only ever checked against the key it names.
+  // One @fastify/jwt namespace per key, each with its own verifier pinned to its key's algorithm: the
+  // token's `kid` picks the namespace, so a token is only ever checked against the key it names, and
+  // an EdDSA key never verifies an ES256 token (nor an RSA key an HS256 one made with its public key).
   const verifiers = new Map<string, Verify>();
   for (const [index, key] of options.verificationKeys.entries()) {
     const decorator = `accessTokenVerify${index}`;
@@ -54,7 +55,7 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
       jwtVerify: decorator,
       secret: { public: key.publicKeyPem },
       verify: {
-        algorithms: ['EdDSA'],
+        algorithms: [key.alg],
         allowedIss: options.issuer,
         allowedAud: options.audience,
         requiredClaims: ['iss', 'aud', 'sub', 'iat', 'exp', 'ver'],

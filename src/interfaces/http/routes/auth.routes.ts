@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SignInUseCase } from '../../../application/auth/sign-in.use-case';
 import type { SignOutUseCase } from '../../../application/auth/sign-out.use-case';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
-import { problemRef, protectedProblems } from '../schemas';
+import { anyRequestProblems, bodyProblems, problemResponse, protectedProblems, throttledProblem, unavailableProblem } from '../schemas';
 
 export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCase }) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -19,11 +19,13 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
           },
         },
         schema: {
+          operationId: 'signIn',
           tags: ['auth'],
           summary: 'Sign in with username and password',
           description:
             'Returns an EdDSA-signed JWT access token. Unknown user, wrong password, a locked account and a not-yet-joined ' +
             'user get the same 401. Too many requests from one address: 429 with Retry-After.',
+          security: [],
           body: {
             type: 'object',
             required: ['username', 'password'],
@@ -50,12 +52,11 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
                 accessToken: { type: 'string' },
               },
             },
-            400: problemRef,
-            401: problemRef,
-            413: problemRef,
-            415: problemRef,
-            429: problemRef,
-            503: problemRef,
+            ...anyRequestProblems,
+            401: problemResponse('Unknown user, wrong password, locked account or not joined yet: one answer for all'),
+            ...bodyProblems,
+            429: throttledProblem,
+            503: unavailableProblem,
           },
         },
       },
@@ -69,11 +70,12 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
       '/auth/signout',
       {
         schema: {
+          operationId: 'signOut',
           tags: ['auth'],
           summary: 'Sign out: every access token of the caller stops working at once, on every replica',
           description: 'Bumps the caller’s token version: all of its tokens (every device) are refused from now on.',
           security: [{ bearerAuth: [] }],
-          response: { 204: { description: 'Signed out', type: 'null' }, ...protectedProblems },
+          response: { 204: { description: 'Signed out', type: 'null' }, ...protectedProblems, ...bodyProblems },
         },
       },
       async (request, reply) => {

@@ -3,14 +3,16 @@ import type { AcceptInvitationUseCase } from '../../../application/invitations/a
 import type { ResendInvitationUseCase } from '../../../application/invitations/resend-invitation.use-case';
 import type { RevokeInvitationUseCase } from '../../../application/invitations/revoke-invitation.use-case';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
-import { problemRef, protectedProblems } from '../schemas';
-
-const userIdParams = {
-  type: 'object',
-  required: ['id'],
-  // Ids are ASCII (the column is ascii_bin): a non-ASCII id would make MariaDB refuse the comparison (500), so it is a 400.
-  properties: { id: { type: 'string', minLength: 1, maxLength: 36, pattern: '^[\\x20-\\x7e]+$' } },
-} as const;
+import {
+  anyRequestProblems,
+  bodyProblems,
+  permissionProblem,
+  problemResponse,
+  protectedProblems,
+  throttledProblem,
+  unavailableProblem,
+  userIdParams,
+} from '../schemas';
 
 export function invitationsRoutes(deps: {
   acceptInvitation: AcceptInvitationUseCase;
@@ -30,11 +32,13 @@ export function invitationsRoutes(deps: {
           },
         },
         schema: {
+          operationId: 'acceptInvitation',
           tags: ['invitations'],
           summary: 'Accept an invitation: set name, username and password, and join',
           description:
             'No bearer token: the single-use token from the invitation link authenticates. Unknown token → 404, ' +
             'used or expired → 410, username taken → 409. Afterwards the user signs in.',
+          security: [],
           body: {
             type: 'object',
             required: ['token', 'name', 'username', 'password'],
@@ -52,14 +56,13 @@ export function invitationsRoutes(deps: {
               required: ['_id', 'username'],
               properties: { _id: { type: 'string' }, username: { type: 'string' } },
             },
-            400: problemRef,
-            404: problemRef,
-            409: problemRef,
-            410: problemRef,
-            413: problemRef,
-            415: problemRef,
-            429: problemRef,
-            503: problemRef,
+            ...anyRequestProblems,
+            404: problemResponse('No invitation has this token'),
+            409: problemResponse('The username is taken'),
+            410: problemResponse('The invitation has expired, or has been used'),
+            ...bodyProblems,
+            429: throttledProblem,
+            503: unavailableProblem,
           },
         },
       },
@@ -75,6 +78,7 @@ export function invitationsRoutes(deps: {
         // Each resend mails a new link, as an invite does: they share the inviter's budget.
         config: { throttle: 'inviter' },
         schema: {
+          operationId: 'resendInvitation',
           tags: ['invitations'],
           summary: 'Send a pending user a new invitation link (needs users:invite)',
           description: 'The old link dies when the new one is issued; works after expiry. A joined user → 409.',
@@ -83,9 +87,11 @@ export function invitationsRoutes(deps: {
           response: {
             202: { description: 'Accepted; the mail follows', type: 'null' },
             ...protectedProblems,
-            404: problemRef,
-            409: problemRef,
-            429: problemRef,
+            403: permissionProblem,
+            404: problemResponse('No user has this id'),
+            409: problemResponse('The user has joined already'),
+            ...bodyProblems,
+            429: throttledProblem,
           },
         },
       },
@@ -99,11 +105,19 @@ export function invitationsRoutes(deps: {
       '/users/:id/invitation',
       {
         schema: {
+          operationId: 'revokeInvitation',
           tags: ['invitations'],
           summary: 'Revoke an invitation: the pending user and its link are gone (needs users:invite)',
           security: [{ bearerAuth: [] }],
           params: userIdParams,
-          response: { 204: { description: 'Revoked', type: 'null' }, ...protectedProblems, 404: problemRef, 409: problemRef },
+          response: {
+            204: { description: 'Revoked', type: 'null' },
+            ...protectedProblems,
+            403: permissionProblem,
+            404: problemResponse('No user has this id'),
+            409: problemResponse('The user has joined already'),
+            ...bodyProblems,
+          },
         },
       },
       async (request, reply) => {

@@ -1,21 +1,46 @@
 import type { FastifyInstance } from 'fastify';
+import type { AcceptInvitationUseCase } from '../../../application/invitations/accept-invitation.use-case';
 import type { InspectInvitationUseCase } from '../../../application/invitations/inspect-invitation.use-case';
+import { readFormBodiesOnly } from '../form-body';
 import { ACCEPT_INVITATION_SCRIPT, renderAcceptInvitationPage } from '../pages/accept-invitation.page';
+import { anyRequestProblems, unavailableProblem } from '../schemas';
+import { acceptInvitationFormRoutes } from './accept-invitation-form.routes';
 
-export function pagesRoutes(deps: { inspectInvitation: InspectInvitationUseCase }) {
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+
+/** `appUrl`: where the page sends a person once joined (APP_URL); null when not configured. */
+export function pagesRoutes(deps: {
+  inspectInvitation: InspectInvitationUseCase;
+  acceptInvitation: AcceptInvitationUseCase;
+  appUrl: string | null;
+}) {
+  const settings = { appUrl: deps.appUrl };
   return async (app: FastifyInstance): Promise<void> => {
+    // The pages read the invitation form's body, and no JSON: this plugin's scope only.
+    readFormBodiesOnly(app);
+
     app.get<{ Querystring: { token?: string } }>(
       '/invitations/accept',
       {
         schema: {
+          operationId: 'showAcceptInvitationPage',
           tags: ['invitations'],
           summary: 'The page an invitation link opens (HTML); reading it consumes nothing',
+          description: 'A form for a link that can be used; otherwise a page that says why not, with the status of the API’s answer.',
+          security: [],
           querystring: { type: 'object', properties: { token: { type: 'string', maxLength: 200 } } },
+          response: {
+            200: html('The form: name, username, password'),
+            ...anyRequestProblems,
+            404: html('No invitation has this token (or none was given)'),
+            410: html('The invitation has expired, or has been used'),
+            503: unavailableProblem,
+          },
         },
       },
       async (request, reply) => {
         const token = request.query.token ?? '';
-        const { status, html } = renderAcceptInvitationPage(await deps.inspectInvitation.execute(token), token);
+        const { status, html } = renderAcceptInvitationPage(await deps.inspectInvitation.execute(token), token, settings);
         return reply
           .code(status)
           .header('cache-control', 'no-store')
@@ -24,6 +49,8 @@ export function pagesRoutes(deps: { inspectInvitation: InspectInvitationUseCase 
           .send(html);
       },
     );
+
+    await app.register(acceptInvitationFormRoutes({ acceptInvitation: deps.acceptInvitation, inspectInvitation: deps.inspectInvitation, settings }));
 
     // Browsers ask for it with every page; an empty answer beats a 404 in their console.
     app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ListPermissionsUseCase } from '../../../application/permissions/list-permissions.use-case';
 import { ValidationError } from '../../../domain/shared/domain-error';
 import { strictIntegerQuery } from '../plugins/strict-integers';
-import { PAGE_PARAMS, pageQueryProperties, protectedProblems } from '../schemas';
+import { PAGE_PARAMS, pageQueryProperties, permissionProblem, protectedProblems } from '../schemas';
 
 interface PermissionQuery {
   page: number;
@@ -22,6 +22,7 @@ export function permissionsRoutes(deps: { listPermissions: ListPermissionsUseCas
       {
         preValidation: strictIntegerQuery(PAGE_PARAMS),
         schema: {
+          operationId: 'listPermissions',
           tags: ['permissions'],
           summary: 'List permissions, page by page, filtered (needs permissions:read)',
           description:
@@ -47,6 +48,7 @@ export function permissionsRoutes(deps: { listPermissions: ListPermissionsUseCas
               },
             },
             ...protectedProblems,
+            403: permissionProblem,
           },
         },
       },

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { InviteUserUseCase } from '../../../application/invitations/invite-user.use-case';
 import type { ListUsersUseCase } from '../../../application/users/list-users.use-case';
 import { strictIntegerQuery } from '../plugins/strict-integers';
-import { PAGE_PARAMS, pageQueryProperties, problemRef, protectedProblems } from '../schemas';
+import { bodyProblems, PAGE_PARAMS, pageQueryProperties, permissionProblem, problemResponse, protectedProblems, throttledProblem } from '../schemas';
 
 export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: InviteUserUseCase }) {
   return async (app: FastifyInstance): Promise<void> => {
@@ -11,6 +11,7 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
       {
         preValidation: strictIntegerQuery(PAGE_PARAMS),
         schema: {
+          operationId: 'listUsers',
           tags: ['users'],
           summary: 'List users, page by page (needs users:read)',
           security: [{ bearerAuth: [] }],
@@ -22,6 +23,7 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
               properties: { users: { type: 'array', items: { $ref: 'User#' } }, pagination: { $ref: 'Pagination#' } },
             },
             ...protectedProblems,
+            403: permissionProblem,
           },
         },
       },
@@ -43,6 +45,7 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
           },
         },
         schema: {
+          operationId: 'inviteUser',
           tags: ['users'],
           summary: 'Invite a user by e-mail (needs users:invite)',
           description:
@@ -66,10 +69,11 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
               headers: { location: { type: 'string', description: '/v1/users/{id} of the invited user' } },
             },
             ...protectedProblems,
-            409: problemRef,
-            413: problemRef,
-            415: problemRef,
-            429: problemRef,
+            400: problemResponse('The body is not valid, names an unknown role or a field this route does not take'),
+            403: problemResponse('The inviter lacks users:invite, or a permission the role would grant'),
+            409: problemResponse('The e-mail belongs to a user already, pending or joined'),
+            ...bodyProblems,
+            429: throttledProblem,
           },
         },
       },

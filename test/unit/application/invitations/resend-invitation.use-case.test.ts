@@ -63,7 +63,8 @@ describe('ResendInvitationUseCase', () => {
       const error = await resend.execute({ actor: inviter, userId: futureAdmin.id }).catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(PermissionDeniedError);
-      expect([...(error as PermissionDeniedError).missing].sort()).toEqual([Permissions.permissionsRead, Permissions.usersRead].sort());
+      expect([...(error as PermissionDeniedError).missing].sort()).toEqual(RoleMother.admin().permissions.filter((p) => !inviter.permissions.includes(p)).sort());
+      expect((error as PermissionDeniedError).missing).toContain(Permissions.usersRead);
       await expectUnchanged(futureAdmin);
     });
 
@@ -123,7 +124,7 @@ describe('ResendInvitationUseCase', () => {
       await resend.execute({ actor: inviter, userId: invitee.id });
 
       const stored = (await users.findById(invitee.id))!;
-      expect(stored.toSnapshot()).toEqual({ ...invitee.toSnapshot(), updatedBy: inviter.userId, updatedAt: NOW });
+      expect(stored.toSnapshot()).toEqual({ ...invitee.toSnapshot(), updatedBy: inviter.userId, updatedAt: NOW, version: invitee.version + 1 });
       expect(stored.isJoined).toBe(false);
     });
 

@@ -1,0 +1,25 @@
+import { Permissions } from '../../domain/permissions/permission';
+import { OwnAccountError } from '../../domain/users/user.errors';
+import { requirePermission } from '../auth/actor';
+import { UserChange, type UserActionInput } from './user-administration';
+
+/**
+ * Removes a person: name, e-mail, username and password hash are erased (the e-mail and the username
+ * are free again), the pending invitation dies, every token is refused at once, and `UserDeleted`
+ * (the id only) is recorded, in one transaction. The id stays, so other users' `invited_by` still
+ * holds. Nobody deletes themselves, nor the last active admin.
+ */
+export class DeleteUserUseCase extends UserChange {
+  async execute({ actor, userId, expectedVersion }: UserActionInput): Promise<void> {
+    requirePermission(actor, Permissions.usersDelete);
+    if (userId === actor.userId) throw new OwnAccountError('delete');
+    await this.unitOfWork.run(async ({ users, outbox }) => {
+      const { user } = await this.admin.target(users, actor, userId, expectedVersion);
+      await this.admin.assertAnotherActiveAdmin(users, user);
+      user.delete(this.changeBy(actor));
+      // Erasing bumps the token version and deletes the invitation with the personal data.
+      await users.erase(user);
+      await outbox.append(user.pullDomainEvents());
+    });
+  }
+}

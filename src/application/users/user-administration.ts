@@ -1,0 +1,95 @@
+import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
+import { missingPermissions, type Role, RoleNames } from '../../domain/roles/role';
+import { RoleNotFoundError } from '../../domain/roles/role-not-found.error';
+import type { User } from '../../domain/users/user';
+import { LastActiveAdminError, UserChangedConcurrentlyError, UserNotFoundError } from '../../domain/users/user.errors';
+import type { Actor } from '../auth/actor';
+import type { Clock } from '../ports/clock.port';
+import type { IdGenerator } from '../ports/id-generator.port';
+import type { RoleRepository } from '../ports/role-repository.port';
+import type { UnitOfWork } from '../ports/unit-of-work.port';
+import type { UserRepository } from '../ports/user-repository.port';
+
+/** What the administration use cases share: finding the user and the roles, and the guard rails. */
+export class UserAdministration {
+  constructor(private readonly roles: RoleRepository) {}
+
+  /** A role by name or `_id`, as an invitation names it. */
+  async resolveRole(key: string): Promise<Role> {
+    const role = (await this.roles.findByName(key)) ?? (await this.roles.findById(key));
+    if (!role) throw new RoleNotFoundError(key);
+    return role;
+  }
+
+  /** The role the user holds now (a role removed meanwhile reads as one with no permissions). */
+  async roleOf(user: User): Promise<Role> {
+    return (await this.roles.findById(user.roleId)) ?? { id: user.roleId, name: '', permissions: [] };
+  }
+
+  /**
+   * The user to change, at the version the caller last saw when it names one (a client's If-Match),
+   * and only when the actor holds every permission of the user's role: someone who could not have
+   * handed out that role cannot change, lock out or remove its holders either.
+   */
+  async target(users: UserRepository, actor: Actor, userId: string, expectedVersion?: number): Promise<{ user: User; role: Role }> {
+    const user = await users.findById(userId);
+    if (!user) throw new UserNotFoundError();
+    if (expectedVersion !== undefined && expectedVersion !== user.version) throw new UserChangedConcurrentlyError();
+    const role = await this.roleOf(user);
+    assertMayHandOut(actor, role);
+    return { user, role };
+  }
+
+  /**
+   * Refuses a change that takes an active admin out of the active admins when no other stays. The
+   * count is a locking read (UserRepository.countActiveWithRole): two admins deactivating each other at
+   * once are counted one after the other, and the second is refused.
+   */
+  async assertAnotherActiveAdmin(users: UserRepository, user: User): Promise<void> {
+    if (user.status !== 'active') return;
+    const admin = await this.roles.findByName(RoleNames.admin);
+    if (!admin || user.roleId !== admin.id) return;
+    if ((await users.countActiveWithRole(admin.id, user.id)) === 0) throw new LastActiveAdminError();
+  }
+}
+
+/** Nobody hands out (or acts on the holders of) a role holding permissions they lack. */
+export function assertMayHandOut(actor: Actor, role: Role): void {
+  const beyond = missingPermissions(actor.permissions, role.permissions);
+  if (beyond.length > 0) throw new PermissionDeniedError(beyond);
+}
+
+export interface UserActionInput {
+  actor: Actor;
+  userId: string;
+  /** The version the caller last saw (If-Match): refused with UserChangedConcurrentlyError when it moved on. */
+  expectedVersion?: number;
+}
+
+/** What every use case that changes one user is built from. */
+export interface UserChangeDeps {
+  roleRepository: RoleRepository;
+  unitOfWork: UnitOfWork;
+  clock: Clock;
+  idGenerator: IdGenerator;
+}
+
+/** The base of the use cases that change one user: their dependencies and who changes what, when. */
+export abstract class UserChange {
+  protected readonly admin: UserAdministration;
+  protected readonly unitOfWork: UnitOfWork;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+
+  constructor(deps: UserChangeDeps) {
+    this.admin = new UserAdministration(deps.roleRepository);
+    this.unitOfWork = deps.unitOfWork;
+    this.clock = deps.clock;
+    this.ids = deps.idGenerator;
+  }
+
+  /** What a change records about itself: who made it, when, and the ids of the events it raises. */
+  protected changeBy(actor: Actor): { by: string; now: Date; newId: () => string } {
+    return { by: actor.userId, now: this.clock.now(), newId: () => this.ids.next() };
+  }
+}
