@@ -5,7 +5,7 @@ import { hasPendingMigrations, runMigrations } from '../infrastructure/persisten
 import { type Config, ConfigError } from '../infrastructure/config/config';
 import { kafkaConditionOf } from '../infrastructure/messaging/kafka-conditions';
 import { KafkaTopicProvisioner, type TopicSpec, type TopicsOutcome } from '../infrastructure/messaging/kafka-topic-provisioner';
-import { backoffDelay } from '../infrastructure/system/backoff';
+import { backoffDelay, sleepUnlessAborted } from '../infrastructure/system/backoff';
 import { loadDeadLetterTopic } from './mailer/mailer-settings';
 
 /**
@@ -97,12 +97,17 @@ async function waitForMigrations({ dataSource, logger }: { dataSource: DataSourc
   while (await hasPendingMigrations(dataSource)) {
     if (signal?.aborted) throw new Error('stopped while waiting for migrations');
     if (++attempt === 1) logger.warn('migrations are pending: waiting for the migrate step (`npm run migrate`) before bootstrapping the admin');
-    await sleep(backoffDelay(attempt, 500, 5_000));
+    await sleepUnlessAborted(backoffDelay(attempt, 500, 5_000), signal);
   }
   if (attempt > 0) logger.info({ waitedMs: Date.now() - started }, 'migrations applied by the migrate step; continuing');
 }
 
-/** Connects, retrying with backoff while the database is away; gives up only when `signal` aborts. */
+/**
+ * Connects, retrying with backoff while the database is away; gives up only when `signal` aborts.
+ * The waits keep the process alive: while the database is away nothing else may (no socket is
+ * open yet), and a process whose event loop empties exits with status 0 — a migrate step that
+ * "succeeded" without migrating, an api that vanished before it listened.
+ */
 export async function connectDatabase({ dataSource, logger }: { dataSource: DataSource; logger: Logger }, signal?: AbortSignal): Promise<void> {
   for (let attempt = 1; !dataSource.isInitialized; attempt++) {
     try {
@@ -111,13 +116,9 @@ export async function connectDatabase({ dataSource, logger }: { dataSource: Data
       if (signal?.aborted) throw error;
       const wait = backoffDelay(attempt, 500, 10_000);
       logger.warn({ attempt, retryInMs: wait, reason: describeError(error) }, 'database not reachable yet');
-      await sleep(wait);
+      await sleepUnlessAborted(wait, signal);
     }
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** Prints a configuration error and exits: a bad value stops the process with a message naming it. */

@@ -1,4 +1,7 @@
 /**
+ * The migrate step and the api started before their database (podman-compose starts them without
+ * waiting for its health): both wait for it, then do their work.
+ *
  * The api started beside the migrate step, as a Deployment beside its Job (or compose, whose
  * podman-compose does not await the one-shot): with MIGRATE_ON_START=false and the tables not there
  * yet, it waits for the migrate step instead of exiting, then bootstraps the admin and serves.
@@ -7,6 +10,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ensureBuilt, startApiProcess } from '../support/api-process';
+import { CuttableProxy } from '../support/cuttable-proxy';
 import { connectTo, createTestDatabase, type TestDatabase } from '../support/test-database';
 
 jest.setTimeout(120_000);
@@ -60,5 +64,54 @@ it('waits for the migrate step when MIGRATE_ON_START=false, then bootstraps the 
   } finally {
     api.child.kill('SIGTERM');
     expect(await api.exited).toBe(0);
+  }
+});
+
+/** How many migrations the database behind `url` has recorded (0 when the table is not there). */
+async function appliedMigrations(url: string): Promise<number> {
+  const connection = await connectTo(url);
+  try {
+    const [rows] = await connection.query("SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'schema_migrations'");
+    if (Number((rows as { n: number }[])[0]!.n) === 0) return 0;
+    const [applied] = await connection.query('SELECT COUNT(*) AS n FROM schema_migrations');
+    return Number((applied as { n: number }[])[0]!.n);
+  } finally {
+    await connection.end();
+  }
+}
+
+it('the migrate step and the api started before their database wait for it: neither exits, both finish their work', async () => {
+  const late = await createTestDatabase('ac_late_database');
+  const { proxy, database } = await CuttableProxy.before(late);
+  proxy.cut(); // the database "is not up yet": every connection is refused
+  try {
+    const migrate = execFile(process.execPath, [MIGRATE], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url } });
+    let migrateLog = '';
+    migrate.stdout!.on('data', (chunk: Buffer) => (migrateLog += chunk.toString()));
+    migrate.stderr!.on('data', (chunk: Buffer) => (migrateLog += chunk.toString()));
+    const migrateExit = new Promise<number | null>((resolve) => migrate.once('exit', resolve));
+    const api = startApiProcess('late-database', { DATABASE_URL: database.url, MIGRATE_ON_START: 'false', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...ADMIN });
+    api.catch(() => undefined); // awaited below
+
+    // Long enough for several refused attempts (500 ms, 1 s, 2 s backoff). Before the fix both processes
+    // exited 0 here: the retry wait did not keep the event loop alive, and nothing else did.
+    const outcome = await Promise.race([migrateExit.then((code) => `migrate exited with ${code}`), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 4_000))]);
+    expect(outcome).toBe('still waiting');
+    expect(migrateLog).toMatch(/database not reachable yet/);
+    expect(await appliedMigrations(late.url)).toBe(0);
+
+    proxy.restore(); // the database is up
+    expect(await migrateExit).toBe(0);
+    expect(await appliedMigrations(late.url)).toBeGreaterThan(0);
+    const started = await api;
+    try {
+      expect((await fetch(`http://127.0.0.1:${started.port}/readyz`)).status).toBe(200);
+    } finally {
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+    }
+  } finally {
+    await proxy.close();
+    await late.drop();
   }
 });

@@ -5,7 +5,8 @@ import { createLogger, type Logger } from '../../infrastructure/logging/logger';
 import { startMetricsServer } from '../../infrastructure/observability/metrics-server';
 import { subscribeInvitationMails } from '../mailer/in-process-invitation-mails';
 import { describeError } from '../../infrastructure/logging/logger';
-import { prepareDatabase, sleep } from '../process-runtime';
+import { prepareDatabase } from '../process-runtime';
+import { sleepUnlessAborted as sleep } from '../../infrastructure/system/backoff';
 import { buildHttpApp } from './app';
 
 export interface RunningApi {

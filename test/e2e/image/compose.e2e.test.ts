@@ -76,24 +76,60 @@ afterAll(async () => {
   await compose('down', '-v').catch((error: Error) => process.stderr.write(`compose down failed: ${error.message}\n${logs.slice(-4000)}\n`));
 });
 
-/** Waits for a 200; when none comes, the error carries the state of every container and the end of their logs. */
-async function ready(url: string): Promise<void> {
+/** The end of a log: its JSON lines as `level msg (reason)`, other lines as they are, the compose tool's own chatter left out. */
+function compactLog(text: string, keep = 25): string {
+  const chatter = /^(\['podman'|using podman version|podman (logs|exec|ps) |exit code: )/;
+  const shown: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '' || chatter.test(line)) continue;
+    const brace = line.indexOf('{');
+    if (brace < 0) {
+      shown.push(line);
+      continue;
+    }
+    try {
+      const entry = JSON.parse(line.slice(brace)) as { level?: unknown; msg?: unknown; reason?: unknown; err?: { message?: unknown } };
+      if (entry.msg === undefined) continue;
+      const why = entry.reason ?? entry.err?.message;
+      shown.push(`${String(entry.level)} ${String(entry.msg)}${why === undefined ? '' : ` (${String(why)})`}`);
+    } catch {
+      shown.push(line);
+    }
+  }
+  return shown.slice(-keep).join('\n');
+}
+
+/**
+ * Waits for a 200; when none comes, the error says whether the service answers inside its
+ * container (then the engine's port forwarding is at fault, not the service), the host's NAT
+ * rules for the port, the api's log, and the state of every container.
+ */
+async function ready(url: string, service: 'api' | 'mailer', containerPort: number): Promise<void> {
   try {
     await waitFor200(url, 180_000);
   } catch (error) {
-    const state = await compose('ps').catch((e: Error) => e.message);
+    const hostPort = new URL(url).port;
+    const attempt = async (label: string, step: () => Promise<string>) => `--- ${label}\n${await step().catch((e: Error) => e.message.slice(-1500))}`;
+    const sections = [
+      await attempt(`${service}'s /readyz from inside its container`, () =>
+        compose('exec', '-T', service, 'node', '-e', `fetch('http://127.0.0.1:${containerPort}/readyz').then(async r=>console.log(r.status,await r.text()),e=>console.log('inside: '+e.message))`),
+      ),
+      await attempt(`NAT rules naming port ${hostPort}`, async () => {
+        const { stdout } = await run('iptables-save', ['-t', 'nat']);
+        return stdout.split('\n').filter((line) => line.includes(hostPort)).join('\n') || `none: nothing forwards ${hostPort}`;
+      }),
+    ];
     // Per service: the whole stack's log ends with Kafka's configuration dump, which hides the api's last lines.
-    const logsOf = async (service: string) => (await compose('logs', service).catch((e: Error) => e.message)).slice(-3000);
-    const logs = [];
-    for (const service of ['migrate', 'api', 'mailer']) logs.push(`--- ${service} logs (end)\n${await logsOf(service)}`);
-    throw new Error(`${(error as Error).message}\n--- compose ps\n${state}\n${logs.join('\n')}`);
+    for (const name of [service, 'migrate']) sections.push(await attempt(`${name} log (end)`, async () => compactLog(await compose('logs', name))));
+    sections.push(await attempt('compose ps', () => compose('ps')));
+    throw new Error(`${(error as Error).message}\n${sections.join('\n')}`);
   }
 }
 
 it('brings the stack up: the api ready, the mailer consuming, an invitation mailed with a working link', async () => {
   const api = `http://127.0.0.1:${ports.api}`;
-  await ready(`${api}/readyz`);
-  await ready(`http://127.0.0.1:${ports.mailer}/readyz`);
+  await ready(`${api}/readyz`, 'api', 3000);
+  await ready(`http://127.0.0.1:${ports.mailer}/readyz`, 'mailer', 9464);
 
   const signIn = await fetch(`${api}/v1/auth/signin`, {
     method: 'POST',

@@ -3,7 +3,7 @@ import net, { type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { sleep } from '../../process-runtime';
+import { sleepUnlessAborted as sleep } from '../../../infrastructure/system/backoff';
 
 declare module 'fastify' {
   interface FastifyInstance {
