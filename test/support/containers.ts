@@ -10,9 +10,14 @@ import { probeContainerRuntime } from './container-runtime';
 
 export const IMAGE = process.env.ACCESS_CONTROL_IMAGE ?? 'access-control:local';
 
-/** Fails the test file with what is missing, rather than skipping: `make test` provides an engine. */
+/**
+ * Fails the test file with what is missing, rather than skipping: `make test` provides an engine.
+ * A missing engine fails at once (nothing listens on its socket); a busy one is given a minute, as
+ * podman's service answers its first `info` slowly while other tests create containers (seen: over
+ * 10 s at a load of 10 on 2 cores).
+ */
 export async function requireContainerEngine(): Promise<void> {
-  const problem = await probeContainerRuntime(10_000);
+  const problem = await probeContainerRuntime(60_000);
   if (problem !== undefined) {
     throw new Error(
       `no container engine answers (${problem}). \`make test\` starts one (scripts/container-engine.sh) and builds the ` +
@@ -31,6 +36,8 @@ export interface DatabaseContainer {
 const DB_USER = 'access_control';
 const DB_PASSWORD = 'access-control-test';
 const DB_NAME = 'access_control';
+/** The image tests start four services at once beside the rest of the suite: a JVM or a database given 60 s (the default) has missed it under that load. */
+const STARTUP_TIMEOUT_MS = 180_000;
 
 export async function startMariaDb(network: StartedNetwork, alias = 'mariadb'): Promise<DatabaseContainer> {
   const container = await new MariaDbContainer('mariadb:10.11')
@@ -39,6 +46,7 @@ export async function startMariaDb(network: StartedNetwork, alias = 'mariadb'): 
     .withDatabase(DB_NAME)
     .withUsername(DB_USER)
     .withUserPassword(DB_PASSWORD)
+    .withStartupTimeout(STARTUP_TIMEOUT_MS)
     .start();
   return { kind: 'mariadb', container, internalUrl: `mariadb://${DB_USER}:${DB_PASSWORD}@${alias}:3306/${DB_NAME}` };
 }
@@ -51,7 +59,7 @@ export async function startMySql(network: StartedNetwork, alias = 'mysql'): Prom
     .withEnvironment({ MYSQL_DATABASE: DB_NAME, MYSQL_USER: DB_USER, MYSQL_PASSWORD: DB_PASSWORD, MYSQL_RANDOM_ROOT_PASSWORD: 'yes' })
     .withExposedPorts(3306)
     .withWaitStrategy(Wait.forListeningPorts())
-    .withStartupTimeout(180_000)
+    .withStartupTimeout(STARTUP_TIMEOUT_MS)
     .start();
   return { kind: 'mysql', container, internalUrl: `mysql://${DB_USER}:${DB_PASSWORD}@${alias}:3306/${DB_NAME}` };
 }
@@ -61,7 +69,10 @@ export async function startMySql(network: StartedNetwork, alias = 'mysql'): Prom
  * Podman (4.x) lists every EXPOSEd port of the image as a binding to wait for.
  */
 export async function startKafka(network: StartedNetwork, alias = 'kafka'): Promise<StartedKafkaContainer> {
-  return new KafkaContainer('confluentinc/cp-kafka:7.9.2').withKraft().withNetwork(network).withNetworkAliases(alias).withExposedPorts(9093, 9092).start();
+  return new KafkaContainer('confluentinc/cp-kafka:7.9.2').withKraft().withNetwork(network).withNetworkAliases(alias)
+    .withExposedPorts(9093, 9092)
+    .withStartupTimeout(STARTUP_TIMEOUT_MS)
+    .start();
 }
 
 export interface MailpitMessage {
@@ -79,6 +90,7 @@ export async function startMailpit(network: StartedNetwork, alias = 'smtp'): Pro
     .withNetworkAliases(alias)
     .withExposedPorts(1025, 8025)
     .withWaitStrategy(Wait.forHttp('/readyz', 8025).forStatusCode(200))
+    .withStartupTimeout(STARTUP_TIMEOUT_MS)
     .start();
   return { container, api: `http://${container.getHost()}:${container.getMappedPort(8025)}` };
 }
