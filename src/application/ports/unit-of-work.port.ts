@@ -1,6 +1,7 @@
 import type { InvitationRepository } from './invitation-repository.port';
 import type { Outbox } from './outbox.port';
 import type { ProcessedEventStore } from './processed-event-store.port';
+import type { RoleStore } from './role-repository.port';
 import type { UserRepository } from './user-repository.port';
 
 export interface TransactionScope {
@@ -8,6 +9,7 @@ export interface TransactionScope {
   outbox: Outbox;
   invitations: InvitationRepository;
   processedEvents: ProcessedEventStore;
+  roles: RoleStore;
 }
 
 /** Runs `work` in one database transaction: all of it commits, or none of it. */

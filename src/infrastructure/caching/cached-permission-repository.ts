@@ -23,8 +23,12 @@ export class CachedPermissionRepository implements PermissionRepository {
     this.cache = new TtlCache({ ttlMs, maxEntries: 1, ...(now ? { now } : {}) });
   }
 
+  all(): Promise<Permission[]> {
+    return this.cache.get('all', () => this.catalogue.all());
+  }
+
   async list(filter: PermissionFilter, { offset, limit }: Slice): Promise<{ items: Permission[]; total: number }> {
-    const all = await this.cache.get('all', () => this.catalogue.all());
+    const all = await this.all();
     const matching = all.filter(
       (p) => (filter.group === undefined || p.group === filter.group) && (filter.name === undefined || p.name === filter.name),
     );

@@ -11,6 +11,11 @@ export class InMemoryPermissionRepository implements PermissionRepository {
     this.permissions = permissions.map((p) => ({ ...p }));
   }
 
+  async all(): Promise<Permission[]> {
+    await ioBoundary();
+    return [...this.permissions].sort((a, b) => compare(a.group, b.group) || compare(a.name, b.name)).map((p) => ({ ...p }));
+  }
+
   async list(filter: PermissionFilter, { offset, limit }: Slice): Promise<{ items: Permission[]; total: number }> {
     await ioBoundary();
     const matching = this.permissions

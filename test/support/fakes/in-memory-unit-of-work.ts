@@ -3,6 +3,7 @@ import { ioBoundary } from './io-boundary';
 import { InMemoryInvitationRepository } from './in-memory-invitation.repository';
 import type { InMemoryOutbox } from './in-memory-outbox';
 import { InMemoryProcessedEventStore } from './in-memory-processed-event.store';
+import { InMemoryRoleRepository } from './in-memory-role.repository';
 import type { InMemoryUserRepository } from './in-memory-user.repository';
 
 export interface InMemoryStores {
@@ -12,6 +13,8 @@ export interface InMemoryStores {
   invitations?: InMemoryInvitationRepository;
   /** A fresh, empty one when not given. */
   processedEvents?: InMemoryProcessedEventStore;
+  /** A fresh, empty one when not given. */
+  roles?: InMemoryRoleRepository;
   /**
    * Run every closure once more after a first attempt that is rolled back, as the TypeORM unit
    * of work does after a deadlock: a use case must be correct when its closure runs twice.
@@ -35,6 +38,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
   readonly outbox: InMemoryOutbox;
   readonly invitations: InMemoryInvitationRepository;
   readonly processedEvents: InMemoryProcessedEventStore;
+  readonly roles: InMemoryRoleRepository;
   /** Attempts rolled back on purpose to exercise the retry (not counted in `rollbacks`). */
   retriedAttempts = 0;
   private readonly retryEveryRun: boolean;
@@ -45,6 +49,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     this.outbox = stores.outbox;
     this.invitations = stores.invitations ?? new InMemoryInvitationRepository();
     this.processedEvents = stores.processedEvents ?? new InMemoryProcessedEventStore();
+    this.roles = stores.roles ?? new InMemoryRoleRepository();
     // As the foreign key does: a user's row deleted (or erased) takes its invitation with it.
     this.users.linkInvitations(this.invitations);
   }
@@ -74,6 +79,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         this.outbox.prepareCommit(scope.outbox),
         this.invitations.prepareCommit(scope.invitations),
         this.processedEvents.prepareCommit(scope.processedEvents),
+        this.roles.prepareCommit(scope.roles),
       ];
       for (const step of apply) step();
       this.commits += 1;
@@ -95,6 +101,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       outbox: this.outbox.beginTransaction(),
       invitations,
       processedEvents: this.processedEvents.beginTransaction(),
+      roles: this.roles.beginTransaction(users),
     };
   }
 
@@ -103,5 +110,6 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     scope.outbox.close();
     scope.invitations.close();
     scope.processedEvents.close();
+    scope.roles.close();
   }
 }

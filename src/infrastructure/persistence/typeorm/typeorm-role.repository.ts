@@ -1,39 +1,188 @@
-import type { DataSource } from 'typeorm';
-import type { RoleRepository } from '../../../application/ports/role-repository.port';
-import type { Role } from '../../../domain/roles/role';
+import type { EntityManager } from 'typeorm';
+import type { RoleRepository, RoleStore } from '../../../application/ports/role-repository.port';
+import type { Role, RoleDetails } from '../../../domain/roles/role';
+import { type HeldPermission, RoleEntity, type RoleState } from '../../../domain/roles/role.entity';
+import { RoleChangedConcurrentlyError, RoleInUseError, RoleNameTakenError } from '../../../domain/roles/role.errors';
+import { roleNameKey } from '../../../domain/roles/role-name';
+import { uniqueViolationOn } from './database-errors';
+import { isMysqlFamily } from './data-source';
+import { type RoleRecord, RoleSchema } from './records';
+import type { SqliteWriteQueue } from './sqlite-write-queue';
 
-/** Roles with their permission names, read in one query. */
-export class TypeOrmRoleRepository implements RoleRepository {
-  constructor(private readonly dataSource: DataSource) {}
+export interface TypeOrmRoleRepositoryDeps {
+  /** The data source's manager, or a unit of work's transaction's. */
+  manager: EntityManager;
+  sqliteWriteQueue: SqliteWriteQueue;
+}
+
+/**
+ * Roles with their permissions. Reads (RoleRepository) read every role in two statements; inside a unit
+ * of work it is also the RoleStore: every role change first moves `role_catalogue.revision` on, which
+ * both makes role changes take turns (the row's lock) and tells every process's cache to read again.
+ */
+export class TypeOrmRoleRepository implements RoleRepository, RoleStore {
+  private readonly manager: EntityManager;
+  private readonly queue: SqliteWriteQueue;
+  private turnTaken = false;
+
+  constructor(deps: TypeOrmRoleRepositoryDeps) {
+    this.manager = deps.manager;
+    this.queue = deps.sqliteWriteQueue;
+  }
+
+  /** The catalogue's revision: it moves on with every committed role change. */
+  async revision(): Promise<number> {
+    return this.queue.outside(this.manager, async () => {
+      const rows = (await this.manager.query('SELECT revision FROM role_catalogue WHERE id = 1')) as { revision: number | string }[];
+      return Number(rows[0]?.revision ?? 0);
+    });
+  }
 
   async findAll(): Promise<Role[]> {
-    return this.load();
+    return this.findAllDetails();
   }
 
   async findById(id: string): Promise<Role | null> {
-    return (await this.load()).find((role) => role.id === id) ?? null;
+    return (await this.findAllDetails()).find((role) => role.id === id) ?? null;
   }
 
   async findByName(name: string): Promise<Role | null> {
-    return (await this.load()).find((role) => role.name === name) ?? null;
+    return (await this.findAllDetails()).find((role) => role.name === name) ?? null;
   }
 
-  private async load(): Promise<Role[]> {
-    const rows: { id: string; name: string; permission: string | null }[] = await this.dataSource
-      .createQueryBuilder()
-      .select(['r.id AS id', 'r.name AS name', 'p.name AS permission'])
-      .from('roles', 'r')
-      .leftJoin('role_permissions', 'rp', 'rp.role_id = r.id')
-      .leftJoin('permissions', 'p', 'p.id = rp.permission_id')
-      .orderBy('r.name', 'ASC')
-      .addOrderBy('p.name', 'ASC')
-      .getRawMany();
-    const roles = new Map<string, { id: string; name: string; permissions: string[] }>();
-    for (const row of rows) {
-      const role = roles.get(row.id) ?? { id: row.id, name: row.name, permissions: [] };
-      if (row.permission !== null) role.permissions.push(row.permission);
-      roles.set(row.id, role);
-    }
-    return [...roles.values()];
+  async findAllDetails(): Promise<RoleDetails[]> {
+    return this.queue.outside(this.manager, async () => (await this.loadStates()).map((state) => RoleEntity.restore(state).toDetails()));
   }
+
+  async findForChange(id: string): Promise<RoleEntity | null> {
+    await this.takeTurn();
+    const state = (await this.loadStates(id))[0];
+    return state ? RoleEntity.restore(state) : null;
+  }
+
+  async insert(role: RoleEntity): Promise<void> {
+    await this.takeTurn();
+    const { state } = role.snapshot();
+    try {
+      await this.manager.getRepository(RoleSchema).insert(toRecord(state));
+    } catch (error) {
+      throw uniqueViolationOn(error) !== null ? new RoleNameTakenError(state.name) : error;
+    }
+    await this.writePermissions(state.id, state.permissions);
+  }
+
+  async update(role: RoleEntity): Promise<void> {
+    await this.takeTurn();
+    const { state, readVersion } = role.snapshot();
+    const { id, ...fields } = toRecord(state);
+    let affected: number | null | undefined;
+    try {
+      ({ affected } = await this.manager
+        .createQueryBuilder()
+        .update(RoleSchema)
+        .set({ name: fields.name, nameKey: fields.nameKey, version: fields.version, updatedAt: fields.updatedAt, updatedBy: fields.updatedBy })
+        .where('id = :id AND version = :readVersion', { id, readVersion })
+        .execute());
+    } catch (error) {
+      throw uniqueViolationOn(error) !== null ? new RoleNameTakenError(state.name) : error;
+    }
+    if (affected === 0) throw new RoleChangedConcurrentlyError();
+    await this.manager.query('DELETE FROM role_permissions WHERE role_id = ?', [id]);
+    await this.writePermissions(id, state.permissions);
+  }
+
+  async delete(role: RoleEntity, fallbackRoleId: string): Promise<void> {
+    await this.takeTurn();
+    const { state, readVersion } = role.snapshot();
+    // A locking read on MySQL/MariaDB: it sees what is committed now, and holds off users given the role meanwhile.
+    const lock = isMysqlFamily(this.manager.connection) ? ' LOCK IN SHARE MODE' : '';
+    const rows = (await this.manager.query(`SELECT COUNT(*) AS n FROM users WHERE role_id = ? AND status <> 'deleted'${lock}`, [
+      state.id,
+    ])) as { n: number | string }[];
+    const holders = Number(rows[0]?.n ?? 0);
+    if (holders > 0) throw new RoleInUseError(holders);
+    // An erased user's row keeps a role only because the foreign key wants one.
+    await this.manager.query("UPDATE users SET role_id = ? WHERE role_id = ? AND status = 'deleted'", [fallbackRoleId, state.id]);
+    let affected: number | null | undefined;
+    try {
+      ({ affected } = await this.manager
+        .createQueryBuilder()
+        .delete()
+        .from(RoleSchema)
+        .where('id = :id AND version = :readVersion', { id: state.id, readVersion })
+        .execute());
+    } catch (error) {
+      // A user given the role after the count (the foreign key refuses the delete).
+      if (isForeignKeyViolation(error)) throw new RoleInUseError(0);
+      throw error;
+    }
+    if (affected === 0) throw new RoleChangedConcurrentlyError();
+  }
+
+  /** Once per transaction, before anything else of a role change: the catalogue row's lock is the turn. */
+  private async takeTurn(): Promise<void> {
+    if (this.turnTaken) return;
+    if (!this.manager.queryRunner) throw new Error('TypeOrmRoleRepository: role changes run in a unit of work');
+    await this.manager.query('UPDATE role_catalogue SET revision = revision + 1 WHERE id = 1');
+    this.turnTaken = true;
+  }
+
+  private async writePermissions(roleId: string, permissions: readonly HeldPermission[]): Promise<void> {
+    if (permissions.length === 0) return;
+    await this.manager.query(
+      `INSERT INTO role_permissions (role_id, permission_id) VALUES ${permissions.map(() => '(?, ?)').join(', ')}`,
+      permissions.flatMap((p) => [roleId, p.id]),
+    );
+  }
+
+  private async loadStates(id?: string): Promise<RoleState[]> {
+    const roles = this.manager.getRepository(RoleSchema);
+    const records = await roles.find({ ...(id !== undefined ? { where: { id } } : {}), order: { name: 'ASC', id: 'ASC' } });
+    if (records.length === 0) return [];
+    const query = this.manager
+      .createQueryBuilder()
+      .select(['rp.role_id AS role_id', 'p.id AS id', 'p.name AS name'])
+      .from('role_permissions', 'rp')
+      .innerJoin('permissions', 'p', 'p.id = rp.permission_id')
+      .orderBy('p.name', 'ASC');
+    if (id !== undefined) query.where('rp.role_id = :id', { id });
+    const rows: { role_id: string; id: string; name: string }[] = await query.getRawMany();
+    const byRole = new Map<string, HeldPermission[]>();
+    for (const row of rows) byRole.set(row.role_id, [...(byRole.get(row.role_id) ?? []), { id: row.id, name: row.name }]);
+    return records.map((record) => ({
+      id: record.id,
+      name: record.name,
+      permissions: byRole.get(record.id) ?? [],
+      builtIn: Number(record.builtIn) === 1,
+      version: record.version,
+      createdAt: record.createdAt,
+      ...(record.updatedAt ? { updatedAt: record.updatedAt } : {}),
+      ...(record.updatedBy ? { updatedBy: record.updatedBy } : {}),
+    }));
+  }
+}
+
+function toRecord(state: RoleState): RoleRecord {
+  return {
+    id: state.id,
+    name: state.name,
+    nameKey: roleNameKey(state.name),
+    builtIn: state.builtIn ? 1 : 0,
+    version: state.version,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt ?? null,
+    updatedBy: state.updatedBy ?? null,
+  };
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number; message?: string; driverError?: unknown };
+  const inner = (e?.driverError ?? e) as { code?: string; errno?: number; message?: string };
+  return (
+    inner?.code === 'ER_ROW_IS_REFERENCED_2' ||
+    inner?.code === 'ER_ROW_IS_REFERENCED' ||
+    inner?.errno === 1451 ||
+    inner?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
+    /FOREIGN KEY constraint failed/.test(inner?.message ?? '')
+  );
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { DeactivateUserUseCase } from '../../../application/users/deactivate-user.use-case';
 import type { DeleteUserUseCase } from '../../../application/users/delete-user.use-case';
 import type { GetUserUseCase } from '../../../application/users/get-user.use-case';
@@ -6,36 +6,15 @@ import type { ReactivateUserUseCase } from '../../../application/users/reactivat
 import type { UpdateUserUseCase } from '../../../application/users/update-user.use-case';
 import type { UserDetails } from '../../../application/users/user.view';
 import { bodyProblems, permissionProblem, problemResponse, protectedProblems, userIdParams } from '../schemas';
+import { expectedVersion, sendVersioned, type VersionedParams, versionHeaders } from '../versioned-resource';
 
-type Params = { Params: { id: string }; Headers: { 'if-match'?: string } };
+type Params = VersionedParams;
 
-/** The user's version as a strong entity tag: what a later change names in `If-Match`. */
-const etagHeader = { etag: { type: 'string', description: 'The user’s version, `"<version>"`: send it back in `If-Match` to change exactly what you read' } } as const;
+const { etag: etagHeader, ifMatch: ifMatchHeaders } = versionHeaders('user', 'USER_CHANGED_CONCURRENTLY');
 
 const userAnswer = (description: string) => ({ description, headers: etagHeader, $ref: 'UserDetail#' });
 
-/**
- * `If-Match` takes one strong tag as `ETag` gives it, or `*` (any version). Weak tags and lists are refused
- * (400): a change is either made against the version the client read or against whatever is there.
- */
-const ifMatchHeaders = {
-  type: 'object',
-  properties: {
-    'if-match': {
-      type: 'string',
-      maxLength: 17,
-      pattern: '^(\\*|"[1-9][0-9]{0,14}")$',
-      description: 'The `ETag` the client read: a change of the user since then is refused with 409 USER_CHANGED_CONCURRENTLY',
-    },
-  },
-} as const;
-
-const expectedVersion = (request: FastifyRequest<Params>): number | undefined => {
-  const tag = request.headers['if-match'];
-  return tag === undefined || tag === '*' ? undefined : Number(tag.slice(1, -1));
-};
-
-const sendUser = (reply: FastifyReply, { user, version }: UserDetails) => reply.header('etag', `"${version}"`).send(user);
+const sendUser = (reply: FastifyReply, { user, version }: UserDetails) => sendVersioned(reply, user, version);
 
 const notFound = problemResponse('No user has this id');
 const badRequest = problemResponse('The id or `If-Match` is not valid: the failing field is named in `errors`');

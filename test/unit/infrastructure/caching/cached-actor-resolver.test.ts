@@ -139,3 +139,23 @@ describe('CachedActorResolver', () => {
     expect(inner.calls).toHaveLength(4);
   });
 });
+
+describe('CachedActorResolver with the role catalogue’s revision', () => {
+  it('resolves afresh once any role changed, so new permissions apply on the next request', async () => {
+    const inner = new FakeResolver();
+    const alice = ActorMother.withPermissions(['users:read']);
+    inner.users.set(alice.userId, { tokenVersion: 0, actor: alice });
+    let revision = 1;
+    const resolver = new CachedActorResolver(inner, { ttlMs: 60_000, rolesRevision: async () => revision });
+
+    await expect(resolver.execute(token(alice))).resolves.toEqual(alice);
+    await resolver.execute(token(alice));
+    expect(inner.calls).toHaveLength(1);
+
+    const stripped = { ...alice, permissions: [] };
+    inner.users.set(alice.userId, { tokenVersion: 0, actor: stripped });
+    revision = 2; // a role change committed (by any replica)
+    await expect(resolver.execute(token(alice))).resolves.toEqual(stripped);
+    expect(inner.calls).toHaveLength(2);
+  });
+});

@@ -1,111 +1,113 @@
-import type { RoleRepository } from '../../../../src/application/ports/role-repository.port';
-import type { Role } from '../../../../src/domain/roles/role';
-import { CachedRoleRepository, ROLE_CACHE_TTL_MS } from '../../../../src/infrastructure/caching/cached-role-repository';
+import type { Role, RoleDetails } from '../../../../src/domain/roles/role';
+import { CachedRoleRepository, type RoleCatalogue } from '../../../../src/infrastructure/caching/cached-role-repository';
 import { RoleMother } from '../../../support/mothers/role.mother';
 
-/** The roles table, counting how often it is read whole; the cache must never ask it for one role. */
-class CountingRoles implements RoleRepository {
+const details = (role: Role): RoleDetails => ({ ...role, builtIn: false, version: 1, createdAt: new Date(0) });
+
+/** The roles table and its revision, counting how often the roles are read whole. */
+class CountingCatalogue implements RoleCatalogue {
   reads = 0;
+  revisionReads = 0;
+  current = 1;
+  roles: Role[];
 
-  constructor(public roles: Role[]) {}
+  constructor(roles: Role[]) {
+    this.roles = roles;
+  }
 
-  async findAll(): Promise<Role[]> {
+  async revision(): Promise<number> {
+    this.revisionReads++;
+    return this.current;
+  }
+
+  async findAllDetails(): Promise<RoleDetails[]> {
     this.reads++;
-    return this.roles.map((role) => ({ ...role, permissions: [...role.permissions] }));
+    await new Promise((resolve) => setImmediate(resolve));
+    return this.roles.map(details);
   }
 
-  findById(): Promise<Role | null> {
-    throw new Error('the cache answers findById from findAll');
-  }
-
-  findByName(): Promise<Role | null> {
-    throw new Error('the cache answers findByName from findAll');
+  /** A committed role change: the roles and the revision move on together. */
+  change(roles: Role[]): void {
+    this.roles = roles;
+    this.current++;
   }
 }
 
-function setup(ttlMs?: number) {
-  const inner = new CountingRoles([RoleMother.admin(), RoleMother.member()]);
-  return { inner, roles: new CachedRoleRepository(inner, ttlMs) };
+function setup() {
+  const catalogue = new CountingCatalogue([RoleMother.admin(), RoleMother.member()]);
+  return { catalogue, roles: new CachedRoleRepository(catalogue) };
 }
 
 describe('CachedRoleRepository', () => {
-  // The cache's clock is performance.now(): fake timers move it without waiting.
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
-
-  it('reads the roles once within the TTL, and again after it', async () => {
-    const { inner, roles } = setup();
-
+  it('reads the roles once while the revision stays, checking the revision on every read', async () => {
+    const { catalogue, roles } = setup();
     await expect(roles.findAll()).resolves.toHaveLength(2);
-    jest.advanceTimersByTime(ROLE_CACHE_TTL_MS - 1);
-    await roles.findAll();
     await roles.findById(RoleMother.admin().id);
     await roles.findByName(RoleMother.member().name);
-    expect(inner.reads).toBe(1);
-
-    inner.roles = [RoleMother.member()];
-    jest.advanceTimersByTime(2);
-    await expect(roles.findAll()).resolves.toEqual([RoleMother.member()]);
-    expect(inner.reads).toBe(2);
+    expect(catalogue.reads).toBe(1);
+    expect(catalogue.revisionReads).toBe(3);
   });
 
-  it('takes its TTL from the constructor', async () => {
-    const { inner, roles } = setup(10_000);
+  it('shows a change on the very next read once the revision moved on (another replica’s change included)', async () => {
+    const { catalogue, roles } = setup();
     await roles.findAll();
-    jest.advanceTimersByTime(ROLE_CACHE_TTL_MS + 1);
-    await roles.findAll();
-    expect(inner.reads).toBe(1);
-    jest.advanceTimersByTime(10_000);
-    await roles.findAll();
-    expect(inner.reads).toBe(2);
+    const stripped = { ...RoleMother.admin(), permissions: ['users:read'] };
+    catalogue.change([stripped, RoleMother.member()]);
+    await expect(roles.findById(stripped.id)).resolves.toMatchObject({ permissions: ['users:read'] });
+    expect(catalogue.reads).toBe(2);
+    expect(roles.cachedRevision).toBe(2);
   });
 
-  it('shares one read between concurrent callers', async () => {
-    const { inner, roles } = setup();
-    await Promise.all([roles.findAll(), roles.findById(RoleMother.admin().id), roles.findByName('member')]);
-    expect(inner.reads).toBe(1);
-  });
-
-  it('finds a role by id or name from the cached roles', async () => {
-    const { roles } = setup();
-    await expect(roles.findById(RoleMother.admin().id)).resolves.toEqual(RoleMother.admin());
-    await expect(roles.findByName('member')).resolves.toEqual(RoleMother.member());
-  });
-
-  it('reads again on a miss, so a role created since the last read is found at once', async () => {
-    const { inner, roles } = setup();
+  it('finds a role created since the last read at once', async () => {
+    const { catalogue, roles } = setup();
     await roles.findAll();
     const auditor = RoleMother.withPermissions('auditor', ['users:read']);
-    inner.roles = [...inner.roles, auditor];
-
-    await expect(roles.findByName('auditor')).resolves.toEqual(auditor);
-    await expect(roles.findById(auditor.id)).resolves.toEqual(auditor);
-    expect(inner.reads).toBe(2);
+    catalogue.change([...catalogue.roles, auditor]);
+    await expect(roles.findByName('auditor')).resolves.toMatchObject({ id: auditor.id });
   });
 
-  it('answers null for a role that is not there after reading again', async () => {
-    const { inner, roles } = setup();
-    await roles.findAll();
-    await expect(roles.findByName('nobody')).resolves.toBeNull();
-    await expect(roles.findById('no-such-id')).resolves.toBeNull();
-    expect(inner.reads).toBe(3);
+  it('shares one load between concurrent reads at one revision', async () => {
+    const { catalogue, roles } = setup();
+    await Promise.all([roles.findAll(), roles.findById(RoleMother.admin().id), roles.findByName('member')]);
+    expect(catalogue.reads).toBe(1);
   });
 
-  it('drops the cached roles on invalidate()', async () => {
-    const { inner, roles } = setup();
-    await roles.findAll();
-    inner.roles = [RoleMother.withPermissions('admin', [], RoleMother.admin().id)];
-    roles.invalidate();
-
-    await expect(roles.findById(RoleMother.admin().id)).resolves.toMatchObject({ permissions: [] });
-    expect(inner.reads).toBe(2);
+  it('does not keep an older load over a newer one', async () => {
+    const { catalogue, roles } = setup();
+    const first = roles.findAll();
+    await new Promise((resolve) => setImmediate(resolve));
+    catalogue.change([RoleMother.member()]);
+    const second = roles.findAll();
+    await Promise.all([first, second]);
+    expect(roles.cachedRevision).toBe(2);
+    await expect(roles.findAll()).resolves.toHaveLength(1);
   });
 
-  it('does not cache a failed read', async () => {
-    const { inner, roles } = setup();
-    const findAll = jest.spyOn(inner, 'findAll').mockRejectedValueOnce(new Error('database away'));
+  it('answers null for an unknown id or name', async () => {
+    const { roles } = setup();
+    await expect(roles.findById('nope')).resolves.toBeNull();
+    await expect(roles.findByName('Admin')).resolves.toBeNull();
+  });
+
+  it('does not cache a failed load', async () => {
+    const { catalogue, roles } = setup();
+    const original = catalogue.findAllDetails.bind(catalogue);
+    catalogue.findAllDetails = async () => {
+      throw new Error('database away');
+    };
     await expect(roles.findAll()).rejects.toThrow('database away');
+    catalogue.findAllDetails = original;
     await expect(roles.findAll()).resolves.toHaveLength(2);
-    expect(findAll).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('CachedRoleRepository on a miss', () => {
+  it('reads again at the same revision, so a role inserted directly into the tables is found', async () => {
+    const { catalogue, roles } = setup();
+    await roles.findAll();
+    const direct = RoleMother.withPermissions('direct', []);
+    catalogue.roles = [...catalogue.roles, direct]; // no revision moved
+    await expect(roles.findById(direct.id)).resolves.toMatchObject({ name: 'direct' });
+    await expect(roles.findAll()).resolves.toHaveLength(3);
   });
 });

@@ -1,0 +1,117 @@
+import type { DataSource } from 'typeorm';
+import type { TransactionScope } from '../../../src/application/ports/unit-of-work.port';
+import { RoleEntity } from '../../../src/domain/roles/role.entity';
+import { CachedRoleRepository } from '../../../src/infrastructure/caching/cached-role-repository';
+import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
+import { TypeOrmRoleRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
+import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
+import { User } from '../../../src/domain/users/user';
+import { Email } from '../../../src/domain/users/email';
+import { Username } from '../../../src/domain/users/username';
+import { TypeOrmAdapters } from '../../support/typeorm-adapters';
+import { ALL_TARGETS } from './database-targets';
+
+const ids = new UuidV7IdGenerator();
+const by = () => ({ by: ids.next(), now: new Date('2026-02-01T00:00:00.007Z'), newId: () => ids.next() });
+const [usersRead, usersInvite] = SEEDED_PERMISSIONS.map((p) => ({ id: p.id, name: p.name }));
+
+describe.each(ALL_TARGETS)('TypeOrmRoleRepository on $name', (target) => {
+  let dataSource: DataSource;
+  let dispose: () => Promise<void>;
+  let adapters: TypeOrmAdapters;
+  let reads: TypeOrmRoleRepository;
+
+  beforeAll(async () => {
+    ({ dataSource, dispose } = await target.open());
+    await runMigrations(dataSource);
+    adapters = new TypeOrmAdapters(dataSource);
+    reads = new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue: adapters.services.sqliteWriteQueue });
+  });
+  afterAll(async () => dispose());
+
+  const inUnit = <T>(work: (scope: TransactionScope) => Promise<T>) => adapters.unitOfWork().run(work);
+  const create = (name: string, permissions = [usersRead!]) =>
+    inUnit(async ({ roles }) => {
+      const role = RoleEntity.create({ id: ids.next(), name, permissions, ...by() });
+      await roles.insert(role);
+      return role.id;
+    });
+
+  it('marks the seeded roles built in, and reads a created role with its permissions, version and dates', async () => {
+    const details = await reads.findAllDetails();
+    expect(details.find((r) => r.id === SEEDED_ROLES.admin)).toMatchObject({ builtIn: true, version: 1 });
+    expect(details.find((r) => r.id === SEEDED_ROLES.member)).toMatchObject({ builtIn: true, permissions: [] });
+    const id = await create('Persisted', [usersInvite!, usersRead!]);
+    expect((await reads.findAllDetails()).find((r) => r.id === id)).toEqual({
+      id, name: 'Persisted', permissions: ['users:invite', 'users:read'], builtIn: false, version: 1, createdAt: new Date('2026-02-01T00:00:00.007Z'),
+    });
+  });
+
+  it('refuses a name taken case-insensitively (ROLE_NAME_TAKEN), on insert and on rename', async () => {
+    await create('Unique-Name');
+    await expect(create('unique-name')).rejects.toMatchObject({ code: 'ROLE_NAME_TAKEN' });
+    const other = await create('other-name');
+    await expect(
+      inUnit(async ({ roles }) => {
+        const role = (await roles.findForChange(other))!;
+        role.change({ name: 'UNIQUE-NAME', ...by() });
+        await roles.update(role);
+      }),
+    ).rejects.toMatchObject({ code: 'ROLE_NAME_TAKEN' });
+  });
+
+  it('updates name and permissions with the version, refuses a stale version, and moves the revision on', async () => {
+    const id = await create('versioned');
+    const before = await reads.revision();
+    const stale = await inUnit(async ({ roles }) => (await roles.findForChange(id))!);
+    await inUnit(async ({ roles }) => {
+      const role = (await roles.findForChange(id))!;
+      role.change({ name: 'versioned-2', permissions: [usersInvite!], ...by() });
+      await roles.update(role);
+    });
+    expect(await reads.revision()).toBeGreaterThan(before);
+    expect((await reads.findAllDetails()).find((r) => r.id === id)).toMatchObject({ name: 'versioned-2', permissions: ['users:invite'], version: 2 });
+    stale.change({ name: 'lost-write', ...by() });
+    await expect(inUnit(({ roles }) => roles.update(stale))).rejects.toMatchObject({ code: 'ROLE_CHANGED_CONCURRENTLY' });
+  });
+
+  it('deletes a role only when no live user holds it, moving erased users’ rows to the fallback role', async () => {
+    const id = await create('deletable');
+    const user = User.createJoined({
+      id: ids.next(),
+      email: Email.parse(`holder-${id}@example.com`),
+      name: 'Holder',
+      username: Username.parse(`holder-${id.slice(-12)}`),
+      passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+      role: { id, name: 'deletable', permissions: [] },
+      now: new Date(),
+    });
+    await adapters.users().add(user);
+    const remove = () =>
+      inUnit(async ({ roles }) => {
+        const role = (await roles.findForChange(id))!;
+        role.delete(by());
+        await roles.delete(role, SEEDED_ROLES.member);
+      });
+    await expect(remove()).rejects.toMatchObject({ code: 'ROLE_IN_USE' });
+    user.delete(by());
+    await adapters.users().erase(user);
+    await remove();
+    expect((await reads.findAllDetails()).some((r) => r.id === id)).toBe(false);
+    const rows = (await dataSource.query('SELECT role_id FROM users WHERE id = ?', [user.id])) as { role_id: string }[];
+    expect(rows[0]!.role_id).toBe(SEEDED_ROLES.member);
+  });
+
+  it('a cache over it sees a change committed through another repository at once', async () => {
+    const id = await create('cached');
+    const cache = new CachedRoleRepository(reads);
+    expect(await cache.findById(id)).toMatchObject({ permissions: ['users:read'] });
+    await inUnit(async ({ roles }) => {
+      const role = (await roles.findForChange(id))!;
+      role.change({ permissions: [], ...by() });
+      await roles.update(role);
+    });
+    expect(await cache.findById(id)).toMatchObject({ permissions: [] });
+  });
+});
