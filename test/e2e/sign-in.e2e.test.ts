@@ -19,7 +19,8 @@ describe('POST /v1/auth/signin', () => {
     const response = await app.request('POST', '/v1/auth/signin', { json: { username: 'admin', password: ADMIN.password } });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'email', 'name', 'role', 'username']);
+    // The contract's five fields, plus the refresh token (#10).
+    expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'email', 'name', 'refreshToken', 'role', 'username']);
     expect(response.body).toMatchObject({
       name: ADMIN.name,
       username: ADMIN.username,

@@ -6,8 +6,8 @@ import type { Clock } from '../ports/clock.port';
 import type { LoginAttempts } from '../ports/login-attempts.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
 import type { RoleRepository } from '../ports/role-repository.port';
-import type { TokenIssuer } from '../ports/token-issuer.port';
 import type { UserRepository } from '../ports/user-repository.port';
+import type { SessionIssuer } from './session-issuer';
 
 export interface SignInInput {
   username: string;
@@ -20,13 +20,15 @@ export interface SignInResult {
   email: string;
   role: { name: string; permissions: string[] };
   accessToken: string;
+  /** Added to the contract's five fields: exchanged at `POST /v1/auth/refresh` for new tokens. */
+  refreshToken: string;
 }
 
 export class SignInUseCase {
   private readonly users: UserRepository;
   private readonly roles: RoleRepository;
   private readonly hasher: PasswordHasher;
-  private readonly tokens: TokenIssuer;
+  private readonly sessions: SessionIssuer;
   private readonly attempts: LoginAttempts;
   private readonly lockout: LockoutPolicy;
   private readonly clock: Clock;
@@ -35,7 +37,7 @@ export class SignInUseCase {
     userRepository: UserRepository;
     roleRepository: RoleRepository;
     passwordHasher: PasswordHasher;
-    tokenIssuer: TokenIssuer;
+    sessionIssuer: SessionIssuer;
     loginAttempts: LoginAttempts;
     lockoutPolicy: LockoutPolicy;
     clock: Clock;
@@ -43,7 +45,7 @@ export class SignInUseCase {
     this.users = deps.userRepository;
     this.roles = deps.roleRepository;
     this.hasher = deps.passwordHasher;
-    this.tokens = deps.tokenIssuer;
+    this.sessions = deps.sessionIssuer;
     this.attempts = deps.loginAttempts;
     this.lockout = deps.lockoutPolicy;
     this.clock = deps.clock;
@@ -69,13 +71,14 @@ export class SignInUseCase {
 
     const role: Role | null = await this.roles.findById(user.roleId);
     if (!role) throw new InvalidCredentialsError();
-    const { token } = await this.tokens.issue(user.id, user.tokenVersion);
+    const { accessToken, refreshToken } = await this.sessions.start(user.id, user.tokenVersion);
     return {
       name: user.name ?? '',
       username: user.username ?? '',
       email: user.email,
       role: { name: role.name, permissions: [...role.permissions] },
-      accessToken: token,
+      accessToken,
+      refreshToken,
     };
   }
 }

@@ -54,6 +54,8 @@ export interface Config {
   /** Largest request head (request line and headers), in bytes; beyond it the answer is 431. */
   maxHeaderBytes: number;
   invitationTtlSeconds: number;
+  /** Refresh tokens (REFRESH_TOKEN_*): the family's absolute and the idle lifetime, and the reuse grace, in seconds. */
+  refreshTokens: { absoluteTtlSeconds: number; idleTtlSeconds: number; reuseGraceSeconds: number };
   /** How long an authenticated user's lookup may be reused; 0 (the default) reads it on every request. */
   actorCacheTtlSeconds: number;
   logLevel: string;
@@ -132,6 +134,8 @@ export function loadConfig(env: Env = process.env): Config {
   const lockout = { threshold: v.LOCKOUT_THRESHOLD, baseWaitSeconds: v.LOCKOUT_BASE_WAIT, maxWaitSeconds: v.LOCKOUT_MAX_WAIT };
   if (lockout.maxWaitSeconds < lockout.baseWaitSeconds) problems.push('LOCKOUT_MAX_WAIT must not be shorter than LOCKOUT_BASE_WAIT');
 
+  if (v.REFRESH_TOKEN_IDLE_TTL > v.REFRESH_TOKEN_TTL) problems.push('REFRESH_TOKEN_IDLE_TTL must not be longer than REFRESH_TOKEN_TTL');
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: v.PORT,
@@ -160,6 +164,11 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: v.TRUSTED_PROXIES ?? [],
     maxHeaderBytes: v.MAX_HEADER_SIZE,
     invitationTtlSeconds: v.INVITATION_TTL,
+    refreshTokens: {
+      absoluteTtlSeconds: v.REFRESH_TOKEN_TTL,
+      idleTtlSeconds: v.REFRESH_TOKEN_IDLE_TTL,
+      reuseGraceSeconds: v.REFRESH_TOKEN_REUSE_GRACE,
+    },
     actorCacheTtlSeconds: v.ACTOR_CACHE_TTL,
     logLevel: v.LOG_LEVEL,
     bodyLimitBytes: v.BODY_LIMIT,

@@ -2,6 +2,7 @@ import { SignInUseCase } from '../../../../src/application/auth/sign-in.use-case
 import { InvalidCredentialsError } from '../../../../src/domain/users/user.errors';
 import { FakePasswordHasher, fakeHashOf } from '../../../support/fakes/fake-password-hasher';
 import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
+import { fakeSessionIssuer } from '../../../support/fakes/fake-session-issuer';
 import { FixedClock } from '../../../support/fakes/fixed-clock';
 import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
 import { InMemoryLoginAttempts } from '../../../support/fakes/in-memory-login-attempts';
@@ -25,7 +26,7 @@ function setup() {
     role: RoleMother.admin(),
   });
   users.seed(ada);
-  const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, tokenIssuer: tokens, loginAttempts: attempts, lockoutPolicy: LOCKOUT, clock });
+  const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, sessionIssuer: fakeSessionIssuer(tokens, clock).sessionIssuer, loginAttempts: attempts, lockoutPolicy: LOCKOUT, clock });
   return { signIn, users, roles, hasher, tokens, ada, attempts, clock };
 }
 
@@ -41,18 +42,19 @@ describe('SignInUseCase', () => {
       email: 'Ada@Example.com',
       role: { name: 'admin', permissions: RoleMother.admin().permissions },
       accessToken: tokens.issued[0].token,
+      refreshToken: expect.stringMatching(/^fake-refresh-token-1-/),
     });
     expect(tokens.issued).toHaveLength(1);
     expect(tokens.issued[0].subject).toBe(ada.id);
   });
 
-  it('shows no _id in the role and nothing beyond the five fields (no password, no hash)', async () => {
+  it('shows no _id in the role and nothing beyond the five fields and the refresh token (no password, no hash)', async () => {
     const { signIn } = setup();
 
     const result = await signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD });
 
     expect(result.role).not.toHaveProperty('_id');
-    expect(Object.keys(result).sort()).toEqual(['accessToken', 'email', 'name', 'role', 'username']);
+    expect(Object.keys(result).sort()).toEqual(['accessToken', 'email', 'name', 'refreshToken', 'role', 'username']);
     expect(Object.keys(result.role).sort()).toEqual(['name', 'permissions']);
     expect(JSON.stringify(result)).not.toContain(fakeHashOf(DEFAULT_PASSWORD));
     expect(JSON.stringify(result)).not.toContain(DEFAULT_PASSWORD);

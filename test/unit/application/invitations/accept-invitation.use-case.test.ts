@@ -11,6 +11,7 @@ import { UsernameAlreadyTakenError } from '../../../../src/domain/users/user.err
 import { FakePasswordHasher, fakeHashOf } from '../../../support/fakes/fake-password-hasher';
 import { FakeSecretTokens } from '../../../support/fakes/fake-secret-tokens';
 import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
+import { fakeSessionIssuer } from '../../../support/fakes/fake-session-issuer';
 import { DEFAULT_NOW, FixedClock } from '../../../support/fakes/fixed-clock';
 import { InMemoryInvitationRepository } from '../../../support/fakes/in-memory-invitation.repository';
 import { InMemoryOutbox } from '../../../support/fakes/in-memory-outbox';
@@ -122,7 +123,7 @@ describe('AcceptInvitationUseCase', () => {
       await accept.execute(input({ username: 'Grace.Hopper' }));
 
       expect((await users.findByUsername('GRACE.hopper'))?.id).toBe(invitee.id);
-      const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, tokenIssuer: new FakeTokenIssuer(clock), loginAttempts: new InMemoryLoginAttempts(), lockoutPolicy: { threshold: 30, baseWaitSeconds: 60, maxWaitSeconds: 900 }, clock });
+      const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, sessionIssuer: fakeSessionIssuer(new FakeTokenIssuer(clock), clock).sessionIssuer, loginAttempts: new InMemoryLoginAttempts(), lockoutPolicy: { threshold: 30, baseWaitSeconds: 60, maxWaitSeconds: 900 }, clock });
       await expect(signIn.execute({ username: 'grace.hopper', password: PASSWORD })).resolves.toMatchObject({
         username: 'Grace.Hopper',
         email: 'Grace@Example.com',

@@ -17,6 +17,7 @@ import {
 import { FakePasswordHasher } from '../../../support/fakes/fake-password-hasher';
 import { FakeSecretTokens } from '../../../support/fakes/fake-secret-tokens';
 import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
+import { fakeSessionIssuer } from '../../../support/fakes/fake-session-issuer';
 import { InMemoryLoginAttempts } from '../../../support/fakes/in-memory-login-attempts';
 import { ActorMother } from '../../../support/mothers/actor.mother';
 import { InvitationMother } from '../../../support/mothers/invitation.mother';
@@ -33,7 +34,7 @@ function setup() {
     userRepository: users,
     roleRepository: roles,
     passwordHasher: hasher,
-    tokenIssuer: new FakeTokenIssuer(clock),
+    sessionIssuer: fakeSessionIssuer(new FakeTokenIssuer(clock), clock).sessionIssuer,
     loginAttempts: new InMemoryLoginAttempts(),
     lockoutPolicy: LOCKOUT,
     clock,

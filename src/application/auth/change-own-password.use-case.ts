@@ -1,0 +1,85 @@
+import type { LockoutPolicy } from '../../domain/users/lockout-policy';
+import { assertAcceptablePassword } from '../../domain/users/password-policy';
+import { UserNotFoundError } from '../../domain/users/user.errors';
+import { Username } from '../../domain/users/username';
+import type { Clock } from '../ports/clock.port';
+import type { CommonPasswords } from '../ports/common-passwords.port';
+import type { LoginAttempts } from '../ports/login-attempts.port';
+import type { PasswordHasher } from '../ports/password-hasher.port';
+import type { UnitOfWork } from '../ports/unit-of-work.port';
+import type { UserRepository } from '../ports/user-repository.port';
+import type { Actor } from './actor';
+import type { SessionIssuer, SessionTokens } from './session-issuer';
+import { WrongCurrentPasswordError } from './session.errors';
+
+export interface ChangeOwnPasswordInput {
+  actor: Actor;
+  currentPassword: string;
+  newPassword: string;
+}
+
+/**
+ * The signed-in user changes its password. The current one is checked as a sign-in checks it (counted
+ * against the same lockout, so a stolen access token cannot guess it any faster); the new one meets the
+ * policy of accepting an invitation. Every token of the user ends (token version bumped in the same
+ * transaction), and the caller gets a new session, so only the device that changed the password stays in.
+ */
+export class ChangeOwnPasswordUseCase {
+  private readonly users: UserRepository;
+  private readonly unitOfWork: UnitOfWork;
+  private readonly hasher: PasswordHasher;
+  private readonly commonPasswords: CommonPasswords | undefined;
+  private readonly attempts: LoginAttempts;
+  private readonly lockout: LockoutPolicy;
+  private readonly sessions: SessionIssuer;
+  private readonly clock: Clock;
+
+  constructor(deps: {
+    userRepository: UserRepository;
+    unitOfWork: UnitOfWork;
+    passwordHasher: PasswordHasher;
+    commonPasswords?: CommonPasswords;
+    loginAttempts: LoginAttempts;
+    lockoutPolicy: LockoutPolicy;
+    sessionIssuer: SessionIssuer;
+    clock: Clock;
+  }) {
+    this.users = deps.userRepository;
+    this.unitOfWork = deps.unitOfWork;
+    this.hasher = deps.passwordHasher;
+    this.commonPasswords = deps.commonPasswords;
+    this.attempts = deps.loginAttempts;
+    this.lockout = deps.lockoutPolicy;
+    this.sessions = deps.sessionIssuer;
+    this.clock = deps.clock;
+  }
+
+  async execute({ actor, currentPassword, newPassword }: ChangeOwnPasswordInput): Promise<SessionTokens> {
+    assertAcceptablePassword(newPassword, 'new_password', (p) => this.commonPasswords?.includes(p) ?? false);
+    const user = await this.users.findById(actor.userId);
+    if (!user || !user.isJoined) throw new UserNotFoundError();
+
+    const key = Username.normalize(user.username ?? '');
+    const claimed = await this.attempts.claim(key, this.clock.now(), this.lockout);
+    // Verified in every case (against the dummy hash while locked): a locked account costs the same time.
+    const matches = await this.hasher.verify(currentPassword, claimed ? user.passwordHash : undefined);
+    if (claimed) {
+      if (matches) await this.attempts.succeeded(key);
+      else await this.attempts.failed(key, this.clock.now(), this.lockout);
+    }
+    if (!claimed || !matches) throw new WrongCurrentPasswordError();
+
+    // Hashing is slow: done before the transaction, so no row stays locked meanwhile.
+    const passwordHash = await this.hasher.hash(newPassword);
+    const tokenVersion = await this.unitOfWork.run(async ({ users }) => {
+      const current = await users.findById(actor.userId);
+      if (!current || !current.isJoined || current.status !== 'active') throw new UserNotFoundError();
+      current.changePassword({ passwordHash, now: this.clock.now() });
+      await users.update(current);
+      await users.incrementTokenVersion(current.id);
+      // Read back: a sign-out committed meanwhile moved it too, and the new session must carry the latest.
+      return (await users.findById(current.id))?.tokenVersion ?? current.tokenVersion + 1;
+    });
+    return this.sessions.start(actor.userId, tokenVersion);
+  }
+}

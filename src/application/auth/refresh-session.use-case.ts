@@ -1,0 +1,60 @@
+import type { Clock } from '../ports/clock.port';
+import type { RefreshToken, RefreshTokenStore } from '../ports/refresh-token-store.port';
+import type { SecretTokens } from '../ports/secret-tokens.port';
+import type { UserRepository } from '../ports/user-repository.port';
+import type { SessionIssuer, SessionTokens } from './session-issuer';
+import { InvalidRefreshTokenError } from './session.errors';
+
+/**
+ * Exchanges a refresh token for a new access token and the next refresh token of its family (rotation,
+ * RFC 9700 §4.14.2). A token presented after it was used means two parties hold it: the whole family is
+ * revoked, so the thief's successor dies with the client's (after `reuseGraceSeconds`, see the policy).
+ * A token whose user signed out, changed its password, was deactivated or deleted since it was issued
+ * is refused through the token version. Every refusal is the same InvalidRefreshTokenError.
+ */
+export class RefreshSessionUseCase {
+  private readonly users: UserRepository;
+  private readonly store: RefreshTokenStore;
+  private readonly secrets: SecretTokens;
+  private readonly sessions: SessionIssuer;
+  private readonly clock: Clock;
+
+  constructor(deps: {
+    userRepository: UserRepository;
+    refreshTokenStore: RefreshTokenStore;
+    secretTokens: SecretTokens;
+    sessionIssuer: SessionIssuer;
+    clock: Clock;
+  }) {
+    this.users = deps.userRepository;
+    this.store = deps.refreshTokenStore;
+    this.secrets = deps.secretTokens;
+    this.sessions = deps.sessionIssuer;
+    this.clock = deps.clock;
+  }
+
+  async execute({ refreshToken }: { refreshToken: string }): Promise<SessionTokens> {
+    const found = await this.store.findByHash(this.secrets.hash(refreshToken));
+    const now = this.clock.now();
+    if (!found || found.revokedAt !== null) throw new InvalidRefreshTokenError();
+    if (found.usedAt !== null) return this.reused(found, found.usedAt, now);
+    if (found.expiresAt <= now || found.idleExpiresAt <= now) throw new InvalidRefreshTokenError();
+
+    const user = await this.users.findById(found.userId);
+    if (!user || !user.isJoined || user.status !== 'active' || user.tokenVersion !== found.tokenVersion) {
+      throw new InvalidRefreshTokenError();
+    }
+    const next = this.sessions.successor(found, now);
+    // Of two exchanges of this token on any replicas, exactly one gets here with true; the other is a reuse.
+    if (!(await this.store.rotate(found.id, now, next.record))) return this.reused(found, now, now);
+    return { accessToken: await this.sessions.accessToken(user.id, found.tokenVersion), refreshToken: next.token };
+  }
+
+  /** A used token again: past the grace after its use, the family is revoked. Refused either way. */
+  private async reused(token: RefreshToken, usedAt: Date, now: Date): Promise<never> {
+    if (now.getTime() - usedAt.getTime() >= this.sessions.policy.reuseGraceSeconds * 1000) {
+      await this.store.revokeFamily(token.familyId, now);
+    }
+    throw new InvalidRefreshTokenError();
+  }
+}

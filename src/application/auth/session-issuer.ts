@@ -1,0 +1,95 @@
+import type { Clock } from '../ports/clock.port';
+import type { IdGenerator } from '../ports/id-generator.port';
+import type { RefreshToken, RefreshTokenStore } from '../ports/refresh-token-store.port';
+import type { SecretTokens } from '../ports/secret-tokens.port';
+import type { TokenIssuer } from '../ports/token-issuer.port';
+
+/** Lifetimes of refresh tokens (REFRESH_TOKEN_*), in seconds. */
+export interface RefreshTokenPolicy {
+  /** From sign-in: a family ends then, however often it was used. */
+  absoluteTtlSeconds: number;
+  /** Unused this long, a token is dead. */
+  idleTtlSeconds: number;
+  /**
+   * A used token presented again within this long after its use is refused without revoking its family
+   * (a client's own double submit); later, the family is revoked. 0: every reuse revokes (RFC 9700 as written).
+   */
+  reuseGraceSeconds: number;
+}
+
+/** What a session hands the client: an access token and the refresh token that renews it. */
+export interface SessionTokens {
+  accessToken: string;
+  refreshToken: string;
+}
+
+/** Issues the tokens of a session: an access token, and a refresh token of a new family or the next of one. */
+export class SessionIssuer {
+  private readonly tokens: TokenIssuer;
+  private readonly store: RefreshTokenStore;
+  private readonly secrets: SecretTokens;
+  private readonly ids: IdGenerator;
+  private readonly clock: Clock;
+  readonly policy: RefreshTokenPolicy;
+
+  constructor(deps: {
+    tokenIssuer: TokenIssuer;
+    refreshTokenStore: RefreshTokenStore;
+    secretTokens: SecretTokens;
+    idGenerator: IdGenerator;
+    clock: Clock;
+    refreshTokenPolicy: RefreshTokenPolicy;
+  }) {
+    this.tokens = deps.tokenIssuer;
+    this.store = deps.refreshTokenStore;
+    this.secrets = deps.secretTokens;
+    this.ids = deps.idGenerator;
+    this.clock = deps.clock;
+    this.policy = deps.refreshTokenPolicy;
+  }
+
+  /** A new session (sign-in, a password change): a new refresh token family tied to `tokenVersion`. */
+  async start(userId: string, tokenVersion: number): Promise<SessionTokens> {
+    const now = this.clock.now();
+    const { token, hash } = this.secrets.generate();
+    const expiresAt = new Date(now.getTime() + this.policy.absoluteTtlSeconds * 1000);
+    await this.store.add({
+      id: this.ids.next(),
+      familyId: this.ids.next(),
+      userId,
+      tokenHash: hash,
+      tokenVersion,
+      createdAt: now,
+      expiresAt,
+      idleExpiresAt: this.idleEnd(now, expiresAt),
+      usedAt: null,
+      revokedAt: null,
+    });
+    return { accessToken: (await this.tokens.issue(userId, tokenVersion)).token, refreshToken: token };
+  }
+
+  /** The successor of `used` in its family, not stored yet (`RefreshTokenStore.rotate` stores it), and its token. */
+  successor(used: RefreshToken, now: Date): { token: string; record: RefreshToken } {
+    const { token, hash } = this.secrets.generate();
+    return {
+      token,
+      record: {
+        ...used,
+        id: this.ids.next(),
+        tokenHash: hash,
+        createdAt: now,
+        idleExpiresAt: this.idleEnd(now, used.expiresAt),
+        usedAt: null,
+        revokedAt: null,
+      },
+    };
+  }
+
+  async accessToken(userId: string, tokenVersion: number): Promise<string> {
+    return (await this.tokens.issue(userId, tokenVersion)).token;
+  }
+
+  private idleEnd(now: Date, expiresAt: Date): Date {
+    return new Date(Math.min(now.getTime() + this.policy.idleTtlSeconds * 1000, expiresAt.getTime()));
+  }
+}

@@ -1,0 +1,22 @@
+import { DomainError } from '../../domain/shared/domain-error';
+
+/**
+ * One error for every refresh token that cannot be exchanged (unknown, expired, used, revoked, its user
+ * signed out, deactivated or deleted): nothing tells a caller which, so nothing can be probed.
+ */
+export class InvalidRefreshTokenError extends DomainError {
+  readonly code = 'INVALID_REFRESH_TOKEN';
+
+  constructor() {
+    super('The refresh token is not valid: sign in again');
+  }
+}
+
+/** The current password given to change one's own is wrong (or the account is locked: the same answer). */
+export class WrongCurrentPasswordError extends DomainError {
+  readonly code = 'WRONG_CURRENT_PASSWORD';
+
+  constructor() {
+    super('current_password is not your current password');
+  }
+}

@@ -1,0 +1,141 @@
+import { RefreshSessionUseCase } from '../../../../src/application/auth/refresh-session.use-case';
+import { InvalidRefreshTokenError } from '../../../../src/application/auth/session.errors';
+import { fakeSessionIssuer, REFRESH_POLICY } from '../../../support/fakes/fake-session-issuer';
+import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
+import { FixedClock } from '../../../support/fakes/fixed-clock';
+import { InMemoryUserRepository } from '../../../support/fakes/in-memory-user.repository';
+import { UserMother } from '../../../support/mothers/user.mother';
+
+const DAY = 86_400_000;
+
+function setup(policy = REFRESH_POLICY) {
+  const clock = new FixedClock();
+  const users = new InMemoryUserRepository();
+  const tokens = new FakeTokenIssuer(clock);
+  const { sessionIssuer, refreshTokenStore, secretTokens } = fakeSessionIssuer(tokens, clock, { policy });
+  const refresh = new RefreshSessionUseCase({ userRepository: users, refreshTokenStore, secretTokens, sessionIssuer, clock });
+  const ada = UserMother.joined({ username: 'ada' });
+  users.seed(ada);
+  const signIn = () => sessionIssuer.start(ada.id, 0);
+  return { clock, users, tokens, store: refreshTokenStore, secretTokens, refresh, ada, signIn };
+}
+
+const invalid = expect.any(InvalidRefreshTokenError);
+
+describe('RefreshSessionUseCase', () => {
+  it('exchanges a refresh token for a new access token and the next refresh token of its family, stored only as hashes', async () => {
+    const { refresh, signIn, store, tokens, ada, secretTokens } = setup();
+    const first = await signIn();
+
+    const next = await refresh.execute({ refreshToken: first.refreshToken });
+
+    expect(next.refreshToken).not.toBe(first.refreshToken);
+    expect(next.accessToken).toBe(tokens.issued.at(-1)!.token);
+    expect(tokens.issued.at(-1)).toMatchObject({ subject: ada.id, tokenVersion: 0 });
+    const rows = store.all();
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((r) => r.familyId)).size).toBe(1);
+    expect(rows.map((r) => r.tokenHash).sort()).toEqual([secretTokens.hash(first.refreshToken), secretTokens.hash(next.refreshToken)].sort());
+    expect(JSON.stringify(rows)).not.toContain(first.refreshToken);
+    expect(rows.find((r) => r.tokenHash === secretTokens.hash(first.refreshToken))!.usedAt).not.toBeNull();
+  });
+
+  it('keeps the family’s absolute end across rotations and refuses once it has passed, however recently used', async () => {
+    const { refresh, signIn, clock } = setup();
+    let token = (await signIn()).refreshToken;
+    for (let day = 0; day < 29; day++) {
+      clock.advance(DAY);
+      token = (await refresh.execute({ refreshToken: token })).refreshToken;
+    }
+    clock.advance(DAY);
+    await expect(refresh.execute({ refreshToken: token })).rejects.toEqual(invalid);
+  });
+
+  it('refuses a token unused for the idle lifetime, and takes one just before it', async () => {
+    const { refresh, signIn, clock } = setup();
+    const a = await signIn();
+    const b = await signIn();
+    clock.advance(7 * DAY - 1);
+    await expect(refresh.execute({ refreshToken: a.refreshToken })).resolves.toBeDefined();
+    clock.advance(1);
+    await expect(refresh.execute({ refreshToken: b.refreshToken })).rejects.toEqual(invalid);
+  });
+
+  it('revokes the whole family when a used token is presented again: the successor dies too', async () => {
+    const { refresh, signIn, store } = setup();
+    const first = await signIn();
+    const second = await refresh.execute({ refreshToken: first.refreshToken });
+
+    await expect(refresh.execute({ refreshToken: first.refreshToken })).rejects.toEqual(invalid);
+
+    await expect(refresh.execute({ refreshToken: second.refreshToken })).rejects.toEqual(invalid);
+    expect(store.all().every((r) => r.revokedAt !== null)).toBe(true);
+  });
+
+  it('leaves other families (other devices) alone when one is revoked', async () => {
+    const { refresh, signIn } = setup();
+    const phone = await signIn();
+    const laptop = await signIn();
+    await refresh.execute({ refreshToken: phone.refreshToken });
+    await expect(refresh.execute({ refreshToken: phone.refreshToken })).rejects.toEqual(invalid);
+
+    await expect(refresh.execute({ refreshToken: laptop.refreshToken })).resolves.toBeDefined();
+  });
+
+  it('within the reuse grace refuses a used token without revoking the family; after it, revokes', async () => {
+    const { refresh, signIn, clock } = setup({ ...REFRESH_POLICY, reuseGraceSeconds: 10 });
+    const first = await signIn();
+    const second = await refresh.execute({ refreshToken: first.refreshToken });
+    clock.advance(9_999);
+    await expect(refresh.execute({ refreshToken: first.refreshToken })).rejects.toEqual(invalid);
+    const third = await refresh.execute({ refreshToken: second.refreshToken });
+
+    clock.advance(10_001);
+    await expect(refresh.execute({ refreshToken: first.refreshToken })).rejects.toEqual(invalid);
+    await expect(refresh.execute({ refreshToken: third.refreshToken })).rejects.toEqual(invalid);
+  });
+
+  it('lets exactly one of two concurrent exchanges of one token win', async () => {
+    const { refresh, signIn } = setup({ ...REFRESH_POLICY, reuseGraceSeconds: 10 });
+    const first = await signIn();
+
+    const outcomes = await Promise.allSettled([refresh.execute({ refreshToken: first.refreshToken }), refresh.execute({ refreshToken: first.refreshToken })]);
+
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason)).toEqual([invalid]);
+    // Within the grace the loser does not revoke: the winner's successor still works.
+    await expect(refresh.execute({ refreshToken: (won[0] as PromiseFulfilledResult<{ refreshToken: string }>).value.refreshToken })).resolves.toBeDefined();
+  });
+
+  it('without a grace, the loser of a race revokes the family (RFC 9700 as written)', async () => {
+    const { refresh, signIn } = setup();
+    const first = await signIn();
+
+    const outcomes = await Promise.allSettled([refresh.execute({ refreshToken: first.refreshToken }), refresh.execute({ refreshToken: first.refreshToken })]);
+
+    const won = outcomes.filter((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{ refreshToken: string }>[];
+    expect(won).toHaveLength(1);
+    await expect(refresh.execute({ refreshToken: won[0]!.value.refreshToken })).rejects.toEqual(invalid);
+  });
+
+  it.each([
+    ['signed out (token version moved on)', (users: InMemoryUserRepository, id: string) => users.incrementTokenVersion(id)],
+    ['deactivated', async (users: InMemoryUserRepository, id: string) => {
+      const user = (await users.findById(id))!;
+      user.deactivate({ by: 'admin', now: new Date(), newId: () => 'e' });
+      await users.update(user);
+    }],
+  ])('refuses the tokens of a user who was %s', async (_what, change) => {
+    const { refresh, signIn, users, ada } = setup();
+    const first = await signIn();
+    await change(users, ada.id);
+
+    await expect(refresh.execute({ refreshToken: first.refreshToken })).rejects.toEqual(invalid);
+  });
+
+  it('refuses an unknown token with the same error', async () => {
+    const { refresh } = setup();
+    await expect(refresh.execute({ refreshToken: 'no-such-token' })).rejects.toEqual(invalid);
+  });
+});
