@@ -19,6 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../test/support/test-data
 import { measureCapacity } from './capacity';
 import { closeAgent, closedLoop, type LoadSpec, type Measure, median, openLoop, percentile, signInToken, sleep } from './load';
 import { log, LOG_LEVEL, ROOT, startMailer, startTarget, stats } from './processes';
+import { filteredPages } from './filters';
 import { fmt, type Row, writeResults } from './report';
 import { seedUsers } from './seed';
 import { shortfall } from './shortfall';
@@ -218,6 +219,13 @@ export async function runBench(): Promise<Row[]> {
     rows.push(rowOf('users-1m-vs-10k', `GET /v1/users page 1 at ${SETTINGS.big} users`, `the same at ${SETTINGS.small} users`, await pair('1M vs 10k', () => closedLoop(apiBig.url, { path: '/v1/users', token: tokenBig }, connections, seconds), () => closedLoop(apiSmall.url, { path: '/v1/users', token: tokenSmall }, connections, seconds), throughputRatio), 'req/s', '≥ 90 %', (r) => r >= 0.9));
     rows.push(rowOf('last-page-p99', `GET /v1/users last page (${lastPage}) at ${SETTINGS.big} users, open loop ${SETTINGS.openRate}/s`, 'page 1, same rate', await pair('last page vs page 1', () => openLoop(apiBig.url, { path: `/v1/users?page=${lastPage}`, token: tokenBig }, SETTINGS.openRate, seconds), () => openLoop(apiBig.url, { path: '/v1/users', token: tokenBig }, SETTINGS.openRate, seconds), p99Ratio), 'p99 ms', '≤ 3×', (r) => r <= 3));
 
+    // 5b. Filtered pages (#11) at the largest size, each against the unfiltered page 1 of the same service.
+    const pageBig = () => closedLoop(apiBig.url, { path: '/v1/users', token: tokenBig }, connections, seconds);
+    for (const f of filteredPages(SETTINGS.big)) {
+      const filtered = () => closedLoop(apiBig.url, { path: `/v1/users?${f.query}`, token: tokenBig }, connections, seconds);
+      rows.push(rowOf(f.id, `GET /v1/users?${f.query} at ${SETTINGS.big} users (${f.matches})`, 'the unfiltered page 1, same users', await pair(f.id, filtered, pageBig, throughputRatio), 'req/s', '≥ 50 % (≤ 2×)', (r) => r >= 0.5));
+    }
+
     // 6. Permissions.
     rows.push(rowOf('permissions', 'GET /v1/permissions?filter[group]=users', 'bare fastify route, fixed JSON page', await pair('permissions vs bare', () => closedLoop(apiMid.url, { path: '/v1/permissions?filter%5Bgroup%5D=users', token: tokenMid }, connections, seconds), () => closedLoop(bare.url, { path: '/page' }, connections, seconds), throughputRatio), 'req/s', '≥ 50 %', (r) => r >= 0.5));
 
@@ -264,7 +272,7 @@ export async function runBench(): Promise<Row[]> {
     rows.push({ id: 'invite-kafka-p99', scenario: `invite → event on Kafka, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(eventLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 250 ms', met: lostEvents === 0 && percentile(eventLatency, 99) < 250, p50Ms: percentile(eventLatency, 50), p99Ms: percentile(eventLatency, 99), note: `${eventLatency.length}/${emails.length} events seen; invite HTTP p99 ${invites.p99.toFixed(1)} ms, ${invites.errors} errors` });
     rows.push({ id: 'invite-smtp-p99', scenario: `invite → mail accepted by the SMTP server, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(mailLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 1 s', met: lostMails === 0 && percentile(mailLatency, 99) < 1000, p50Ms: percentile(mailLatency, 50), p99Ms: percentile(mailLatency, 99), note: `${mailLatency.length}/${emails.length} mails accepted` });
 
-    const order = ['sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'last-page-p99', 'permissions', 'invite', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
+    const order = ['sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'last-page-p99', ...filteredPages(SETTINGS.big).map((f) => f.id), 'permissions', 'invite', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
     rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
     for (const row of rows) {
       if (row.met !== false) continue;

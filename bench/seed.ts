@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connectTo } from '../test/support/test-database';
 
 const MEMBER_ROLE = '01a1fc94-6d94-7441-a6a7-5c24f14ccb6a';
+const ADMIN_ROLE = '01a1fc94-6d91-7759-a289-8ec3215f8e87';
 const BATCH = 5000;
 
 /** UUIDv7 ids in strictly increasing order: a millisecond clock from `base`, 4096 ids per millisecond. */
@@ -15,7 +16,8 @@ export function orderedUuidV7(base: number, i: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${t.slice(0, 4)}-${t.slice(4)}`;
 }
 
-/** Adds `count` pending (invited) users with multi-row INSERTs of a few thousand rows, straight through mysql2. */
+/**
+ * Adds `count` invited users (every 50th deactivated, every 1000th an admin, for the list's filters: bench/filters.ts) with multi-row INSERTs of a few thousand rows, straight through mysql2. */
 export async function seedUsers(databaseUrl: string, count: number, progress?: (done: number) => void): Promise<void> {
   const connection = await connectTo(databaseUrl);
   try {
@@ -26,7 +28,8 @@ export async function seedUsers(databaseUrl: string, count: number, progress?: (
       const rows: unknown[][] = [];
       for (let i = start; i < Math.min(count, start + BATCH); i++) {
         const email = `seed${i}@bench.test`;
-        rows.push([orderedUuidV7(base, i), email, email, `Seed User ${i}`, `seed user ${i}`, MEMBER_ROLE, invitedAt, 'pending']);
+        const role = i % 1000 === 999 ? ADMIN_ROLE : MEMBER_ROLE;
+        rows.push([orderedUuidV7(base, i), email, email, `Seed User ${i}`, `seed user ${i}`, role, invitedAt, i % 50 === 49 ? 'deactivated' : 'pending']);
       }
       await connection.query('INSERT INTO users (id, email, email_key, name, name_key, role_id, invited_at, status) VALUES ?', [rows]);
       if (progress && (start / BATCH) % 40 === 39) progress(start + rows.length);

@@ -1,7 +1,30 @@
 import type { UserRepository } from '../../src/application/ports/user-repository.port';
-import type { User } from '../../src/domain/users/user';
+import type { UserListFilter } from '../../src/application/ports/user-repository.port';
+import type { Role } from '../../src/domain/roles/role';
+import { User, type UserStatus } from '../../src/domain/users/user';
 import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../src/domain/users/user.errors';
-import { type ContractOptions, contractIt, join, joinedUser, type MakeStores, pendingUser, unique } from './contract-kit';
+import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { type ContractOptions, contractIt, join, joinedUser, type MakeStores, member, newId, pendingUser, unique } from './contract-kit';
+
+const admin: Role = { id: SEEDED_ROLES.admin, name: 'admin', permissions: [] };
+
+/** A user as stored, whatever its history: a username makes it joined. */
+function person(o: { name?: string; username?: string; email?: string; role?: Role; status?: UserStatus } = {}): User {
+  const at = new Date('2026-02-01T00:00:00.007Z');
+  return User.restore({
+    id: newId(),
+    email: o.email ?? `${unique('person')}@example.com`,
+    name: o.name,
+    username: o.username,
+    passwordHash: o.username === undefined ? undefined : 'h',
+    roleId: (o.role ?? member).id,
+    invitedAt: at,
+    joinedAt: o.username === undefined ? undefined : at,
+    tokenVersion: 0,
+    status: o.status ?? (o.username === undefined ? 'pending' : 'active'),
+    version: 1,
+  });
+}
 
 /** What UserRepository promises (src/application/ports/user-repository.port.ts), on a store that starts empty. */
 export function describeUserRepositoryContract(name: string, makeSubject: MakeStores<'users'>, options: ContractOptions = {}): void {
@@ -226,6 +249,112 @@ export function describeUserRepositoryContract(name: string, makeSubject: MakeSt
         const after = await users.list({ offset: 0, limit: 10 });
         expect(after.total).toBe(2);
         expect(idsOf(after.items)).toEqual([added[0]!.id, added[2]!.id]);
+      });
+    });
+
+    describe('list, filtered', () => {
+      const idsOf = (items: User[]) => items.map((u) => u.id);
+      const addAll = async (...all: User[]) => {
+        for (const user of all) await users.add(user);
+        return all;
+      };
+      /** All the users the filter matches (one large page), by id, with the total. */
+      const matched = async (filter: UserListFilter) => {
+        const { items, total } = await users.list({ offset: 0, limit: 100 }, filter);
+        return { ids: idsOf(items), total };
+      };
+      const only = (...all: User[]) => ({ ids: idsOf(all), total: all.length });
+
+      test('by role and by status, alone and together, in id order with the matching total', async () => {
+        const [a1, m1, a2, m2, m3] = await addAll(
+          person({ role: admin, username: unique('a1') }),
+          person({ status: 'pending' }),
+          person({ role: admin, username: unique('a2'), status: 'deactivated' }),
+          person({ username: unique('m2') }),
+          person({ username: unique('m3'), status: 'deactivated' }),
+        );
+        expect(await matched({ roleId: admin.id })).toEqual(only(a1!, a2!));
+        expect(await matched({ roleId: member.id })).toEqual(only(m1!, m2!, m3!));
+        expect(await matched({ status: 'active' })).toEqual(only(a1!, m2!));
+        expect(await matched({ status: 'pending' })).toEqual(only(m1!));
+        expect(await matched({ status: 'deactivated' })).toEqual(only(a2!, m3!));
+        expect(await matched({ roleId: admin.id, status: 'deactivated' })).toEqual(only(a2!));
+        expect(await matched({ roleId: newId() })).toEqual({ ids: [], total: 0 });
+      });
+
+      test('by e-mail key: exactly one user, whatever case it was stored in; a part of an address finds nobody', async () => {
+        const [mixed] = await addAll(person({ email: 'Mixed.Case@Example.COM' }), person({ email: 'mixed.case@example.co' }));
+        expect(await matched({ emailKey: 'mixed.case@example.com' })).toEqual(only(mixed!));
+        expect(await matched({ emailKey: 'mixed.case@example' })).toEqual({ ids: [], total: 0 });
+      });
+
+      test('by prefix of the name, the username or the e-mail, stored in any case; a user matched twice counts once', async () => {
+        const [byName, byUsername, byEmail, byAll] = await addAll(
+          person({ name: 'KIRA Lindqvist' }),
+          person({ username: 'Kiran.Shah', name: 'Someone Else' }),
+          person({ email: 'KIRK@example.com' }),
+          person({ name: 'Kim', username: 'kim', email: 'kim@example.com' }),
+          person({ name: 'Ekira', username: 'ekira', email: 'ekira@example.com' }),
+        );
+        expect(await matched({ prefix: 'ki' })).toEqual(only(byName!, byUsername!, byEmail!, byAll!));
+        expect(await matched({ prefix: 'kira' })).toEqual(only(byName!, byUsername!));
+        expect(await matched({ prefix: 'kira lindqvist' })).toEqual(only(byName!));
+        expect(await matched({ prefix: 'kim@example.com' })).toEqual(only(byAll!));
+        expect(await matched({ prefix: 'kira lindqvistx' })).toEqual({ ids: [], total: 0 });
+      });
+
+      test('by prefix, accents and every other character literally: "%" and "_" are no wildcards, "e" is not "é"', async () => {
+        const [underscore, percent, accented, emoji, , abc] = await addAll(
+          person({ email: 'a_b@example.com' }),
+          person({ email: 'a%c@example.com' }),
+          person({ name: 'Élodie Ümlaut' }),
+          person({ name: 'Ab😀 Rocket' }),
+          person({ email: 'axb@example.com' }),
+          person({ email: 'abc@example.com', name: 'Elodie Umlaut' }),
+        );
+        expect(await matched({ prefix: 'a_' })).toEqual(only(underscore!));
+        expect(await matched({ prefix: 'a%' })).toEqual(only(percent!));
+        expect(await matched({ prefix: 'élodie ü' })).toEqual(only(accented!));
+        // The character after the prefix lies beyond U+FFFF: still inside the range.
+        expect(await matched({ prefix: 'ab' })).toEqual(only(emoji!, abc!));
+        expect(await matched({ prefix: 'ab😀' })).toEqual(only(emoji!));
+      });
+
+      test('by prefix, a key equal to the prefix matches and a shorter one does not', async () => {
+        const [exact, longer] = await addAll(person({ name: 'Seed User 1' }), person({ name: 'Seed User 10' }), person({ name: 'Seed User' }), person({ name: 'Seed User 2' }));
+        expect(await matched({ prefix: 'seed user 1' })).toEqual(only(exact!, longer!));
+      });
+
+      test('every filter at once is an AND; pages of the match carry its total, past the end an empty page', async () => {
+        const wanted = Array.from({ length: 5 }, (_, i) => person({ role: admin, username: unique(`Pat${i}`), name: `Pat ${i}` }));
+        await addAll(
+          wanted[0]!,
+          person({ role: admin, username: unique('pat-off'), name: 'Pat Off', status: 'deactivated' }),
+          wanted[1]!,
+          person({ username: unique('pat-member'), name: 'Pat Member' }),
+          wanted[2]!,
+          person({ role: admin, username: unique('other'), name: 'Other' }),
+          wanted[3]!,
+          wanted[4]!,
+        );
+        const filter: UserListFilter = { roleId: admin.id, status: 'active', prefix: 'pat' };
+        const pages = await Promise.all([0, 2, 4].map((offset) => users.list({ offset, limit: 2 }, filter)));
+        expect(pages.map((p) => p.total)).toEqual([5, 5, 5]);
+        expect(pages.map((p) => idsOf(p.items))).toEqual([idsOf(wanted.slice(0, 2)), idsOf(wanted.slice(2, 4)), idsOf(wanted.slice(4))]);
+        expect(await users.list({ offset: 6, limit: 2 }, filter)).toEqual({ items: [], total: 5 });
+        expect(await matched({ ...filter, emailKey: wanted[3]!.email.toLowerCase() })).toEqual(only(wanted[3]!));
+        expect(await matched({ ...filter, emailKey: wanted[3]!.email.toLowerCase(), status: 'pending' })).toEqual({ ids: [], total: 0 });
+      });
+
+      test('never lists or counts a deleted user, by any filter', async () => {
+        const [gone, kept] = await addAll(person({ name: 'Gone Person', username: 'gone.person', email: 'gone@example.com' }), person({ name: 'Gone Too' }));
+        const loaded = (await users.findById(gone!.id))!;
+        loaded.delete({ by: newId(), now: new Date('2026-04-01T08:00:00.001Z'), newId });
+        await users.erase(loaded);
+        expect(await matched({ roleId: member.id })).toEqual(only(kept!));
+        expect(await matched({ status: 'active' })).toEqual({ ids: [], total: 0 });
+        expect(await matched({ prefix: 'gone' })).toEqual(only(kept!));
+        expect(await matched({ emailKey: 'gone@example.com' })).toEqual({ ids: [], total: 0 });
       });
     });
   });

@@ -221,4 +221,104 @@ describe('users', () => {
       },
     );
   });
+
+  describe('GET /v1/users filters', () => {
+    const emails = (response: { body: { users: { email: string }[] } }) => response.body.users.map((u) => u.email);
+    const list = (query: string) => app.request('GET', `/v1/users${query}`, { token: adminToken });
+
+    beforeAll(async () => {
+      expect((await invite({ email: 'Filter.One@Example.com', name: 'Quinn Filterson' })).status).toBe(201);
+      expect((await invite({ email: 'flt-two@example.com', name: 'Zed Quux', role: 'admin' })).status).toBe(201);
+      await app.addJoinedUser({ username: 'Flt.Joined', password: 'joined-password-1', email: 'joined.flt@example.com', role: member });
+    });
+
+    it.each([
+      ['?q=quinn', '?filter[q]=quinn', '?filter%5Bq%5D=QUINN', '?q=quinn&filter[q]=quinn'],
+      ['?email=filter.one@example.com', '?filter[email]=FILTER.ONE@example.com', '?filter%5Bemail%5D=Filter.One%40Example.com'],
+    ])('takes both spellings of a filter alike: %s', async (...queries) => {
+      for (const query of queries) {
+        const response = await list(query);
+        expect({ query, status: response.status, emails: emails(response), total: response.body.pagination.total_document }).toEqual({
+          query,
+          status: 200,
+          emails: ['Filter.One@Example.com'],
+          total: 1,
+        });
+      }
+    });
+
+    it('finds by q the start of a name, a username or an e-mail, in any case, with the count of matches', async () => {
+      expect(emails(await list('?q=QUINN%20FILT'))).toEqual(['Filter.One@Example.com']);
+      expect(emails(await list('?q=flt.j'))).toEqual(['joined.flt@example.com']);
+      expect(emails(await list('?q=JOINED.F'))).toEqual(['joined.flt@example.com']);
+      const byEmail = await list('?q=FLT-&page_size=1');
+      expect({ emails: emails(byEmail), pagination: byEmail.body.pagination }).toEqual({
+        emails: ['flt-two@example.com'],
+        pagination: { page: 1, page_size: 1, page_count: 1, total_document: 1 },
+      });
+      expect(emails(await list('?q=filterson'))).toEqual([]);
+      expect(emails(await list('?q=f%25'))).toEqual([]);
+    });
+
+    it('combines role, status and q with AND, the role by name or _id', async () => {
+      expect(emails(await list('?role=admin&status=pending&q=flt'))).toEqual(['flt-two@example.com']);
+      expect(emails(await list(`?filter[role]=${SEEDED_ROLES.admin}&q=zed`))).toEqual(['flt-two@example.com']);
+      expect(emails(await list('?role=member&q=flt'))).toEqual(['joined.flt@example.com']);
+      expect(emails(await list('?role=member&status=active&q=f'))).toEqual(['joined.flt@example.com']);
+      expect(emails(await list('?role=admin&status=active&q=flt'))).toEqual([]);
+      const admins = await list('?role=admin&page_size=100');
+      expect(admins.body.users.every((u: { role: { name: string } }) => u.role.name === 'admin')).toBe(true);
+      expect(admins.body.pagination.total_document).toBe(admins.body.users.length);
+    });
+
+    it("shows the process's own writes in the role and status totals at once (they are cached)", async () => {
+      const totals = async () => {
+        const queries = ['?status=deactivated', '?status=active', '?status=pending', '?role=member&status=active', '?role=admin'];
+        const entries = await Promise.all(queries.map(async (q) => [q, (await list(q)).body.pagination.total_document as number] as const));
+        return Object.fromEntries(entries);
+      };
+      // Read twice: the second list answers from the cached totals.
+      await totals();
+      const before = await totals();
+      const joined = (await list('?email=joined.flt@example.com')).body.users[0]._id as string;
+      expect((await app.request('POST', `/v1/users/${joined}/deactivate`, { token: adminToken })).status).toBe(200);
+      expect(await totals()).toEqual({
+        ...before,
+        '?status=deactivated': before['?status=deactivated']! + 1,
+        '?status=active': before['?status=active']! - 1,
+        '?role=member&status=active': before['?role=member&status=active']! - 1,
+      });
+      expect(emails(await list('?status=deactivated&page_size=100'))).toContain('joined.flt@example.com');
+      expect((await app.request('POST', `/v1/users/${joined}/reactivate`, { token: adminToken })).status).toBe(200);
+      expect(await totals()).toEqual(before);
+      const invited = await invite({ email: 'flt-three@example.com', role: 'admin' });
+      expect(invited.status).toBe(201);
+      expect(await totals()).toEqual({ ...before, '?status=pending': before['?status=pending']! + 1, '?role=admin': before['?role=admin']! + 1 });
+      expect((await app.request('DELETE', invited.headers.get('location')!, { token: adminToken })).status).toBe(204);
+      expect(await totals()).toEqual(before);
+    });
+
+    it.each([
+      ['?status=active&filter[status]=pending', 'status', '"status" and "filter[status]" disagree'],
+      ['?q=a&filter%5Bq%5D=b', 'q', '"q" and "filter[q]" disagree'],
+      ['?status=joined', 'status', undefined],
+      ['?filter[status]=ACTIVE', 'filter[status]', undefined],
+      ['?email=not-an-address', 'email', undefined],
+      ['?q=%20%20', 'q', 'must not be blank'],
+      ['?role=', 'role', undefined],
+      ['?filter[q]=', 'filter[q]', undefined],
+      ['?email=', 'email', undefined],
+    ])('answers 400 VALIDATION_FAILED to %s, naming the field', async (query, field, message) => {
+      const response = await list(query);
+      expect({ status: response.status, code: response.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+      expect(response.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, ...(message ? { message } : {}) })]));
+    });
+
+    it('answers 400 ROLE_NOT_FOUND to a role that names no role, rather than an empty page', async () => {
+      for (const query of ['?role=no-such-role', '?filter[role]=Admin', `?role=${SEEDED_ROLES.admin.replace(/.$/, '0')}`]) {
+        const response = await list(query);
+        expect({ query, status: response.status, code: response.body.code }).toEqual({ query, status: 400, code: 'ROLE_NOT_FOUND' });
+      }
+    });
+  });
 });

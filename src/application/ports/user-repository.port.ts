@@ -1,5 +1,19 @@
-import type { User } from '../../domain/users/user';
+import type { User, UserStatus } from '../../domain/users/user';
 import type { Slice } from '../shared/pagination';
+
+/**
+ * What the user list is narrowed to: every field given must hold (AND); none given is the whole list.
+ * Values arrive validated and in the stored keys' form (lower-cased, as `Email.normalize`,
+ * `Username.normalize` and `nameSearchKey` make them).
+ */
+export interface UserListFilter {
+  roleId?: string;
+  status?: UserStatus;
+  /** An e-mail's key (`Email.normalize`), matched exactly. */
+  emailKey?: string;
+  /** Non-empty, lower-cased: the name key, e-mail key or username key starts with it (code point by code point, no wildcards). */
+  prefix?: string;
+}
 
 /**
  * Users as stored. A deleted user is erased (see `erase`): no read finds it, and its e-mail and
@@ -46,6 +60,9 @@ export interface UserRepository {
    * before deactivating one cannot both pass on the same admins. Called inside a unit of work.
    */
   countActiveWithRole(roleId: string, exceptUserId?: string): Promise<number>;
-  /** In creation order, then id: a stable order across pages. Deleted users are not listed or counted. */
-  list(slice: Slice): Promise<{ items: User[]; total: number }>;
+  /**
+   * In creation order, then id: a stable order across pages. Deleted users are not listed or counted.
+   * With a filter, only the users it matches, and `total` counts exactly those.
+   */
+  list(slice: Slice, filter?: UserListFilter): Promise<{ items: User[]; total: number }>;
 }

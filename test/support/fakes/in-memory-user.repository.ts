@@ -1,5 +1,6 @@
-import type { UserRepository } from '../../../src/application/ports/user-repository.port';
+import type { UserListFilter, UserRepository } from '../../../src/application/ports/user-repository.port';
 import type { Slice } from '../../../src/application/shared/pagination';
+import { nameSearchKey } from '../../../src/domain/users/display-name';
 import { Email } from '../../../src/domain/users/email';
 import { User, type UserProps } from '../../../src/domain/users/user';
 import {
@@ -142,9 +143,9 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
     this.writes.push({ kind: 'bumpTokenVersion', id });
   }
 
-  async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
+  async list({ offset, limit }: Slice, filter: UserListFilter = {}): Promise<{ items: User[]; total: number }> {
     await this.io();
-    const ordered = this.orderedRows().filter(isLive);
+    const ordered = this.orderedRows().filter((row) => isLive(row) && matches(row, filter));
     return { items: ordered.slice(offset, offset + limit).map(toUser), total: ordered.length };
   }
 
@@ -262,6 +263,17 @@ function eraseIn(rows: Map<string, Row>, row: Row): void {
 const versionOf = (row: Row): number => row.version ?? 1;
 const statusOf = (row: Row) => row.status ?? (row.joinedAt !== undefined ? 'active' : 'pending');
 const isLive = (row: Row): boolean => statusOf(row) !== 'deleted';
+
+/** The filter as the adapter's SQL applies it, on the keys it stores. */
+function matches(row: Row, { roleId, status, emailKey, prefix }: UserListFilter): boolean {
+  const keys = [row.name === undefined ? undefined : nameSearchKey(row.name), Email.normalize(row.email), row.username === undefined ? undefined : Username.normalize(row.username)];
+  return (
+    (roleId === undefined || row.roleId === roleId) &&
+    (status === undefined || statusOf(row) === status) &&
+    (emailKey === undefined || keys[1] === emailKey) &&
+    (prefix === undefined || keys.some((key) => key?.startsWith(prefix)))
+  );
+}
 
 /** One turn at a time per role, each held until its transaction gives it back. */
 class RoleTurns {

@@ -1,5 +1,5 @@
 import { type EntityManager, Not, type Repository } from 'typeorm';
-import type { UserRepository } from '../../../application/ports/user-repository.port';
+import type { UserListFilter, UserRepository } from '../../../application/ports/user-repository.port';
 import type { Slice } from '../../../application/shared/pagination';
 import { Email } from '../../../domain/users/email';
 import { User } from '../../../domain/users/user';
@@ -16,6 +16,7 @@ import type { PlainInsertStatements } from './plain-insert-statements';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { InvitationSchema, LoginAttemptSchema, RoleSchema, type UserRecord, UserSchema } from './records';
 import type { UserChangeNotices } from './user-change-notices';
+import type { UncommittedTotalChanges } from './filtered-user-totals';
 import type { UserReadStatements } from './user-read-statements';
 import type { UserTotalCache } from './user-total-cache';
 
@@ -62,6 +63,9 @@ export class TypeOrmUserRepository implements UserRepository {
   /** Users added minus users removed through this repository inside its transaction, not yet committed. */
   uncommittedUserDelta = 0;
 
+  /** What this repository wrote inside its transaction that moves the filtered totals, not yet committed. */
+  readonly uncommittedTotalChanges: UncommittedTotalChanges = { added: [], changed: false };
+
   /** A manager of the unit of work's transaction (bound to its connection), not the shared one. */
   private get inTransaction(): boolean {
     return this.manager.queryRunner !== undefined;
@@ -71,6 +75,14 @@ export class TypeOrmUserRepository implements UserRepository {
   private counted(delta: number): void {
     if (this.inTransaction) this.uncommittedUserDelta += delta;
     else this.total.adjust(delta);
+  }
+
+  /** The same for the filtered totals: `roleId` for a user added, none for any other write (status, role, removal). */
+  private filteredTotalsMoved(roleId?: string): void {
+    const changes = this.inTransaction ? this.uncommittedTotalChanges : { added: [], changed: false };
+    if (roleId === undefined) changes.changed = true;
+    else changes.added.push(roleId);
+    if (!this.inTransaction) this.total.filtered.committed(changes);
   }
 
   async findById(id: string): Promise<User | null> {
@@ -102,6 +114,7 @@ export class TypeOrmUserRepository implements UserRepository {
       try {
         await this.inserts.insert(this.manager, UserSchema, [toRecord(user)]);
         this.counted(+1);
+        this.filteredTotalsMoved(user.roleId);
       } catch (error) {
         throw takenKeyError(error);
       }
@@ -120,6 +133,7 @@ export class TypeOrmUserRepository implements UserRepository {
         throw takenKeyError(error);
       }
       await this.saved(user, affected);
+      this.filteredTotalsMoved();
     });
   }
 
@@ -150,6 +164,7 @@ export class TypeOrmUserRepository implements UserRepository {
         await this.manager.getRepository(LoginAttemptSchema).delete({ usernameKey: Username.normalize(user.username) });
       }
       this.counted(-1);
+      this.filteredTotalsMoved();
     });
   }
   async delete(id: string): Promise<void> {
@@ -157,6 +172,7 @@ export class TypeOrmUserRepository implements UserRepository {
       const { affected } = await this.repository.delete({ id });
       // A driver that does not say how many rows went (affected undefined) makes the total unknown.
       this.counted(typeof affected === 'number' ? -affected : Number.NaN);
+      this.filteredTotalsMoved();
       this.changes.notify(id);
     });
   }
@@ -187,7 +203,32 @@ export class TypeOrmUserRepository implements UserRepository {
     });
   }
 
-  async list({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
+  async list(slice: Slice, filter: UserListFilter = {}): Promise<{ items: User[]; total: number }> {
+    if (Object.values(filter).some((value) => value !== undefined)) return this.listFiltered(slice, filter);
+    return this.listAll(slice);
+  }
+
+  /**
+   * A role and/or status filter's total comes from the filtered totals (filtered-user-totals.ts: the whole
+   * list's freshness rules), outside a transaction. An e-mail or prefix filter's (a handful of index entries at
+   * most) is counted in the page's own statement; past the end of the matches, by a count of its own.
+   */
+  private async listFiltered({ offset, limit }: Slice, filter: UserListFilter): Promise<{ items: User[]; total: number }> {
+    return this.queue.outside(this.manager, async () => {
+      const count = () => this.reads.filteredCount(this.manager, filter);
+      if (!this.inTransaction && filter.emailKey === undefined && filter.prefix === undefined) {
+        const total = await this.total.filtered.get({ roleId: filter.roleId, status: filter.status }, count);
+        if (offset >= total) return { items: [], total };
+        // Identical pages asked for at once share one query (never a cache), as the whole list's do.
+        const records = await this.reads.filteredPageBatched(filter, offset, limit);
+        return { items: records.map(toDomain), total };
+      }
+      const { records, total } = await this.reads.filteredPageCounted(this.manager, filter, offset, limit);
+      return { items: records.map(toDomain), total: total ?? (offset === 0 ? 0 : await count()) };
+    });
+  }
+
+  private async listAll({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
     return this.queue.outside(this.manager, async () => {
       // The total comes from a cache (see user-total-cache.ts for its freshness), not a COUNT(*) per request;
       // inside a transaction it is counted there (its uncommitted rows are not the process's to cache).

@@ -1,8 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { UserListFilter } from '../../../application/ports/user-repository.port';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { BatchedLookup } from './batched-lookup';
 import type { UserRecord } from './records';
 import { UserSchema } from './records';
+import { filterStatements } from './user-filter-statements';
 
 /**
  * The user reads on the hot paths (every authenticated request, every sign-in, every user page),
@@ -23,6 +25,17 @@ export interface UserReads {
   /** Only the ids of a page, in either direction (the deferred join of deep pages). */
   pageIds(manager: EntityManager, offset: number, limit: number, descending: boolean): Promise<string[]>;
   byIds(manager: EntityManager, ids: readonly string[]): Promise<UserRecord[]>;
+  /** The page of the users a filter matches, by id order (see user-filter-statements.ts), in one statement. */
+  filteredPage(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<UserRecord[]>;
+  /** The same outside any transaction: identical filtered pages asked for at once share one query, as `pageBatched`. */
+  filteredPageBatched(filter: UserListFilter, offset: number, limit: number): Promise<UserRecord[]>;
+  /**
+   * The same page with how many users the filter matches, counted in the same statement (`COUNT(*) OVER ()`
+   * over the matches, before the page is cut): null when the page is empty (past the end, or no match).
+   */
+  filteredPageCounted(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<{ records: UserRecord[]; total: number | null }>;
+  /** How many users the filter matches, counted now with the page's predicate (the caches: user-total-cache.ts). */
+  filteredCount(manager: EntityManager, filter: UserListFilter): Promise<number>;
 }
 
 /**
@@ -66,6 +79,22 @@ export class UserReadStatements implements UserReads {
     return this.built().byIds(manager, ids);
   }
 
+  filteredPage(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<UserRecord[]> {
+    return this.built().filteredPage(manager, filter, offset, limit);
+  }
+
+  filteredPageBatched(filter: UserListFilter, offset: number, limit: number): Promise<UserRecord[]> {
+    return this.built().filteredPageBatched(filter, offset, limit);
+  }
+
+  filteredPageCounted(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<{ records: UserRecord[]; total: number | null }> {
+    return this.built().filteredPageCounted(manager, filter, offset, limit);
+  }
+
+  filteredCount(manager: EntityManager, filter: UserListFilter): Promise<number> {
+    return this.built().filteredCount(manager, filter);
+  }
+
   /** Written on first use: the repositories are made before their DataSource is initialised. */
   private built(): UserReads {
     this.statements ??= buildUserReads(this.dataSource);
@@ -107,11 +136,39 @@ function buildUserReads(dataSource: DataSource): UserReads {
     async (ids) => new Map((await byIds(dataSource.manager, ids)).map((record) => [record.id, record])),
   );
 
+  const filterColumns = {
+    table,
+    id,
+    roleId: column('roleId'),
+    status: column('status'),
+    emailKey: column('emailKey'),
+    nameKey: column('nameKey'),
+    usernameKey: column('usernameKey'),
+  };
+  // The page's ids come from the filter's index(es); only the page's rows are then read, by primary key.
+  const joinedColumns = columns.map((c) => `u.${q(c.databaseName)}`).join(', ');
+  const joined = `SELECT ${joinedColumns} FROM ${table} u`;
+
   const pages = new BatchedLookup<string, UserRecord[]>(async (keys) => {
     const loaded = await Promise.all(
       keys.map(async (key) => {
         const [offset, limit] = key.split(':').map(Number) as [number, number];
         return [key, await many(dataSource.manager, pageSql, [limit, offset])] as const;
+      }),
+    );
+    return new Map(loaded);
+  });
+
+  const filteredPage = (manager: EntityManager, filter: UserListFilter, offset: number, limit: number) => {
+    const { ids } = filterStatements(filterColumns, filter);
+    return many(manager, `${joined} JOIN (${ids.sql}) p ON p.id = u.${id} ORDER BY u.${id} ASC`, [...ids.parameters, limit, offset]);
+  };
+  type PageKey = { filter: UserListFilter; offset: number; limit: number };
+  const filteredPages = new BatchedLookup<string, UserRecord[]>(async (keys) => {
+    const loaded = await Promise.all(
+      keys.map(async (key) => {
+        const { filter, offset, limit } = JSON.parse(key) as PageKey;
+        return [key, await filteredPage(dataSource.manager, filter, offset, limit)] as const;
       }),
     );
     return new Map(loaded);
@@ -128,5 +185,24 @@ function buildUserReads(dataSource: DataSource): UserReads {
       return rows.map((row) => row.id);
     },
     byIds,
+    filteredPage,
+    async filteredPageBatched(filter, offset, limit) {
+      const { roleId, status, emailKey, prefix } = filter;
+      // The key names every field in a fixed order, so two equal filters are one key.
+      const key: PageKey = { filter: { roleId, status, emailKey, prefix }, offset, limit };
+      return (await filteredPages.get(JSON.stringify(key))) ?? [];
+    },
+    async filteredPageCounted(manager, filter, offset, limit) {
+      const { matched } = filterStatements(filterColumns, filter);
+      const page = `SELECT m.id AS id, COUNT(*) OVER () AS matched_total FROM (${matched.sql}) m ORDER BY m.id ASC LIMIT ? OFFSET ?`;
+      const sql = `SELECT ${joinedColumns}, p.matched_total AS matched_total FROM ${table} u JOIN (${page}) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
+      const rows = (await manager.query(sql, [...matched.parameters, limit, offset])) as Record<string, unknown>[];
+      return { records: rows.map(hydrate), total: rows.length > 0 ? Number(rows[0]!.matched_total) : null };
+    },
+    async filteredCount(manager, filter) {
+      const { count } = filterStatements(filterColumns, filter);
+      const rows = (await manager.query(count.sql, count.parameters)) as { n: number | string }[];
+      return Number(rows[0]?.n ?? 0);
+    },
   };
 }
