@@ -78,7 +78,8 @@ describe('metrics and request ids end to end', () => {
       json: { token: CapturingMailer.tokenOf(mail), name: 'Metrics Joiner', username: 'metrics.joiner', password: 'metrics joiner passphrase' },
     });
     expect(accepted.status).toBe(200);
-    await waitFor('UserJoined published', () => events.find((e) => e.type === 'UserJoined'));
+    // The joiner's: the bootstrap admin's own UserJoined may be on the bus too.
+    await waitFor('UserJoined published', () => events.find((e) => e.type === 'UserJoined' && (e.data as { username?: string }).username === 'metrics.joiner'));
 
     const after = await scrape();
     expect(sample(after, 'access_control_sign_ins_total', { outcome: 'success' })).toBe(1);

@@ -60,22 +60,26 @@ export class CreateAdminUseCase {
     if (!role) throw new RoleNotFoundError(RoleNames.admin);
 
     const passwordHash = await this.hasher.hash(input.password);
-    const user = User.createJoined({
-      id: this.ids.next(),
-      email,
-      name,
-      username,
-      passwordHash,
-      role,
-      now: this.clock.now(),
-    });
     const exists = { created: false, reason: 'exists' } as const;
     try {
-      return await this.unitOfWork.run(async ({ users }) => {
+      return await this.unitOfWork.run(async ({ users, outbox }) => {
         if ((await users.existsWithUsername(username.normalized)) || (await users.existsWithEmail(email.normalized))) {
           return exists;
         }
+        // Built inside the closure: a retried run records its own UserJoined (pullDomainEvents() empties the list).
+        const user = User.createJoined({
+          id: this.ids.next(),
+          email,
+          name,
+          username,
+          passwordHash,
+          role,
+          now: this.clock.now(),
+          newId: () => this.ids.next(),
+        });
         await users.add(user);
+        // Consumers learn of the admin as of any user that joins: the topic alone holds the whole user set.
+        await outbox.append(user.pullDomainEvents());
         return { created: true, userId: user.id } as const;
       });
     } catch (error) {

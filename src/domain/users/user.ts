@@ -110,6 +110,11 @@ export class User extends AggregateRoot {
     return user;
   }
 
+  /**
+   * A user that joins without an invitation (the bootstrap admin). With `newId` it records `UserJoined`,
+   * which carries the whole user: without it, a consumer of the events would never learn of this user.
+   * Only test fixtures that insert a user directly leave `newId` out.
+   */
   static createJoined(input: {
     id: string;
     email: Email;
@@ -118,8 +123,9 @@ export class User extends AggregateRoot {
     passwordHash: string;
     role: Role;
     now: Date;
+    newId?: IdFactory;
   }): User {
-    return new User({
+    const user = new User({
       id: input.id,
       email: input.email.value,
       name: input.name,
@@ -132,6 +138,8 @@ export class User extends AggregateRoot {
       status: 'active',
       version: 1,
     });
+    if (input.newId) user.recordJoined(input.role, input.now, input.newId);
+    return user;
   }
 
   get id(): string {
@@ -196,18 +204,23 @@ export class User extends AggregateRoot {
       updatedAt: input.now,
       updatedBy: this.props.id,
     };
+    this.recordJoined(input.role, input.now, input.newId);
+  }
+
+  /** `UserJoined`: the whole user as it joined (no password hash), so a consumer can add it from this event alone. */
+  private recordJoined(role: Role, now: Date, newId: IdFactory): void {
     const event: UserJoined = {
-      id: input.newId(),
+      id: newId(),
       type: USER_JOINED,
       aggregateId: this.props.id,
-      occurredAt: input.now,
+      occurredAt: now,
       data: {
         user_id: this.props.id,
         email: this.props.email,
-        username: input.username.value,
-        name: input.name,
-        role: { _id: input.role.id, name: input.role.name },
-        joined_date: input.now.toISOString(),
+        username: this.props.username!,
+        name: this.props.name!,
+        role: { _id: role.id, name: role.name },
+        joined_date: now.toISOString(),
       },
     };
     this.record(event);
@@ -333,6 +346,14 @@ export class User extends AggregateRoot {
       data: { user_id: this.props.id, deleted_by: input.by, deleted_date: input.now.toISOString() },
     };
     this.record(event);
+  }
+
+  /**
+   * The user sets a new password (already checked against the policy and hashed); the caller ends its
+   * tokens. Records no event: nothing consumes one yet, and a later one is an additive change.
+   */
+  changePassword(input: { passwordHash: string; now: Date }): void {
+    this.props = { ...this.props, passwordHash: input.passwordHash, updatedAt: input.now, updatedBy: this.props.id };
   }
 
   /** The repository saved this state: the stored version has moved on by one. */

@@ -43,6 +43,21 @@ export class UserLifecycle {
     return this.commit(user, (scope) => scope.users.update(user));
   }
 
+  /** A user created joined, as the bootstrap admin is (UserJoined with no UserInvited before it). */
+  async createJoined(email: string, username: string): Promise<Written> {
+    const user = User.createJoined({
+      id: newId(),
+      email: Email.parse(email),
+      name: 'Boot Strap',
+      username: Username.parse(username),
+      passwordHash: PASSWORD_HASH,
+      role: ADMIN_ROLE,
+      now: new Date(),
+      newId,
+    });
+    return this.commit(user, (scope) => scope.users.add(user));
+  }
+
   async resend(userId: string): Promise<Written> {
     const user = await this.load(userId);
     user.resendInvitation({ by: INVITER, role: MEMBER, now: new Date(), newId });

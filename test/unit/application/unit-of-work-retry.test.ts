@@ -128,7 +128,7 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
     expect(w.invitations.all()[0].tokenHash).toBe(tokens.hash(token));
   });
 
-  it('CreateAdminUseCase creates the admin once', async () => {
+  it('CreateAdminUseCase creates the admin once, with one UserJoined', async () => {
     const w = world();
     const createAdmin = new CreateAdminUseCase({
       roleRepository: w.roles,
@@ -141,8 +141,9 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
     const outcome = await createAdmin.execute({ username: 'root.admin', password: 'a long enough admin password', email: 'root@example.com' });
 
     expect(outcome).toMatchObject({ created: true });
-    expect(w.users.all().filter((u) => u.email === 'root@example.com')).toHaveLength(1);
-    expect(w.outbox.events).toEqual([]);
+    const admins = w.users.all().filter((u) => u.email === 'root@example.com');
+    expect(admins).toHaveLength(1);
+    expect(w.outbox.events.map((e) => [e.type, e.aggregateId])).toEqual([['UserJoined', admins[0]!.id]]);
   });
 
   it('the administration use cases each commit their change once, with exactly one event each', async () => {

@@ -56,6 +56,30 @@ describe('CreateAdminUseCase', () => {
     await expect(hasher.verify(input.password, admin.passwordHash)).resolves.toBe(true);
   });
 
+  it('records UserJoined with the whole admin and no secret, so a consumer of the events knows this user too', async () => {
+    const { createAdmin, outbox } = setup();
+
+    const outcome = await createAdmin.execute(input);
+
+    const userId = (outcome as { userId: string }).userId;
+    expect(outbox.events.map((e) => [e.type, e.aggregateId, e.data])).toEqual([
+      [
+        'UserJoined',
+        userId,
+        {
+          user_id: userId,
+          email: 'Root@Example.com',
+          username: 'root.admin',
+          name: 'Root Admin',
+          role: { _id: RoleMother.admin().id, name: 'admin' },
+          joined_date: '2026-01-15T08:00:00.000Z',
+        },
+      ],
+    ]);
+    expect(JSON.stringify(outbox.events)).not.toContain(input.password);
+    expect(JSON.stringify(outbox.events)).not.toContain(fakeHashOf(input.password));
+  });
+
   it('names the admin after its username when no name is given', async () => {
     const { createAdmin, users } = setup();
 
