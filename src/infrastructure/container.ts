@@ -3,6 +3,12 @@ import type { Actor } from '../application/auth/actor';
 import { AuthenticateActorUseCase } from '../application/auth/authenticate-actor.use-case';
 import { SignInUseCase } from '../application/auth/sign-in.use-case';
 import { SignOutUseCase } from '../application/auth/sign-out.use-case';
+import { ChangeOwnPasswordUseCase } from '../application/auth/change-own-password.use-case';
+import { GetOwnAccountUseCase } from '../application/auth/get-own-account.use-case';
+import { RefreshSessionUseCase } from '../application/auth/refresh-session.use-case';
+import { type RefreshTokenPolicy, SessionIssuer } from '../application/auth/session-issuer';
+import type { RefreshTokenStore } from '../application/ports/refresh-token-store.port';
+import { TypeOrmRefreshTokenStore } from './persistence/typeorm/typeorm-refresh-token.store';
 import type { TokenSubject } from '../application/auth/authenticate-actor.use-case';
 import type { LoginAttempts } from '../application/ports/login-attempts.port';
 import type { RateLimitCounter } from '../application/ports/rate-limit-counter.port';
@@ -30,6 +36,11 @@ import { DeleteUserUseCase } from '../application/users/delete-user.use-case';
 import { GetUserUseCase } from '../application/users/get-user.use-case';
 import { ReactivateUserUseCase } from '../application/users/reactivate-user.use-case';
 import { UpdateUserUseCase } from '../application/users/update-user.use-case';
+import { CreateRoleUseCase } from '../application/roles/create-role.use-case';
+import { DeleteRoleUseCase } from '../application/roles/delete-role.use-case';
+import { GetRoleUseCase } from '../application/roles/get-role.use-case';
+import { ListRolesUseCase } from '../application/roles/list-roles.use-case';
+import { UpdateRoleUseCase } from '../application/roles/update-role.use-case';
 import type { Config } from './config/config';
 import { Argon2PasswordHasher } from './crypto/argon2-password-hasher';
 import { JwtTokenIssuer } from './crypto/jwt-token-issuer';
@@ -103,6 +114,18 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   deactivateUser: DeactivateUserUseCase;
   reactivateUser: ReactivateUserUseCase;
   deleteUser: DeleteUserUseCase;
+  listRoles: ListRolesUseCase;
+  getRole: GetRoleUseCase;
+  createRole: CreateRoleUseCase;
+  updateRole: UpdateRoleUseCase;
+  deleteRole: DeleteRoleUseCase;
+  /** Refresh tokens (issue #10), stored hashed, in families; their lifetimes from REFRESH_TOKEN_*. */
+  refreshTokenStore: RefreshTokenStore;
+  refreshTokenPolicy: RefreshTokenPolicy;
+  sessionIssuer: SessionIssuer;
+  refreshSession: RefreshSessionUseCase;
+  changeOwnPassword: ChangeOwnPasswordUseCase;
+  getOwnAccount: GetOwnAccountUseCase;
 }
 
 export type AppContainer = AwilixContainer<Cradle>;
@@ -157,8 +180,11 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     userRepository: asFunction(
       (cradle: Cradle) => new TypeOrmUserRepository({ manager: cradle.dataSource.manager, ...userPersistenceServices(cradle) }),
     ).singleton(),
-    // Roles are tiny and rarely change: cached for ROLE_CACHE_TTL_MS.
-    roleRepository: asFunction(({ dataSource }: Cradle) => new CachedRoleRepository(new TypeOrmRoleRepository(dataSource))).singleton(),
+    // Roles are tiny: cached whole, read again whenever the role catalogue's revision moved on (any replica's change).
+    roleRepository: asFunction(
+      ({ dataSource, sqliteWriteQueue }: Cradle) =>
+        new CachedRoleRepository(new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue })),
+    ).singleton(),
     // The permission catalogue is written only by migrations: cached whole, paged in memory.
     permissionRepository: asFunction(
       ({ dataSource }: Cradle) => new CachedPermissionRepository(new TypeOrmPermissionRepository(dataSource)),
@@ -198,10 +224,15 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     // By default every request reads its user, so a sign-out ends its tokens at once on every replica.
     // ACTOR_CACHE_TTL > 0 trades that for speed: another replica may accept a signed-out token that long
     // (a change made by this process still drops its entry at once).
-    authenticateActor: asFunction(({ userRepository, roleRepository, userChangeNotices }: Cradle) => {
+    authenticateActor: asFunction(({ userRepository, roleRepository, userChangeNotices, dataSource, sqliteWriteQueue }: Cradle) => {
       const direct = new AuthenticateActorUseCase({ userRepository, roleRepository });
       if (config.actorCacheTtlSeconds <= 0) return direct;
-      const resolver = new CachedActorResolver(direct, { ttlMs: config.actorCacheTtlSeconds * 1000 });
+      // A role change (any replica's) still takes effect on the next request: entries carry the role catalogue's revision.
+      const catalogue = new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue });
+      const resolver = new CachedActorResolver(direct, {
+        ttlMs: config.actorCacheTtlSeconds * 1000,
+        rolesRevision: () => catalogue.revision(),
+      });
       userChangeNotices.subscribe((userId) => resolver.invalidate(userId));
       return resolver;
     }).singleton(),
@@ -218,6 +249,24 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     deactivateUser: asClass(DeactivateUserUseCase).singleton(),
     reactivateUser: asClass(ReactivateUserUseCase).singleton(),
     deleteUser: asClass(DeleteUserUseCase).singleton(),
+    listRoles: asClass(ListRolesUseCase).singleton(),
+    getRole: asClass(GetRoleUseCase).singleton(),
+    createRole: asClass(CreateRoleUseCase).singleton(),
+    updateRole: asClass(UpdateRoleUseCase).singleton(),
+    deleteRole: asClass(DeleteRoleUseCase).singleton(),
+    refreshTokenStore: asFunction(
+      ({ dataSource, sqliteWriteQueue, logger }: Cradle) =>
+        new TypeOrmRefreshTokenStore({
+          dataSource,
+          sqliteWriteQueue,
+          onPurgeFailed: (error) => logger.warn({ reason: describeError(error) }, 'refresh-token purge failed; retrying at the next purge'),
+        }),
+    ).singleton(),
+    refreshTokenPolicy: asValue(config.refreshTokens),
+    sessionIssuer: asClass(SessionIssuer).singleton(),
+    refreshSession: asClass(RefreshSessionUseCase).singleton(),
+    changeOwnPassword: asClass(ChangeOwnPasswordUseCase).singleton(),
+    getOwnAccount: asClass(GetOwnAccountUseCase).singleton(),
   });
   container.register(overrides as Record<string, Resolver<unknown>>);
   return container;

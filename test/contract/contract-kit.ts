@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { InvitationRepository } from '../../src/application/ports/invitation-repository.port';
 import type { ProcessedEventStore } from '../../src/application/ports/processed-event-store.port';
+import type { RefreshTokenStore } from '../../src/application/ports/refresh-token-store.port';
 import type { UnitOfWork } from '../../src/application/ports/unit-of-work.port';
 import type { UserRepository } from '../../src/application/ports/user-repository.port';
 import type { Invitation } from '../../src/domain/invitations/invitation';
@@ -21,6 +22,7 @@ export interface ContractStores {
   invitations: InvitationRepository;
   processedEvents: ProcessedEventStore;
   unitOfWork: UnitOfWork;
+  refreshTokens: RefreshTokenStore;
   /**
    * The events the outbox holds, committed, in any order. The port has no read (the relay reads
    * the table): this is the one probe each implementation supplies for itself.

@@ -3,6 +3,7 @@ import { contractTargets, inMemoryStores, typeOrmStoresOn } from './implementati
 import { describeInvitationRepositoryContract } from './invitation-repository.contract';
 import { describeOutboxContract } from './outbox.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
+import { describeRefreshTokenStoreContract } from './refresh-token-store.contract';
 import { describeUnitOfWorkContract } from './unit-of-work.contract';
 import { describeUserAdministrationContract } from './user-administration.contract';
 import { describeUserRepositoryContract } from './user-repository.contract';
@@ -12,13 +13,14 @@ import { describeUserRepositoryContract } from './user-repository.contract';
  * TypeORM adapters on every real database (CONTRACT_TARGETS=sqlite narrows it while developing):
  * a behaviour the application relies on holds on both, or a case here says which side differs.
  */
-function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
+function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
   describeUserAdministrationContract(names.users, makeStores, options);
   describeInvitationRepositoryContract(names.invitations, makeStores, options);
   describeOutboxContract(names.outbox, makeStores, options);
   describeProcessedEventStoreContract(names.processedEvents, makeStores, options);
   describeUnitOfWorkContract(names.unitOfWork, makeStores, options);
+  describeRefreshTokenStoreContract(names.refreshTokens, makeStores, options);
 }
 
 /*
@@ -38,6 +40,7 @@ describe('in-memory fakes', () => {
       outbox: 'InMemoryOutbox',
       processedEvents: 'InMemoryProcessedEventStore',
       unitOfWork: 'InMemoryUnitOfWork',
+      refreshTokens: 'InMemoryRefreshTokenStore',
     },
     inMemoryStores,
   );
@@ -51,6 +54,7 @@ describe.each(contractTargets())('TypeORM adapters on $name', (target) => {
       outbox: 'TypeOrmOutbox',
       processedEvents: 'TypeOrmProcessedEventStore',
       unitOfWork: 'TypeOrmUnitOfWork',
+      refreshTokens: 'TypeOrmRefreshTokenStore',
     },
     typeOrmStoresOn(target),
   );

@@ -6,6 +6,8 @@ import { InMemoryOutbox } from '../support/fakes/in-memory-outbox';
 import { InMemoryProcessedEventStore } from '../support/fakes/in-memory-processed-event.store';
 import { InMemoryUnitOfWork } from '../support/fakes/in-memory-unit-of-work';
 import { InMemoryUserRepository } from '../support/fakes/in-memory-user.repository';
+import { InMemoryRefreshTokenStore } from '../support/fakes/in-memory-refresh-token.store';
+import { TypeOrmRefreshTokenStore } from '../../src/infrastructure/persistence/typeorm/typeorm-refresh-token.store';
 import { TypeOrmAdapters } from '../support/typeorm-adapters';
 import { ALL_TARGETS, type DatabaseTarget } from '../integration/persistence/database-targets';
 import type { ContractStores } from './contract-kit';
@@ -17,7 +19,7 @@ export async function inMemoryStores(): Promise<ContractStores> {
   const invitations = new InMemoryInvitationRepository();
   const processedEvents = new InMemoryProcessedEventStore();
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents });
-  return { users, invitations, processedEvents, unitOfWork, storedEvents: async () => [...outbox.events] };
+  return { users, invitations, processedEvents, unitOfWork, refreshTokens: new InMemoryRefreshTokenStore(), storedEvents: async () => [...outbox.events] };
 }
 
 /**
@@ -35,7 +37,7 @@ export function contractTargets(filter = process.env.CONTRACT_TARGETS): Database
 }
 
 /** Every table the contracts write, children first (invitations reference users). */
-const CONTRACT_TABLES = ['invitations', 'processed_events', 'outbox_events', 'users'];
+const CONTRACT_TABLES = ['invitations', 'refresh_tokens', 'processed_events', 'outbox_events', 'users'];
 
 /**
  * Opens `target` once for the enclosing describe (migrated; destroyed after it) and returns the
@@ -65,6 +67,7 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
       invitations: adapters.invitations(),
       processedEvents: adapters.processedEvents(),
       unitOfWork: adapters.unitOfWork(),
+      refreshTokens: new TypeOrmRefreshTokenStore({ dataSource: db, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
       storedEvents: async () =>
         (await db.getRepository(OutboxSchema).find()).map((row) => ({
           id: row.id,

@@ -17,6 +17,13 @@ const PROTECTED: [string, string, unknown][] = [
   ['POST', '/v1/users/01a1fc99-dead-7000-8000-000000000001/deactivate', undefined],
   ['POST', '/v1/users/01a1fc99-dead-7000-8000-000000000001/reactivate', undefined],
   ['DELETE', '/v1/users/01a1fc99-dead-7000-8000-000000000001', undefined],
+  ['GET', '/v1/roles', undefined],
+  ['GET', `/v1/roles/${SEEDED_ROLES.member}`, undefined],
+  ['POST', '/v1/roles', { name: 'forged-role', permissions: ['users:read'] }],
+  ['PATCH', `/v1/roles/${SEEDED_ROLES.member}`, { permissions: ['users:read'] }],
+  ['DELETE', '/v1/roles/01a1fc99-dead-7000-8000-000000000002', undefined],
+  ['GET', '/v1/me', undefined],
+  ['POST', '/v1/me/password', { current_password: 'admin-password-123', new_password: 'a forged new passphrase' }],
   ['POST', '/v1/resources', {}],
 ];
 

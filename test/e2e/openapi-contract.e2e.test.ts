@@ -44,6 +44,7 @@ describe('the OpenAPI document is the server', () => {
     );
     expect(security).toEqual({
       signIn: 'public',
+      refreshSession: 'public',
       acceptInvitation: 'public',
       showAcceptInvitationPage: 'public',
       submitAcceptInvitationForm: 'public',
@@ -62,6 +63,13 @@ describe('the OpenAPI document is the server', () => {
       deactivateUser: 'bearer',
       reactivateUser: 'bearer',
       deleteUser: 'bearer',
+      getOwnAccount: 'bearer',
+      changeOwnPassword: 'bearer',
+      listRoles: 'bearer',
+      getRole: 'bearer',
+      createRole: 'bearer',
+      updateRole: 'bearer',
+      deleteRole: 'bearer',
     });
   });
 
@@ -125,6 +133,16 @@ describe('the OpenAPI document is the server', () => {
     expect((await app.request('POST', '/v1/auth/signout', { token: own })).status).toBe(204);
   });
 
+  it('answers the own account and refresh operations as documented (#10)', async () => {
+    const signedIn = await app.request('POST', '/v1/auth/signin', { json: { username: 'admin', password: 'admin-password-123' } });
+    const refreshed = await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: signedIn.body.refreshToken } });
+    expect(refreshed.status).toBe(200);
+    expect((await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: 'x'.repeat(43) } })).status).toBe(401);
+    expect((await app.request('GET', '/v1/me', { token: refreshed.body.accessToken })).status).toBe(200);
+    const wrong = { current_password: 'not the password', new_password: 'a long enough passphrase' };
+    expect((await app.request('POST', '/v1/me/password', { token: refreshed.body.accessToken, json: wrong })).status).toBe(400);
+  });
+
   it('answers the administration of one user as documented: the user with its ETag, 204 on delete, errors as problem+json', async () => {
     const { id } = await invite('administered@example.com');
     const read = await app.request('GET', `/v1/users/${id}`, { token });
@@ -137,6 +155,22 @@ describe('the OpenAPI document is the server', () => {
     expect((await app.request('DELETE', `/v1/users/${id}`, { token })).status).toBe(204);
     expect((await app.request('GET', `/v1/users/${id}`, { token })).status).toBe(404);
     expect((await app.request('GET', `/v1/users/${'x'.repeat(37)}`, { token })).status).toBe(400);
+  });
+
+  it('answers the administration of roles as documented: created with its ETag, changed, refused while held, deleted', async () => {
+    const listed = await app.request('GET', '/v1/roles', { token });
+    expect(listed.status).toBe(200);
+    const member = (listed.body.roles as { _id: string; name: string }[]).find((role) => role.name === 'member')!;
+    expect((await app.request('GET', `/v1/roles/${member._id}`, { token })).status).toBe(200);
+    expect((await app.request('DELETE', `/v1/roles/${member._id}`, { token })).status).toBe(409);
+    const created = await app.request('POST', '/v1/roles', { token, json: { name: 'auditor', permissions: ['users:read'] } });
+    expect(created.status).toBe(201);
+    const id = created.body._id as string;
+    const changed = await app.request('PATCH', `/v1/roles/${id}`, { token, json: { permissions: ['users:read', 'permissions:read'] }, headers: { 'if-match': created.headers.get('etag')! } });
+    expect(changed.status).toBe(200);
+    expect((await app.request('POST', '/v1/roles', { token, json: { name: 'auditor', permissions: [] } })).status).toBe(409);
+    expect((await app.request('DELETE', `/v1/roles/${id}`, { token })).status).toBe(204);
+    expect((await app.request('GET', `/v1/roles/${id}`, { token })).status).toBe(404);
   });
 
   describe('a body field the operation does not name', () => {
@@ -166,7 +200,7 @@ describe('the OpenAPI document is the server', () => {
         paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { additionalProperties?: unknown } }> } }>>;
       };
       const bodies = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.requestBody ? Object.values(op.requestBody.content) : [])));
-      expect(bodies.length).toBe(5);
+      expect(bodies.length).toBe(9);
       for (const media of bodies) expect(media.schema.additionalProperties).toBe(false);
     });
   });

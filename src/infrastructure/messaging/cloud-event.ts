@@ -1,6 +1,6 @@
 /**
  * The event contract other services consume: CloudEvents 1.0, structured mode, JSON.
- * Kafka key = the user id (`subject`), so one user's events stay in order.
+ * Kafka key = the aggregate's id (`subject`: the user's, or the role's for Role* events), so its events stay in order.
  * Documented in docs/events (JSON Schema per type) and docs/asyncapi.yaml.
  */
 export interface CloudEvent<D = unknown> {
@@ -55,6 +55,9 @@ export const EVENT_TYPES = [
   'UserDeactivated',
   'UserReactivated',
   'UserDeleted',
+  'RoleCreated',
+  'RoleChanged',
+  'RoleDeleted',
 ] as const;
 export const MAIL_EVENT_TYPES: readonly string[] = ['UserInvited', 'UserInvitationResent'];
 

@@ -18,10 +18,12 @@ import { registerRateLimits } from './plugins/rate-limits';
 import { securityHeaders } from './plugins/security-headers';
 import { openApiOptions } from './openapi';
 import { problem } from './problem';
+import { accountRoutes } from './routes/account.routes';
 import { authRoutes } from './routes/auth.routes';
 import { invitationsRoutes } from './routes/invitations.routes';
 import { pagesRoutes } from './routes/pages.routes';
 import { permissionsRoutes } from './routes/permissions.routes';
+import { rolesRoutes } from './routes/roles.routes';
 import { systemRoutes } from './routes/system.routes';
 import { userAdministrationRoutes } from './routes/user-administration.routes';
 import { usersRoutes } from './routes/users.routes';
@@ -157,7 +159,8 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
       v1.addHook('onRequest', async (request) => {
         if (!request.routeOptions.config?.public) await app.authenticate(request);
       });
-      await v1.register(authRoutes({ signIn: cradle.signIn, signOut: cradle.signOut }));
+      await v1.register(authRoutes({ signIn: cradle.signIn, signOut: cradle.signOut, refreshSession: cradle.refreshSession }));
+      await v1.register(accountRoutes({ getOwnAccount: cradle.getOwnAccount, changeOwnPassword: cradle.changeOwnPassword }));
       await v1.register(usersRoutes({ listUsers: cradle.listUsers, inviteUser: cradle.inviteUser }));
       await v1.register(
         userAdministrationRoutes({
@@ -169,6 +172,15 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
         }),
       );
       await v1.register(permissionsRoutes({ listPermissions: cradle.listPermissions }));
+      await v1.register(
+        rolesRoutes({
+          listRoles: cradle.listRoles,
+          getRole: cradle.getRole,
+          createRole: cradle.createRole,
+          updateRole: cradle.updateRole,
+          deleteRole: cradle.deleteRole,
+        }),
+      );
       await v1.register(
         invitationsRoutes({
           acceptInvitation: cradle.acceptInvitation,

@@ -62,6 +62,7 @@ export function openApiOptions(config: Config): FastifyDynamicSwaggerOptions {
         { name: 'users', description: 'The user list, invitations by e-mail, and administering one user' },
         { name: 'invitations', description: 'What an invitee and an inviter do with an invitation' },
         { name: 'permissions', description: 'The permission list' },
+        { name: 'roles', description: 'Roles and the permissions they grant' },
         { name: 'operations', description: 'Probes and metrics for the platform' },
       ],
       components: {

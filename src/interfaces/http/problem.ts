@@ -17,6 +17,10 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   ROLE_NOT_FOUND: { status: 400, title: 'No such role' },
   UNAUTHENTICATED: { status: 401, title: 'Authentication required' },
   INVALID_CREDENTIALS: { status: 401, title: 'Invalid credentials' },
+  // One answer for every refresh token that cannot be exchanged (unknown, expired, used, revoked).
+  INVALID_REFRESH_TOKEN: { status: 401, title: 'Invalid refresh token' },
+  // A field of the request is wrong, not the bearer token: a 401 would tell clients to sign in again.
+  WRONG_CURRENT_PASSWORD: { status: 400, title: 'Wrong current password' },
   PERMISSION_DENIED: { status: 403, title: 'Permission denied' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   USER_NOT_FOUND: { status: 404, title: 'No such user' },
@@ -30,6 +34,13 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   USER_CHANGED_CONCURRENTLY: { status: 409, title: 'User changed meanwhile' },
   LAST_ACTIVE_ADMIN: { status: 409, title: 'The last active admin stays' },
   OWN_ACCOUNT: { status: 409, title: 'Not on your own account' },
+  // Roles (#11). NO_SUCH_ROLE is a role addressed by its path id; ROLE_NOT_FOUND (400) a role named in a body or query.
+  NO_SUCH_ROLE: { status: 404, title: 'No such role' },
+  PERMISSION_NOT_FOUND: { status: 400, title: 'No such permission' },
+  ROLE_NAME_TAKEN: { status: 409, title: 'Role name already taken' },
+  ROLE_IN_USE: { status: 409, title: 'Role is held by users' },
+  BUILT_IN_ROLE: { status: 409, title: 'Built-in role' },
+  ROLE_CHANGED_CONCURRENTLY: { status: 409, title: 'Role changed meanwhile' },
   INVITATION_EXPIRED: { status: 410, title: 'Invitation expired' },
   // Gone like an expired one, and the page at the link says 410 too.
   INVITATION_USED: { status: 410, title: 'Invitation already used' },

@@ -83,6 +83,22 @@ export const PermissionSchema = {
   properties: { _id: { type: 'string' }, group: { type: 'string' }, name: { type: 'string' } },
 } as const;
 
+/** A role as its administration shows it (`GET /v1/roles`, `GET /v1/roles/{id}` and the changes). */
+export const RoleSchema = {
+  $id: 'Role',
+  type: 'object',
+  required: ['_id', 'name', 'permissions', 'built_in', 'created_date'],
+  properties: {
+    _id: { type: 'string' },
+    name: { type: 'string' },
+    permissions: { type: 'array', items: { type: 'string' }, description: 'Permission names, sorted' },
+    built_in: { type: 'boolean', description: '`admin` and `member`: never deleted nor renamed; admin keeps every permission' },
+    created_date: datetime,
+    updated_date: datetime,
+    updated_by: { type: 'string' },
+  },
+} as const;
+
 const base64url = { type: 'string', pattern: '^[A-Za-z0-9_-]+$' } as const;
 
 /** A public key of the set (RFC 7517/7518/8037): Ed25519 (OKP), P-256 (EC) or RSA, always with `kid`, `alg` and `use`. */
@@ -127,7 +143,7 @@ export const ReadinessSchema = {
   },
 } as const;
 
-export const SHARED_SCHEMAS = [ProblemSchema, PaginationSchema, UserSchema, UserDetailSchema, PermissionSchema, JwkSetSchema, ReadinessSchema];
+export const SHARED_SCHEMAS = [ProblemSchema, PaginationSchema, UserSchema, UserDetailSchema, PermissionSchema, RoleSchema, JwkSetSchema, ReadinessSchema];
 
 export const problemRef = { $ref: 'Problem#' } as const;
 

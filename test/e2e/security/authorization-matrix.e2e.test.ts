@@ -46,6 +46,13 @@ describe('authorization matrix (every route × every role)', () => {
     return rows[0].id;
   };
 
+  /** A fresh custom role without permissions, made by the admin (role administration, #11). */
+  const customRole = async (): Promise<string> => {
+    const created = await app.request('POST', '/v1/roles', { token: await app.signIn(), json: { name: `matrix-role-${++counter}`, permissions: [] } });
+    if (created.status !== 201) throw new Error(`fixture role failed: ${created.status}`);
+    return created.body._id;
+  };
+
   beforeAll(async () => {
     app = await startTestApp({ LOG_LEVEL: process.env.MATRIX_LOG ?? 'silent' }, { mailer: asValue(mailer) });
     const dataSource = app.api.container.cradle.dataSource;
@@ -129,11 +136,47 @@ describe('authorization matrix (every route × every role)', () => {
       prepare: async () => ({ path: `/v1/users/${await pendingUser()}` }),
       expected: { anonymous: 401, admin: 204, member: 403, inviter: 403, reader: 403 },
     },
+    // Role administration (#11): only the admin holds roles:read and roles:write.
+    { method: 'GET', path: '/v1/roles', expected: { anonymous: 401, admin: 200, member: 403, inviter: 403, reader: 403 } },
+    {
+      method: 'GET',
+      path: '/v1/roles/:id',
+      prepare: async () => ({ path: `/v1/roles/${SEEDED_ROLES.member}` }),
+      expected: { anonymous: 401, admin: 200, member: 403, inviter: 403, reader: 403 },
+    },
+    {
+      method: 'POST',
+      path: '/v1/roles',
+      prepare: async () => ({ json: { name: `matrix-new-role-${++counter}`, permissions: ['users:read'] } }),
+      expected: { anonymous: 401, admin: 201, member: 403, inviter: 403, reader: 403 },
+    },
+    {
+      method: 'PATCH',
+      path: '/v1/roles/:id',
+      prepare: async () => ({ path: `/v1/roles/${await customRole()}` }),
+      json: { permissions: ['users:read'] },
+      expected: { anonymous: 401, admin: 200, member: 403, inviter: 403, reader: 403 },
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/roles/:id',
+      prepare: async () => ({ path: `/v1/roles/${await customRole()}` }),
+      expected: { anonymous: 401, admin: 204, member: 403, inviter: 403, reader: 403 },
+    },
     { method: 'POST', path: '/v1/resources', json: { name: 'anything' }, expected: { anonymous: 401, admin: 404, member: 404, inviter: 404, reader: 404 } },
+    // Own account and refresh (#10): a valid token is all /v1/me needs; refresh takes no bearer (an unknown token: 401 for all).
+    { method: 'GET', path: '/v1/me', expected: { anonymous: 401, admin: 200, member: 200, inviter: 200, reader: 200 } },
+    {
+      method: 'POST',
+      path: '/v1/me/password',
+      json: { current_password: 'not the current password', new_password: 'a long enough passphrase' },
+      expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 },
+    },
+    { method: 'POST', path: '/v1/auth/refresh', json: { refreshToken: 'x'.repeat(43) }, expected: all(401) },
     { method: 'POST', path: '/v1/auth/signout', expected: { anonymous: 401, admin: 204, member: 204, inviter: 204, reader: 204 } },
   ];
 
-  it('answers exactly the expected status for each of the 14 routes × 5 callers (70 cells)', async () => {
+  it('answers exactly the expected status for each of the 22 routes × 5 callers (110 cells)', async () => {
     const actual: string[] = [];
     const expected: string[] = [];
     for (const cell of MATRIX) {
@@ -150,13 +193,13 @@ describe('authorization matrix (every route × every role)', () => {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
           expect(response.body).toMatchObject({ status: response.status, code: expect.any(String) });
         }
-        if (response.status === 401 && cell.path !== '/v1/auth/signin') {
+        if (response.status === 401 && cell.path !== '/v1/auth/signin' && cell.path !== '/v1/auth/refresh') {
           expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
         }
       }
     }
     expect(actual).toEqual(expected);
-    expect(actual).toHaveLength(70);
+    expect(actual).toHaveLength(110);
   });
 
   it('a denied invite or revoke changes nothing: no user row, and the pending user is still there', async () => {
@@ -299,7 +342,7 @@ describe('authorization matrix (every route × every role)', () => {
       const response = await app.request('POST', '/v1/auth/signin', { json: credentials });
       expect(response.status).toBe(200);
       expect(response.body.role).toEqual({ name: 'member', permissions: [] });
-      expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'email', 'name', 'role', 'username']);
+      expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'email', 'name', 'refreshToken', 'role', 'username']);
       const { payload } = decodeJwt(response.body.accessToken);
       const memberRow = await row('member@example.com');
       expect(payload.sub).toBe(memberRow.id);

@@ -11,6 +11,10 @@ import type { DataSource } from 'typeorm';
 import { parse } from 'yaml';
 import { loadConfig } from '../../../src/infrastructure/config/config';
 import { type CloudEvent, dataSchemaFor, EVENT_TYPES } from '../../../src/infrastructure/messaging/cloud-event';
+import type { TransactionScope, UnitOfWork } from '../../../src/application/ports/unit-of-work.port';
+import { RoleEntity } from '../../../src/domain/roles/role.entity';
+import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { KafkaEventPublisher } from '../../../src/infrastructure/messaging/kafka-event-publisher';
 import { OutboxRelay } from '../../../src/infrastructure/messaging/outbox-relay';
 import { createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
@@ -182,6 +186,10 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
       record(await lifecycle.deactivate(joiner.userId));
       record(await lifecycle.reactivate(joiner.userId));
       record(await lifecycle.erase(joiner.userId));
+      // The bootstrap admin: its UserJoined is the only event announcing it (issue #11).
+      record(await lifecycle.createJoined('bootstrap.admin@example.com', 'bootstrap.admin'));
+      // Role administration (#11): Role* events are keyed by the role id (`userId` here holds it).
+      await roleLifecycle(new TypeOrmAdapters(dataSource).unitOfWork(), record);
 
       const publisher = new KafkaEventPublisher({ brokers: kafkaBrokers(), topic, clientId: 'contract-test', logger: capturingLogger('warn').logger });
       const relay = new OutboxRelay({ dataSource, publisher, logger: capturingLogger('warn').logger });
@@ -225,7 +233,7 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
         expect(Object.keys(event).filter((k) => !envelopeFields.includes(k))).toEqual([]);
         expect(Object.keys(event.data).filter((k) => !dataFields.includes(k))).toEqual([]);
         const w = written.find((x) => x.eventId === event.id)!;
-        expect([event.type, event.subject, event.data.user_id]).toEqual([w.type, w.userId, w.userId]);
+        expect([event.type, event.subject, event.data.user_id ?? event.data.role_id]).toEqual([w.type, w.userId, w.userId]);
       }
     });
 
@@ -246,3 +254,40 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
     });
   });
 });
+
+/** A custom role created, renamed and re-permissioned, then deleted, each in its own unit of work, as the use cases do. */
+async function roleLifecycle(
+  unitOfWork: UnitOfWork,
+  record: (w: { userId: string; eventIds: string[]; types: string[] }) => void,
+): Promise<void> {
+  const ids = new UuidV7IdGenerator();
+  const by = { by: ids.next(), now: new Date(), newId: () => ids.next() };
+  const commit = async (work: (roles: TransactionScope['roles']) => Promise<RoleEntity>) => {
+    const events = await unitOfWork.run(async (scope) => {
+      const role = await work(scope.roles);
+      const pulled = role.pullDomainEvents();
+      await scope.outbox.append(pulled);
+      return pulled;
+    });
+    record({ userId: events[0]!.aggregateId, eventIds: events.map((e) => e.id), types: events.map((e) => e.type) });
+  };
+  const permission = { id: SEEDED_PERMISSIONS[0].id, name: SEEDED_PERMISSIONS[0].name };
+  const roleId = ids.next();
+  await commit(async (roles) => {
+    const role = RoleEntity.create({ id: roleId, name: 'auditor', permissions: [permission], ...by });
+    await roles.insert(role);
+    return role;
+  });
+  await commit(async (roles) => {
+    const role = (await roles.findForChange(roleId))!;
+    role.change({ name: 'auditors', permissions: [], ...by });
+    await roles.update(role);
+    return role;
+  });
+  await commit(async (roles) => {
+    const role = (await roles.findForChange(roleId))!;
+    role.delete(by);
+    await roles.delete(role, SEEDED_ROLES.member);
+    return role;
+  });
+}

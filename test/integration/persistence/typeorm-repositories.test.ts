@@ -70,7 +70,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     });
 
     it('seed the admin and member roles and the permissions of PRODUCT.md and of user administration (#11)', async () => {
-      const roles = await new TypeOrmRoleRepository(dataSource).findAll();
+      const roles = await new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue: adapters.services.sqliteWriteQueue }).findAll();
       expect(roles.map((r) => [r.id, r.name, [...r.permissions].sort()])).toEqual([
         [
           SEEDED_ROLES.admin,

@@ -3,6 +3,14 @@ import path from 'node:path';
 import { InvitationExpiredError, InvitationNotFoundError, InvitationUsedError, UserAlreadyJoinedError } from '../../../src/domain/invitations/invitation.errors';
 import { PermissionDeniedError } from '../../../src/domain/permissions/permission-denied.error';
 import { RoleNotFoundError } from '../../../src/domain/roles/role-not-found.error';
+import {
+  BuiltInRoleError,
+  NoSuchRoleError,
+  PermissionNotFoundError,
+  RoleChangedConcurrentlyError,
+  RoleInUseError,
+  RoleNameTakenError,
+} from '../../../src/domain/roles/role.errors';
 import { DomainError, ValidationError } from '../../../src/domain/shared/domain-error';
 import {
   EmailAlreadyTakenError,
@@ -14,6 +22,7 @@ import {
   UserNotFoundError,
   UsernameAlreadyTakenError,
 } from '../../../src/domain/users/user.errors';
+import { InvalidRefreshTokenError, WrongCurrentPasswordError } from '../../../src/application/auth/session.errors';
 import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
 import { HttpProblemError, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
 
@@ -34,6 +43,15 @@ const DOMAIN_ERRORS: DomainError[] = [
   new UserChangedConcurrentlyError(),
   new LastActiveAdminError(),
   new OwnAccountError('delete'),
+  new InvalidRefreshTokenError(),
+  new WrongCurrentPasswordError(),
+  // Role administration (#11).
+  new NoSuchRoleError(),
+  new PermissionNotFoundError(['users:fly']),
+  new RoleNameTakenError('auditor'),
+  new RoleInUseError(2),
+  new BuiltInRoleError('deleted'),
+  new RoleChangedConcurrentlyError(),
 ];
 
 /** The `code = '...'` of every error class in the given source folders. */

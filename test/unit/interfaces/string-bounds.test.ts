@@ -64,19 +64,26 @@ describe('string bounds: no request input is unbounded', () => {
     return found;
   }
 
-  it('finds the routes that take input: sign-in, invite, accept, both lists, resend, revoke, one user’s administration, the accept page and its form', () => {
+  it('finds the routes that take input: sign-in, invite, accept, the lists, resend, revoke, one user’s administration, roles, the accept page and its form', () => {
     const withInput = routes.filter((r) => r.schema?.body || Object.keys(r.schema?.querystring?.properties ?? {}).length > 0 || Object.keys(r.schema?.params?.properties ?? {}).length > 0);
     expect(withInput.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
+      'DELETE /v1/roles/{id}',
       'DELETE /v1/users/{id}',
       'DELETE /v1/users/{id}/invitation',
       'GET /invitations/accept',
       'GET /v1/permissions',
+      'GET /v1/roles',
+      'GET /v1/roles/{id}',
       'GET /v1/users',
       'GET /v1/users/{id}',
+      'PATCH /v1/roles/{id}',
       'PATCH /v1/users/{id}',
       'POST /invitations/accept',
+      'POST /v1/auth/refresh',
       'POST /v1/auth/signin',
       'POST /v1/invitations/accept',
+      'POST /v1/me/password',
+      'POST /v1/roles',
       'POST /v1/users/invite',
       'POST /v1/users/{id}/deactivate',
       'POST /v1/users/{id}/invitation/resend',
@@ -98,7 +105,8 @@ describe('string bounds: no request input is unbounded', () => {
 
   it('every body refuses unknown fields (additionalProperties: false, refused with a 400 naming the field)', () => {
     const bodies = routes.filter((r) => r.schema?.body);
-    expect(bodies).toHaveLength(5);
+    // Sign-in, refresh, own password (#10), invite, accept, its form, a user's PATCH, a role's POST and PATCH (#11).
+    expect(bodies).toHaveLength(9);
     for (const route of bodies) expect({ route: route.url, additionalProperties: route.schema!.body!.additionalProperties }).toEqual({ route: route.url, additionalProperties: false });
   });
 });

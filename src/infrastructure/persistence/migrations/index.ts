@@ -4,6 +4,8 @@ import { OutboxRequestId1763900000000 } from './1763900000000-outbox-request-id'
 import { SecurityHardening1764100000000 } from './1764100000000-security-hardening';
 import { RateLimitCounters1764200000000 } from './1764200000000-rate-limit-counters';
 import { UserAdministration1764300000000 } from './1764300000000-user-administration';
+import { RoleAdministration1764400000000 } from './1764400000000-role-administration';
+import { RefreshTokens1764500000000 } from './1764500000000-refresh-tokens';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -13,4 +15,6 @@ export const MIGRATIONS = [
   SecurityHardening1764100000000,
   RateLimitCounters1764200000000,
   UserAdministration1764300000000,
+  RoleAdministration1764400000000,
+  RefreshTokens1764500000000,
 ];

@@ -4,7 +4,14 @@ import { EntitySchema } from 'typeorm';
 export interface RoleRecord {
   id: string;
   name: string;
+  /** The lower-cased name (roleNameKey), unique: names are unique case-insensitively. */
+  nameKey: string | null;
+  /** 1 for the seeded `admin` and `member`. */
+  builtIn: number;
+  version: number;
   createdAt: Date;
+  updatedAt: Date | null;
+  updatedBy: string | null;
 }
 
 export interface PermissionRecord {
@@ -77,6 +84,20 @@ export interface RateLimitCounterRecord {
   hits: number;
 }
 
+/** A refresh token: only its SHA-256 is stored (RefreshTokenStore). */
+export interface RefreshTokenRecord {
+  id: string;
+  familyId: string;
+  userId: string;
+  tokenHash: string;
+  tokenVersion: number;
+  createdAt: Date;
+  expiresAt: Date;
+  idleExpiresAt: Date;
+  usedAt: Date | null;
+  revokedAt: Date | null;
+}
+
 export interface ProcessedEventRecord {
   consumer: string;
   eventId: string;
@@ -92,7 +113,12 @@ export const RoleSchema = new EntitySchema<RoleRecord>({
   columns: {
     id,
     name: { type: String, length: 64 },
+    nameKey: { type: String, length: 64, nullable: true, name: 'name_key' },
+    builtIn: { type: 'int', name: 'built_in', default: 0 },
+    version: { type: 'int', default: 1 },
     createdAt: { ...datetime, name: 'created_at' },
+    updatedAt: { ...datetime, name: 'updated_at', nullable: true },
+    updatedBy: { type: String, length: 36, nullable: true, name: 'updated_by' },
   },
 });
 
@@ -197,6 +223,23 @@ export const RateLimitCounterSchema = new EntitySchema<RateLimitCounterRecord>({
   },
 });
 
+export const RefreshTokenSchema = new EntitySchema<RefreshTokenRecord>({
+  name: 'RefreshToken',
+  tableName: 'refresh_tokens',
+  columns: {
+    id,
+    familyId: { type: String, length: 36, name: 'family_id' },
+    userId: { type: String, length: 36, name: 'user_id' },
+    tokenHash: { type: String, length: 64, name: 'token_hash' },
+    tokenVersion: { type: Number, name: 'token_version' },
+    createdAt: { ...datetime, name: 'created_at' },
+    expiresAt: { ...datetime, name: 'expires_at' },
+    idleExpiresAt: { ...datetime, name: 'idle_expires_at' },
+    usedAt: { ...datetime, nullable: true, name: 'used_at' },
+    revokedAt: { ...datetime, nullable: true, name: 'revoked_at' },
+  },
+});
+
 export const ENTITY_SCHEMAS = [
   LoginAttemptSchema,
   RateLimitCounterSchema,
@@ -207,4 +250,5 @@ export const ENTITY_SCHEMAS = [
   OutboxSchema,
   InvitationSchema,
   ProcessedEventSchema,
+  RefreshTokenSchema,
 ];

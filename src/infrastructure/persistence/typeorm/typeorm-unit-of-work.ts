@@ -4,6 +4,7 @@ import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
 import { TypeOrmOutbox } from './typeorm-outbox.store';
 import { TypeOrmProcessedEventStore } from './typeorm-processed-event.store';
+import { TypeOrmRoleRepository } from './typeorm-role.repository';
 import { TypeOrmUserRepository, type UserPersistenceServices } from './typeorm-user.repository';
 
 export interface TypeOrmUnitOfWorkDeps extends UserPersistenceServices {
@@ -46,11 +47,13 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           outbox,
           invitations: new TypeOrmInvitationRepository({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           processedEvents: new TypeOrmProcessedEventStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
+          roles: new TypeOrmRoleRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
         });
       });
     const result = await this.sqliteWriteQueue.serialize(() => retryDeadlocks(transaction));
     // Committed: the user total moves by what the (last, successful) attempt added or removed.
     this.services.userTotalCache.adjust(users?.uncommittedUserDelta ?? 0);
+    if (users) this.services.userTotalCache.filtered.committed(users.uncommittedTotalChanges);
     if (outbox && outbox.appended > 0) this.onEventsCommitted();
     return result;
   }
