@@ -12,6 +12,10 @@ export interface LoadSpec {
   path: string;
   token?: string;
   body?: () => string;
+  /** Sees every answer of a closed-loop run (autocannon's onResponse): how a chain of requests learns its next step. */
+  onResponse?: (status: number, body: string) => void;
+  /** Runs before each closed-loop run, outside its window, with the run's connection count (e.g. mints what the run will use). */
+  prepare?: (connections: number) => Promise<void>;
 }
 
 export const median = (values: number[]) => {
@@ -30,7 +34,7 @@ function autocannonRun(url: string, spec: LoadSpec, connections: number, until: 
   const headers: Record<string, string> = {};
   if (spec.token) headers.authorization = `Bearer ${spec.token}`;
   if (spec.body) headers['content-type'] = 'application/json';
-  const body = spec.body;
+  const { body, onResponse } = spec;
   return autocannon({
     url,
     connections,
@@ -41,12 +45,14 @@ function autocannonRun(url: string, spec: LoadSpec, connections: number, until: 
         path: spec.path,
         headers,
         ...(body ? { setupRequest: (request: autocannon.Request) => ({ ...request, body: body() }) } : {}),
+        ...(onResponse ? { onResponse: (status: number, text: string) => onResponse(status, text) } : {}),
       },
     ],
   });
 }
 
 export async function closedLoop(url: string, spec: LoadSpec, connections: number, seconds: number): Promise<Measure> {
+  await spec.prepare?.(connections);
   const result = await autocannonRun(url, spec, connections, { duration: seconds });
   const ok = result['2xx'];
   return { rps: ok / seconds, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
@@ -54,6 +60,7 @@ export async function closedLoop(url: string, spec: LoadSpec, connections: numbe
 
 /** Closed loop until `amount` requests were answered: a run of known count. */
 export async function fixedCount(url: string, spec: LoadSpec, connections: number, amount: number): Promise<{ ok: number; errors: number; seconds: number }> {
+  await spec.prepare?.(connections);
   const started = performance.now();
   const result = await autocannonRun(url, spec, connections, { amount });
   return { ok: result['2xx'], errors: result.errors + result.non2xx + result.timeouts, seconds: (performance.now() - started) / 1000 };

@@ -49,7 +49,7 @@ function resultsTable(rows: Row[], meta: Meta, generatedAt: string): string {
     '| scenario | baseline | figure | baseline figure | ratio (median) | target | met | p50 / p99 (ms) | note |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) =>
-      `| ${r.scenario} | ${r.baseline} | ${fmt(r.figure)} ${r.unit} | ${r.baselineFigure === null ? '—' : `${fmt(r.baselineFigure)} ${r.unit}`} | ${r.ratio === null ? '—' : r.unit === 'req/s' ? `${fmt(r.ratio * 100, 0)} %` : `${fmt(r.ratio, 2)}×`} | ${r.target} | ${r.met ? 'yes' : 'NO'} | ${fmt(r.p50Ms)} / ${fmt(r.p99Ms)} | ${r.note ?? ''} |`,
+      `| ${r.scenario} | ${r.baseline} | ${fmt(r.figure)} ${r.unit} | ${r.baselineFigure === null ? '—' : `${fmt(r.baselineFigure)} ${r.unit}`} | ${r.ratio === null ? '—' : r.unit === 'req/s' && !r.target.endsWith('×') ? `${fmt(r.ratio * 100, 0)} %` : `${fmt(r.ratio, 2)}×`} | ${r.target} | ${r.met ? 'yes' : 'NO'} | ${fmt(r.p50Ms)} / ${fmt(r.p99Ms)} | ${r.note ?? ''} |`,
     ),
   ].join('\n');
 }

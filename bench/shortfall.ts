@@ -5,7 +5,7 @@ export function shortfall(row: { target: string; ratio: number | null; figure: n
   const limit = Number(match[2]);
   const unit = match[3]!;
   if (unit === '%') return row.ratio === null ? null : `${(limit - row.ratio * 100).toFixed(0)} points`;
-  if (unit === '×') return row.ratio === null ? null : `${(row.ratio - limit).toFixed(2)}×`;
+  if (unit === '×') return row.ratio === null ? null : `${(match[1] === '≥' || match[1] === '>' ? limit - row.ratio : row.ratio - limit).toFixed(2)}×`;
   if (row.figure === null) return null;
   if (unit === 's') return `${(row.figure / 1000 - limit).toFixed(2)} s`;
   return `${(row.figure - limit).toFixed(unit === 'MB' ? 0 : 1)} ${unit}`;

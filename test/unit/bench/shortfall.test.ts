@@ -5,6 +5,7 @@ describe('shortfall (the "misses by" of a benchmark row)', () => {
     [{ target: '≥ 90 %', ratio: 0.8, figure: 136 }, '10 points'],
     [{ target: '≥ 40 %', ratio: 0.263, figure: 6078 }, '14 points'],
     [{ target: '≤ 3×', ratio: 3.5, figure: 12 }, '0.50×'],
+    [{ target: '≥ 5×', ratio: 4.2, figure: 300 }, '0.80×'],
     [{ target: '< 1 s', ratio: null, figure: 1162.7 }, '0.16 s'],
     [{ target: '< 250 ms', ratio: null, figure: 300.04 }, '50.0 ms'],
     [{ target: '≤ 150 MB', ratio: null, figure: 175.2 }, '25 MB'],
