@@ -43,33 +43,40 @@ async function serviceSigningWith(name: string, current: Alg, retired: Alg[] = [
     ADMIN_EMAIL: 'verifier.admin@example.com',
     ADMIN_PASSWORD: password,
   });
-  const base = `http://127.0.0.1:${api.port}`;
-  const signIn = await fetch(`${base}/v1/auth/signin`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'verifier.admin', password }),
-  });
-  expect(signIn.status).toBe(200);
-  const valid = ((await signIn.json()) as { accessToken: string }).accessToken;
-  const { header, payload } = decodeJwt(valid);
-  const now = Math.floor(Date.now() / 1000);
-  const own = pem(pair.privateKey);
-  const [h, , s] = valid.split('.');
-  const tokens: Record<string, string> = {
-    valid,
-    tampered: `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: 'someone-else' })).toString('base64url')}.${s}`,
-    'foreign-key': signJwt(pem(KEYS[current]().privateKey), payload, { kid: header.kid }),
-    // An hour old, expired ten minutes ago: beyond the 60 s clock skew nimbus and Spring allow.
-    expired: signJwt(own, { ...payload, iat: now - 3600, exp: now - 600 }, { kid: header.kid }),
-    'wrong-issuer': signJwt(own, { ...payload, iss: 'https://evil.example' }, { kid: header.kid }),
-    'wrong-audience': signJwt(own, { ...payload, aud: 'another-service' }, { kid: header.kid }),
-  };
-  const jwks = (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: { kid: string; alg: string }[] };
-  for (const { alg, pair: retiredPair } of retiredPairs) {
-    const kid = jwks.keys.find((k) => k.alg === alg && k.kid !== header.kid)!.kid;
-    tokens[`retired-${alg}`] = signJwt(pem(retiredPair.privateKey), payload, { kid });
+  try {
+    const base = `http://127.0.0.1:${api.port}`;
+    const signIn = await fetch(`${base}/v1/auth/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'verifier.admin', password }),
+    });
+    expect(signIn.status).toBe(200);
+    const valid = ((await signIn.json()) as { accessToken: string }).accessToken;
+    const { header, payload } = decodeJwt(valid);
+    const now = Math.floor(Date.now() / 1000);
+    const own = pem(pair.privateKey);
+    const [h, , s] = valid.split('.');
+    const tokens: Record<string, string> = {
+      valid,
+      tampered: `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: 'someone-else' })).toString('base64url')}.${s}`,
+      'foreign-key': signJwt(pem(KEYS[current]().privateKey), payload, { kid: header.kid }),
+      // An hour old, expired ten minutes ago: beyond the 60 s clock skew nimbus and Spring allow.
+      expired: signJwt(own, { ...payload, iat: now - 3600, exp: now - 600 }, { kid: header.kid }),
+      'wrong-issuer': signJwt(own, { ...payload, iss: 'https://evil.example' }, { kid: header.kid }),
+      'wrong-audience': signJwt(own, { ...payload, aud: 'another-service' }, { kid: header.kid }),
+    };
+    const jwks = (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: { kid: string; alg: string }[] };
+    for (const { alg, pair: retiredPair } of retiredPairs) {
+      const kid = jwks.keys.find((k) => k.alg === alg && k.kid !== header.kid)!.kid;
+      tokens[`retired-${alg}`] = signJwt(pem(retiredPair.privateKey), payload, { kid });
+    }
+    return { api, service: { jwksUrl: `${base}/.well-known/jwks.json`, issuer: ISSUER, audience: AUDIENCE }, tokens };
+  } catch (error) {
+    // The caller never gets the process to stop: stop it here, or it outlives the test run (jest does not exit).
+    api.child.kill('SIGTERM');
+    await api.exited;
+    throw error;
   }
-  return { api, service: { jwksUrl: `${base}/.well-known/jwks.json`, issuer: ISSUER, audience: AUDIENCE }, tokens };
 }
 
 async function verifyEverywhere(jar: string, running: Running, algorithms: string[]): Promise<Verdict[]> {
