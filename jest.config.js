@@ -21,7 +21,7 @@ module.exports = {
       // The HTTP suites again, every test database on MySQL 8 (the setup above starts it once for both).
       ...common,
       displayName: 'e2e-mysql',
-      testMatch: ['users', 'invitations', 'sign-in', 'permissions', 'authentication', 'user-administration', 'roles', 'account', 'refresh'].map((name) => `<rootDir>/test/e2e/${name}.e2e.test.ts`),
+      testMatch: ['users', 'invitations', 'sign-in', 'permissions', 'authentication', 'user-administration', 'roles', 'account', 'refresh', 'password-reset'].map((name) => `<rootDir>/test/e2e/${name}.e2e.test.ts`),
       setupFiles: ['<rootDir>/test/support/on-mysql.setup.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',

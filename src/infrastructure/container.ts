@@ -5,6 +5,9 @@ import { SignInUseCase } from '../application/auth/sign-in.use-case';
 import { SignOutUseCase } from '../application/auth/sign-out.use-case';
 import { ChangeOwnPasswordUseCase } from '../application/auth/change-own-password.use-case';
 import { GetOwnAccountUseCase } from '../application/auth/get-own-account.use-case';
+import { ConfirmPasswordResetUseCase } from '../application/password-reset/confirm-password-reset.use-case';
+import { InspectPasswordResetUseCase } from '../application/password-reset/inspect-password-reset.use-case';
+import { RequestPasswordResetUseCase } from '../application/password-reset/request-password-reset.use-case';
 import { RefreshSessionUseCase } from '../application/auth/refresh-session.use-case';
 import { type RefreshTokenPolicy, SessionIssuer } from '../application/auth/session-issuer';
 import type { RefreshTokenStore } from '../application/ports/refresh-token-store.port';
@@ -126,6 +129,10 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   refreshSession: RefreshSessionUseCase;
   changeOwnPassword: ChangeOwnPasswordUseCase;
   getOwnAccount: GetOwnAccountUseCase;
+  /** Password reset by mail (issue #10); the mailer's side is `issuePasswordReset`. */
+  requestPasswordReset: RequestPasswordResetUseCase;
+  inspectPasswordReset: InspectPasswordResetUseCase;
+  confirmPasswordReset: ConfirmPasswordResetUseCase;
 }
 
 export type AppContainer = AwilixContainer<Cradle>;
@@ -267,6 +274,9 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     refreshSession: asClass(RefreshSessionUseCase).singleton(),
     changeOwnPassword: asClass(ChangeOwnPasswordUseCase).singleton(),
     getOwnAccount: asClass(GetOwnAccountUseCase).singleton(),
+    requestPasswordReset: asClass(RequestPasswordResetUseCase).singleton(),
+    inspectPasswordReset: asClass(InspectPasswordResetUseCase).singleton(),
+    confirmPasswordReset: asClass(ConfirmPasswordResetUseCase).singleton(),
   });
   container.register(overrides as Record<string, Resolver<unknown>>);
   return container;

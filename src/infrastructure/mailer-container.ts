@@ -6,7 +6,8 @@ import type { UnitOfWork } from '../application/ports/unit-of-work.port';
 import type { Config } from './config/config';
 import { RandomSecretTokens } from './crypto/random-secret-tokens';
 import type { Logger } from './logging/logger';
-import type { Mailer } from '../application/ports/mailer.port';
+import { MailDeliveryError, type Mailer, type PasswordResetMailer } from '../application/ports/mailer.port';
+import { IssuePasswordResetUseCase, type PasswordResetSettings } from '../application/password-reset/issue-password-reset.use-case';
 import { type ClosableMailer, createMailer } from './mail/create-mailer';
 import { type PersistenceCradle, persistenceRegistrations, type Registrations, typeOrmUnitOfWork } from './persistence-registrations';
 import { SystemClock } from './system/system-clock';
@@ -19,10 +20,14 @@ export interface InvitationMailCradle {
   mailer: Mailer & Partial<Pick<ClosableMailer, 'close' | 'verify'>>;
   invitationSettings: InvitationSettings;
   issueInvitation: IssueInvitationUseCase;
+  /** The `mailer` itself when it sends reset mail too (SMTP and files do); a test's invitation-only double refuses. */
+  passwordResetMailer: PasswordResetMailer;
+  passwordResetSettings: PasswordResetSettings;
+  issuePasswordReset: IssuePasswordResetUseCase;
 }
 
 export function invitationMailRegistrations(
-  config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir' | 'publicUrl' | 'invitationTtlSeconds'>,
+  config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir' | 'publicUrl' | 'invitationTtlSeconds' | 'passwordResetTtlSeconds'>,
   logger: Logger,
 ): Registrations<InvitationMailCradle> {
   return {
@@ -33,6 +38,18 @@ export function invitationMailRegistrations(
       .disposer((mailer) => mailer.close?.()),
     invitationSettings: asValue({ publicUrl: config.publicUrl, invitationTtlSeconds: config.invitationTtlSeconds }),
     issueInvitation: asClass(IssueInvitationUseCase).singleton(),
+    passwordResetMailer: asFunction(({ mailer }: InvitationMailCradle) => passwordResetMailerOf(mailer)).singleton(),
+    passwordResetSettings: asValue({ publicUrl: config.publicUrl, passwordResetTtlSeconds: config.passwordResetTtlSeconds }),
+    issuePasswordReset: asClass(IssuePasswordResetUseCase).singleton(),
+  };
+}
+
+function passwordResetMailerOf(mailer: Mailer & Partial<PasswordResetMailer>): PasswordResetMailer {
+  if (typeof mailer.sendPasswordReset === 'function') return mailer as PasswordResetMailer;
+  return {
+    sendPasswordReset: async () => {
+      throw new MailDeliveryError('this mailer sends no password-reset mail', true);
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import type { ContractOptions, MakeStores } from './contract-kit';
 import { contractTargets, inMemoryStores, typeOrmStoresOn } from './implementations';
 import { describeInvitationRepositoryContract } from './invitation-repository.contract';
 import { describeOutboxContract } from './outbox.contract';
+import { describePasswordResetStoreContract } from './password-reset-store.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
 import { describeRefreshTokenStoreContract } from './refresh-token-store.contract';
 import { describeUnitOfWorkContract } from './unit-of-work.contract';
@@ -13,7 +14,7 @@ import { describeUserRepositoryContract } from './user-repository.contract';
  * TypeORM adapters on every real database (CONTRACT_TARGETS=sqlite narrows it while developing):
  * a behaviour the application relies on holds on both, or a case here says which side differs.
  */
-function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
+function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
   describeUserAdministrationContract(names.users, makeStores, options);
   describeInvitationRepositoryContract(names.invitations, makeStores, options);
@@ -21,6 +22,7 @@ function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' 
   describeProcessedEventStoreContract(names.processedEvents, makeStores, options);
   describeUnitOfWorkContract(names.unitOfWork, makeStores, options);
   describeRefreshTokenStoreContract(names.refreshTokens, makeStores, options);
+  describePasswordResetStoreContract(names.passwordResets, makeStores, options);
 }
 
 /*
@@ -41,6 +43,7 @@ describe('in-memory fakes', () => {
       processedEvents: 'InMemoryProcessedEventStore',
       unitOfWork: 'InMemoryUnitOfWork',
       refreshTokens: 'InMemoryRefreshTokenStore',
+      passwordResets: 'InMemoryPasswordResetStore',
     },
     inMemoryStores,
   );
@@ -55,6 +58,7 @@ describe.each(contractTargets())('TypeORM adapters on $name', (target) => {
       processedEvents: 'TypeOrmProcessedEventStore',
       unitOfWork: 'TypeOrmUnitOfWork',
       refreshTokens: 'TypeOrmRefreshTokenStore',
+      passwordResets: 'TypeOrmPasswordResetStore',
     },
     typeOrmStoresOn(target),
   );

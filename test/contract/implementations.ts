@@ -37,7 +37,7 @@ export function contractTargets(filter = process.env.CONTRACT_TARGETS): Database
 }
 
 /** Every table the contracts write, children first (invitations reference users). */
-const CONTRACT_TABLES = ['invitations', 'refresh_tokens', 'processed_events', 'outbox_events', 'users'];
+const CONTRACT_TABLES = ['invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'users'];
 
 /**
  * Opens `target` once for the enclosing describe (migrated; destroyed after it) and returns the

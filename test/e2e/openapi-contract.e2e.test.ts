@@ -48,6 +48,10 @@ describe('the OpenAPI document is the server', () => {
       acceptInvitation: 'public',
       showAcceptInvitationPage: 'public',
       submitAcceptInvitationForm: 'public',
+      requestPasswordReset: 'public',
+      confirmPasswordReset: 'public',
+      showPasswordResetPage: 'public',
+      submitPasswordResetForm: 'public',
       getJwks: 'public',
       getLiveness: 'public',
       getReadiness: 'public',
@@ -102,6 +106,25 @@ describe('the OpenAPI document is the server', () => {
     );
     const json = await app.request('POST', '/invitations/accept', { json: fields });
     expect({ status: json.status, type: json.headers.get('content-type') }).toEqual({ status: 415, type: expect.stringMatching(/^application\/problem\+json/) });
+  });
+
+  it('answers the password-reset operations (#10) as documented: the request, its page, the form and the confirmation', async () => {
+    const before = mailer.sent.length;
+    const requested = await app.request('POST', '/v1/auth/password-reset', { json: { email: 'admin@example.com' } });
+    expect(requested.status).toBe(202);
+    const secret = await mailTo('admin@example.com', before);
+    expect((await app.request('GET', `/password-reset?token=${secret}`)).status).toBe(200);
+    expect((await app.request('GET', '/password-reset?token=no-such-token')).status).toBe(404);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const post = (fields: Record<string, string>) => app.request('POST', '/password-reset', { body: new URLSearchParams(fields).toString(), headers: form });
+    expect((await post({ token: secret, password: 'short' })).status).toBe(400);
+    expect((await post({ token: 'no-such-token', password: 'a long enough passphrase' })).status).toBe(404);
+    const confirm = (json: unknown) => app.request('POST', '/v1/auth/password-reset/confirm', { json });
+    expect((await confirm({ token: 'no-such-token', password: 'a long enough passphrase' })).status).toBe(404);
+    // Back to the admin's own password, so the other cases here still sign in with it.
+    expect((await confirm({ token: secret, password: 'admin-password-123' })).status).toBe(204);
+    expect((await confirm({ token: secret, password: 'admin-password-123' })).status).toBe(410);
+    token = await app.signIn();
   });
 
   it('serves /metrics on the management listener as the document says, and not on the public one', async () => {
@@ -200,7 +223,7 @@ describe('the OpenAPI document is the server', () => {
         paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { additionalProperties?: unknown } }> } }>>;
       };
       const bodies = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.requestBody ? Object.values(op.requestBody.content) : [])));
-      expect(bodies.length).toBe(9);
+      expect(bodies.length).toBe(12);
       for (const media of bodies) expect(media.schema.additionalProperties).toBe(false);
     });
   });

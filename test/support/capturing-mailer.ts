@@ -1,12 +1,17 @@
-import type { InvitationMail, Mailer } from '../../src/application/ports/mailer.port';
+import type { InvitationMail, Mailer, PasswordResetMailer } from '../../src/application/ports/mailer.port';
 
 /** Keeps the invitation mails the service would send, for end-to-end tests that follow the link. */
-export class CapturingMailer implements Mailer {
+export class CapturingMailer implements Mailer, PasswordResetMailer {
   readonly sent: InvitationMail[] = [];
 
   async sendInvitation(mail: InvitationMail): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
     this.sent.push(mail);
+  }
+
+  /** Password-reset mails are kept alike (their link names /password-reset). */
+  async sendPasswordReset(mail: InvitationMail): Promise<void> {
+    await this.sendInvitation(mail);
   }
 
   lastTo(address: string): InvitationMail {

@@ -1,5 +1,6 @@
 import type { InvitationRepository } from './invitation-repository.port';
 import type { Outbox } from './outbox.port';
+import type { PasswordResetStore } from './password-reset-store.port';
 import type { ProcessedEventStore } from './processed-event-store.port';
 import type { RoleStore } from './role-repository.port';
 import type { UserRepository } from './user-repository.port';
@@ -10,6 +11,7 @@ export interface TransactionScope {
   invitations: InvitationRepository;
   processedEvents: ProcessedEventStore;
   roles: RoleStore;
+  passwordResets: PasswordResetStore;
 }
 
 /** Runs `work` in one database transaction: all of it commits, or none of it. */

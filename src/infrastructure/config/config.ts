@@ -48,12 +48,14 @@ export interface Config {
   /** Per-account lockout after failed sign-ins (LOCKOUT_*). */
   lockout: { threshold: number; baseWaitSeconds: number; maxWaitSeconds: number };
   /** Per-address requests a minute on sign-in and accept (0: off), and per-inviter invites and resends a minute. */
-  rateLimits: { addressPerMinute: number; invitesPerMinute: number };
+  rateLimits: { addressPerMinute: number; invitesPerMinute: number; passwordResetsPerEmailPerHour: number };
   /** Proxies whose X-Forwarded-For is believed (fastify trustProxy); none: the socket's address. */
   trustedProxies: string[];
   /** Largest request head (request line and headers), in bytes; beyond it the answer is 431. */
   maxHeaderBytes: number;
   invitationTtlSeconds: number;
+  /** PASSWORD_RESET_TTL: how long a password-reset link works. */
+  passwordResetTtlSeconds: number;
   /** Refresh tokens (REFRESH_TOKEN_*): the family's absolute and the idle lifetime, and the reuse grace, in seconds. */
   refreshTokens: { absoluteTtlSeconds: number; idleTtlSeconds: number; reuseGraceSeconds: number };
   /** How long an authenticated user's lookup may be reused; 0 (the default) reads it on every request. */
@@ -160,10 +162,15 @@ export function loadConfig(env: Env = process.env): Config {
       previousPublicKeyPems,
     },
     lockout,
-    rateLimits: { addressPerMinute: v.ADDRESS_RATE_LIMIT, invitesPerMinute: v.INVITE_RATE_LIMIT },
+    rateLimits: {
+      addressPerMinute: v.ADDRESS_RATE_LIMIT,
+      invitesPerMinute: v.INVITE_RATE_LIMIT,
+      passwordResetsPerEmailPerHour: v.PASSWORD_RESET_RATE_LIMIT,
+    },
     trustedProxies: v.TRUSTED_PROXIES ?? [],
     maxHeaderBytes: v.MAX_HEADER_SIZE,
     invitationTtlSeconds: v.INVITATION_TTL,
+    passwordResetTtlSeconds: v.PASSWORD_RESET_TTL,
     refreshTokens: {
       absoluteTtlSeconds: v.REFRESH_TOKEN_TTL,
       idleTtlSeconds: v.REFRESH_TOKEN_IDLE_TTL,

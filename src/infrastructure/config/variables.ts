@@ -74,6 +74,7 @@ const SERVICE = {
   JWT_AUDIENCE: text('aud of access tokens', { default: 'access-control' }),
   ACCESS_TOKEN_TTL: duration('access token lifetime', { default: '15m' }),
   INVITATION_TTL: duration('invitation link lifetime', { default: '7d' }),
+  PASSWORD_RESET_TTL: duration('password-reset link lifetime', { default: '1h' }),
   REFRESH_TOKEN_TTL: duration('refresh token family lifetime from sign-in, however often it is used', { default: '30d' }),
   REFRESH_TOKEN_IDLE_TTL: duration('refresh token lifetime unused; not longer than REFRESH_TOKEN_TTL', { default: '7d' }),
   REFRESH_TOKEN_REUSE_GRACE: duration('a used refresh token presented again this soon is refused without revoking its family (0s: every reuse revokes)', { default: '0s', min: 0, max: '1m', examples: '0s or 10s' }),
@@ -82,6 +83,7 @@ const SERVICE = {
   LOCKOUT_MAX_WAIT: duration('longest lock; not shorter than LOCKOUT_BASE_WAIT', { default: '15m' }),
   ADDRESS_RATE_LIMIT: integer('sign-in and accept requests a minute per client address (0: off)', { default: '100', min: 0, max: 1_000_000 }),
   INVITE_RATE_LIMIT: integer('invites and resends a minute per inviter (0: off)', { default: '30', min: 0, max: 1_000_000 }),
+  PASSWORD_RESET_RATE_LIMIT: integer('password-reset requests an hour per target e-mail address (0: off)', { default: '5', min: 0, max: 1_000_000 }),
   TRUSTED_PROXIES: parsed('comma-separated addresses/CIDRs of proxies whose X-Forwarded-For is believed', (raw) => {
     const bad = list(raw).filter((p) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(p) && !PROXY_KEYWORDS.includes(p));
     return bad.length > 0 ? refuse(`TRUSTED_PROXIES must be a comma-separated list of addresses or CIDR ranges (bad: "${bad.join(',')}")`) : list(raw);

@@ -1,10 +1,10 @@
-import type { Mailer } from '../../application/ports/mailer.port';
+import type { Mailer, PasswordResetMailer } from '../../application/ports/mailer.port';
 import type { Config } from '../config/config';
 import type { Logger } from '../logging/logger';
 import { FileMailer } from './file-mailer';
 import { NodemailerMailer } from './nodemailer-mailer';
 
-export interface ClosableMailer extends Mailer {
+export interface ClosableMailer extends Mailer, PasswordResetMailer {
   close(): Promise<void>;
   /** Whether the server takes us, asked once at start to say so early (SMTP only). */
   verify?(): Promise<void>;

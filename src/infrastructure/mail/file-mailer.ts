@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTransport, type Transporter } from 'nodemailer';
-import { type InvitationMail, type Mailer, MailDeliveryError } from '../../application/ports/mailer.port';
+import { type InvitationMail, type Mailer, MailDeliveryError, type PasswordResetMail, type PasswordResetMailer } from '../../application/ports/mailer.port';
 import type { Clock } from '../../application/ports/clock.port';
 import type { Logger } from '../logging/logger';
 import { invitationMessage } from './invitation-mail.template';
+import { passwordResetMessage } from './password-reset-mail.template';
 
 export interface FileMailerOptions {
   /** DATA_DIR: mails go to `<dataDir>/mail`. */
@@ -22,7 +23,7 @@ export interface FileMailerOptions {
  * under `DATA_DIR/mail`, named `<UTC time>-<sequence>-<random>.eml` so the names sort by time.
  * The directory is private to the owner (0700, files 0600): each file holds a live token.
  */
-export class FileMailer implements Mailer {
+export class FileMailer implements Mailer, PasswordResetMailer {
   readonly directory: string;
   private readonly transport: Transporter;
   private readonly from: string;
@@ -41,11 +42,19 @@ export class FileMailer implements Mailer {
   }
 
   async sendInvitation(mail: InvitationMail): Promise<void> {
+    await this.write(mail, invitationMessage(mail, this.from, { productName: this.productName }), 'invitation');
+  }
+
+  async sendPasswordReset(mail: PasswordResetMail): Promise<void> {
+    await this.write(mail, passwordResetMessage(mail, this.from, { productName: this.productName }), 'password-reset');
+  }
+
+  private async write(mail: InvitationMail, built: ReturnType<typeof invitationMessage>, kind: string): Promise<void> {
     const now = this.clock.now();
     const file = path.join(this.directory, this.fileName(now));
     try {
       const info = await this.transport.sendMail({
-        ...invitationMessage(mail, this.from, { productName: this.productName }),
+        ...built,
         date: now,
       });
       const message = info.message as unknown;
@@ -58,12 +67,17 @@ export class FileMailer implements Mailer {
     } catch (error) {
       // A full or unwritable disk is the operator's to fix; the event is retried meanwhile.
       const code = (error as { code?: string })?.code;
-      throw new MailDeliveryError(`could not write the invitation mail under ${this.directory}${code ? ` (${code})` : ''}`, false);
+      throw new MailDeliveryError(`could not write the ${kind} mail under ${this.directory}${code ? ` (${code})` : ''}`, false);
     }
     // The one place a token reaches a log line, on purpose: PRODUCT.md asks the embedded default
     // (no SMTP_URL) to log the invitation link, so a developer trying the service can open it
     // without a mail client. With SMTP_URL set (NodemailerMailer) the link is never logged.
-    this.logger.info({ file, link: mail.link, expiresAt: mail.expiresAt.toISOString() }, `invitation mail written to ${file}; link: ${mail.link}`);
+    // A reset link is not logged: it would let whoever reads the log take the account over (#10); the file has it.
+    if (kind !== 'invitation') {
+      this.logger.info({ file, expiresAt: mail.expiresAt.toISOString() }, `${kind} mail written to ${file}`);
+      return;
+    }
+    this.logger.info({ file, link: mail.link, expiresAt: mail.expiresAt.toISOString() }, `${kind} mail written to ${file}; link: ${mail.link}`);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,8 @@
 import { createTransport, type Transporter } from 'nodemailer';
-import type { InvitationMail, Mailer } from '../../application/ports/mailer.port';
+import type { InvitationMail, Mailer, PasswordResetMail, PasswordResetMailer } from '../../application/ports/mailer.port';
 import type { Logger } from '../logging/logger';
 import { invitationMessage } from './invitation-mail.template';
+import { passwordResetMessage } from './password-reset-mail.template';
 import { scrubSecrets, toMailDeliveryError } from './smtp-delivery-error';
 
 export interface NodemailerMailerOptions {
@@ -82,7 +83,7 @@ export function parseSmtpUrl(smtpUrl: string): SmtpConnection {
  * smtp-delivery-error.ts). Neither the SMTP password nor the invitation token ever reaches an
  * error message or a log line: the link is only in the mail body.
  */
-export class NodemailerMailer implements Mailer {
+export class NodemailerMailer implements Mailer, PasswordResetMailer {
   private readonly transport: Transporter;
   private readonly password: string | undefined;
   private readonly from: string;
@@ -121,12 +122,20 @@ export class NodemailerMailer implements Mailer {
   }
 
   async sendInvitation(mail: InvitationMail): Promise<void> {
+    await this.send(mail, invitationMessage(mail, this.from, { productName: this.productName }), 'invitation');
+  }
+
+  async sendPasswordReset(mail: PasswordResetMail): Promise<void> {
+    await this.send(mail, passwordResetMessage(mail, this.from, { productName: this.productName }), 'password-reset');
+  }
+
+  private async send(mail: InvitationMail, message: ReturnType<typeof invitationMessage>, kind: string): Promise<void> {
     const token = tokenOf(mail.link);
     try {
-      const info = await this.transport.sendMail(invitationMessage(mail, this.from, { productName: this.productName }));
+      const info = await this.transport.sendMail(message);
       this.logger.debug(
         { messageId: info.messageId, response: scrubSecrets(String(info.response ?? ''), [this.password, token]) },
-        'invitation mail accepted by the SMTP server',
+        `${kind} mail accepted by the SMTP server`,
       );
     } catch (error) {
       throw toMailDeliveryError(error, [this.password, token]);

@@ -58,8 +58,9 @@ export const EVENT_TYPES = [
   'RoleCreated',
   'RoleChanged',
   'RoleDeleted',
+  'PasswordResetRequested',
 ] as const;
-export const MAIL_EVENT_TYPES: readonly string[] = ['UserInvited', 'UserInvitationResent'];
+export const MAIL_EVENT_TYPES: readonly string[] = ['UserInvited', 'UserInvitationResent', 'PasswordResetRequested'];
 
 /** Default CloudEvents `source`: stable across deployments, unlike a PUBLIC_URL. */
 export const DEFAULT_EVENT_SOURCE = '/access-control';

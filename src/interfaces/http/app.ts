@@ -22,6 +22,8 @@ import { accountRoutes } from './routes/account.routes';
 import { authRoutes } from './routes/auth.routes';
 import { invitationsRoutes } from './routes/invitations.routes';
 import { pagesRoutes } from './routes/pages.routes';
+import { passwordResetPagesRoutes } from './routes/password-reset-pages.routes';
+import { passwordResetRoutes } from './routes/password-reset.routes';
 import { permissionsRoutes } from './routes/permissions.routes';
 import { rolesRoutes } from './routes/roles.routes';
 import { systemRoutes } from './routes/system.routes';
@@ -152,6 +154,9 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   await app.register(
     pagesRoutes({ inspectInvitation: cradle.inspectInvitation, acceptInvitation: cradle.acceptInvitation, appUrl: config.appUrl }),
   );
+  await app.register(
+    passwordResetPagesRoutes({ inspectPasswordReset: cradle.inspectPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset }),
+  );
 
   await app.register(
     async (v1) => {
@@ -160,6 +165,9 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
         if (!request.routeOptions.config?.public) await app.authenticate(request);
       });
       await v1.register(authRoutes({ signIn: cradle.signIn, signOut: cradle.signOut, refreshSession: cradle.refreshSession }));
+      await v1.register(
+        passwordResetRoutes({ requestPasswordReset: cradle.requestPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset }),
+      );
       await v1.register(accountRoutes({ getOwnAccount: cradle.getOwnAccount, changeOwnPassword: cradle.changeOwnPassword }));
       await v1.register(usersRoutes({ listUsers: cradle.listUsers, inviteUser: cradle.inviteUser }));
       await v1.register(

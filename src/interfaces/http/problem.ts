@@ -25,6 +25,10 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   NOT_FOUND: { status: 404, title: 'Not found' },
   USER_NOT_FOUND: { status: 404, title: 'No such user' },
   INVITATION_NOT_FOUND: { status: 404, title: 'No such invitation' },
+  // Password reset (#10): as invitations, unknown 404, used or expired 410.
+  PASSWORD_RESET_NOT_FOUND: { status: 404, title: 'No such password-reset link' },
+  PASSWORD_RESET_EXPIRED: { status: 410, title: 'Password-reset link expired' },
+  PASSWORD_RESET_USED: { status: 410, title: 'Password-reset link used' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   EMAIL_TAKEN: { status: 409, title: 'E-mail already in use' },
   USERNAME_TAKEN: { status: 409, title: 'Username already taken' },

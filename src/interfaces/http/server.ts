@@ -66,7 +66,11 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
 async function startEventFlow(container: AppContainer): Promise<() => Promise<void>> {
   const { config, logger, inProcessBus, eventPublisher } = container.cradle;
   const unsubscribe = inProcessBus
-    ? subscribeInvitationMails(inProcessBus, { issueInvitation: container.cradle.issueInvitation, logger })
+    ? subscribeInvitationMails(inProcessBus, {
+        issueInvitation: container.cradle.issueInvitation,
+        issuePasswordReset: container.cradle.issuePasswordReset,
+        logger,
+      })
     : () => undefined;
   if (!config.relayEnabled) return async () => unsubscribe();
 

@@ -1,6 +1,6 @@
 import type { Logger } from '../../infrastructure/logging/logger';
 import type { CloudEvent, InProcessEventBus } from '../../infrastructure/messaging/cloud-event';
-import { handleMailEvent, type IssueInvitation, safeErrorText } from './invitation-mail-handler';
+import { handleMailEvent, type IssueInvitation, type IssuePasswordReset, safeErrorText } from './invitation-mail-handler';
 
 /**
  * The embedded default's mailer (no KAFKA_BROKERS): the same handling as the Kafka worker,
@@ -16,13 +16,13 @@ import { handleMailEvent, type IssueInvitation, safeErrorText } from './invitati
  */
 export function subscribeInvitationMails(
   bus: Pick<InProcessEventBus, 'subscribe'>,
-  deps: { issueInvitation: IssueInvitation; logger: Logger },
+  deps: { issueInvitation: IssueInvitation; issuePasswordReset?: IssuePasswordReset; logger: Logger },
 ): () => void {
   const logger = deps.logger.child({ component: 'invitation-mails' });
   return bus.subscribe(async (event: CloudEvent) => {
     let outcome;
     try {
-      outcome = await handleMailEvent(event, deps.issueInvitation);
+      outcome = await handleMailEvent(event, deps.issueInvitation, deps.issuePasswordReset);
     } catch (error) {
       logger.warn({ eventId: event?.id, type: event?.type, reason: safeErrorText(error) }, 'temporary failure; the event will be published again');
       throw error;

@@ -1,5 +1,7 @@
 import type { IssueInvitationOutcome, IssueInvitationUseCase } from '../../application/invitations/issue-invitation.use-case';
+import type { IssuePasswordResetOutcome, IssuePasswordResetUseCase } from '../../application/password-reset/issue-password-reset.use-case';
 import { MailDeliveryError } from '../../application/ports/mailer.port';
+import { PASSWORD_RESET_REQUESTED } from '../../domain/users/password-reset';
 import { MAIL_EVENT_TYPES } from '../../infrastructure/messaging/cloud-event';
 import { describeError } from '../../infrastructure/logging/logger';
 
@@ -12,11 +14,12 @@ import { describeError } from '../../infrastructure/logging/logger';
 export type DeadLetterReason = 'malformed-event' | 'permanent-delivery-failure';
 
 export type MailEventOutcome =
-  | { action: 'handled'; eventId: string; userId: string; type: string; outcome: IssueInvitationOutcome }
+  | { action: 'handled'; eventId: string; userId: string; type: string; outcome: IssueInvitationOutcome | IssuePasswordResetOutcome }
   | { action: 'ignored'; eventId?: string; type: string }
   | { action: 'dead-letter'; reason: DeadLetterReason; error: string; eventId?: string; userId?: string; type?: string };
 
 export type IssueInvitation = Pick<IssueInvitationUseCase, 'execute'>;
+export type IssuePasswordReset = Pick<IssuePasswordResetUseCase, 'execute'>;
 
 /** A message that can never be handled, however often it is retried. */
 export class MalformedEventError extends Error {
@@ -70,7 +73,11 @@ export function readMailRequest(event: unknown): MailRequest {
  * succeed (a temporary mail failure, the database away, …). The use case is idempotent per
  * event id, so a redelivered event sends no second mail.
  */
-export async function handleMailEvent(event: unknown, issueInvitation: IssueInvitation): Promise<MailEventOutcome> {
+export async function handleMailEvent(
+  event: unknown,
+  issueInvitation: IssueInvitation,
+  issuePasswordReset?: IssuePasswordReset,
+): Promise<MailEventOutcome> {
   let request: MailRequest;
   try {
     request = readMailRequest(event);
@@ -91,7 +98,14 @@ export async function handleMailEvent(event: unknown, issueInvitation: IssueInvi
 
   const { eventId, userId, type } = request;
   try {
-    const outcome = await issueInvitation.execute({ eventId, userId });
+    let outcome: IssueInvitationOutcome | IssuePasswordResetOutcome;
+    if (type === PASSWORD_RESET_REQUESTED) {
+      // A path built without it retries (then dead-letters) rather than dropping the mail unsaid.
+      if (!issuePasswordReset) throw new Error('this mailer path handles no PasswordResetRequested');
+      outcome = await issuePasswordReset.execute({ eventId, userId });
+    } else {
+      outcome = await issueInvitation.execute({ eventId, userId });
+    }
     return { action: 'handled', eventId, userId, type, outcome };
   } catch (error) {
     if (error instanceof MailDeliveryError && error.permanent) {

@@ -8,6 +8,7 @@ import {
   decodeEventJson,
   handleMailEvent,
   type IssueInvitation,
+  type IssuePasswordReset,
   MalformedEventError,
   type MailEventOutcome,
   safeErrorText,
@@ -24,6 +25,8 @@ export function defaultDeadLetterTopic(topic: string): string {
 
 export interface InvitationMailWorkerOptions {
   issueInvitation: IssueInvitation;
+  /** PasswordResetRequested (issue #10); without it such an event is a temporary failure. */
+  issuePasswordReset?: IssuePasswordReset;
   logger: Logger;
   /**
    * Where the events are: config.kafka. `topicPartitions`/`replicationFactor` only shape the
@@ -230,7 +233,7 @@ export class InvitationMailWorker {
       if (error instanceof MalformedEventError) return { action: 'dead-letter', reason: 'malformed-event', error: error.message };
       throw error;
     }
-    return handleMailEvent(event, this.options.issueInvitation);
+    return handleMailEvent(event, this.options.issueInvitation, this.options.issuePasswordReset);
   }
 
   private logOutcome(outcome: Exclude<MailEventOutcome, DeadLetter>, where: MessageOrigin, attempt: number): void {

@@ -89,11 +89,12 @@ async function main(): Promise<void> {
     if (await hasPendingMigrations(container.cradle.dataSource)) {
       logger.warn('the database has pending migrations: run `npm run migrate`; mail events are retried meanwhile');
     }
-    const { issueInvitation, mailer } = container.cradle;
+    const { issueInvitation, issuePasswordReset, mailer } = container.cradle;
     // Not fatal: mails are retried until SMTP answers; this only says so early.
     mailer.verify?.().catch((error: unknown) => logger.warn({ reason: describeError(error) }, 'the SMTP server does not accept us yet'));
     worker = new InvitationMailWorker({
       issueInvitation,
+      issuePasswordReset,
       logger,
       kafka,
       groupId: settings.groupId,

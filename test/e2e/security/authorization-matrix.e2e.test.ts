@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { asValue } from 'awilix';
 import type { Role } from '../../../src/domain/roles/role';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
@@ -173,10 +174,18 @@ describe('authorization matrix (every route × every role)', () => {
       expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 },
     },
     { method: 'POST', path: '/v1/auth/refresh', json: { refreshToken: 'x'.repeat(43) }, expected: all(401) },
+    // Password reset (#10): public, a bearer token changes nothing (a fresh address each call, under the per-address limit).
+    {
+      method: 'POST',
+      path: '/v1/auth/password-reset',
+      prepare: async () => ({ json: { email: `matrix-${randomUUID()}@example.com` } }),
+      expected: all(202),
+    },
+    { method: 'POST', path: '/v1/auth/password-reset/confirm', json: { token: 'no-such-token', password: 'a long enough passphrase' }, expected: all(404) },
     { method: 'POST', path: '/v1/auth/signout', expected: { anonymous: 401, admin: 204, member: 204, inviter: 204, reader: 204 } },
   ];
 
-  it('answers exactly the expected status for each of the 22 routes × 5 callers (110 cells)', async () => {
+  it('answers exactly the expected status for each of the 24 routes × 5 callers (120 cells)', async () => {
     const actual: string[] = [];
     const expected: string[] = [];
     for (const cell of MATRIX) {
@@ -199,7 +208,7 @@ describe('authorization matrix (every route × every role)', () => {
       }
     }
     expect(actual).toEqual(expected);
-    expect(actual).toHaveLength(110);
+    expect(actual).toHaveLength(120);
   });
 
   it('a denied invite or revoke changes nothing: no user row, and the pending user is still there', async () => {

@@ -61,6 +61,11 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/v1/me', authenticated: true },
   { method: 'POST', path: '/v1/me/password', authenticated: true },
   { method: 'POST', path: '/v1/auth/refresh', authenticated: false },
+  // Password reset (#10): the form's posts carry real reset tokens of joined users (see resetTokens).
+  { method: 'POST', path: '/v1/auth/password-reset', authenticated: false },
+  { method: 'GET', path: '/password-reset', authenticated: false },
+  { method: 'POST', path: '/password-reset', authenticated: false },
+  { method: 'POST', path: '/v1/auth/password-reset/confirm', authenticated: false },
   { method: 'POST', path: '/v1/resources', authenticated: true },
 ];
 
@@ -244,6 +249,7 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
   let doc: { paths: Record<string, Record<string, Operation>> };
   const pendingIds: string[] = [];
   const pendingTokens: string[] = [];
+  const resetTokens: string[] = [];
   const mailer = new CapturingMailer();
   const statuses = new Map<string, Map<number, number>>();
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
@@ -263,6 +269,13 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     while (mailer.sent.length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     pendingTokens.push(...mailer.sent.map((mail) => CapturingMailer.tokenOf(mail)));
     expect(pendingTokens).toHaveLength(5);
+    for (let i = 0; i < 5; i++) {
+      const email = `fuzz-reset-${i}@example.com`;
+      await app.addJoinedUser({ username: `fuzz-reset-${i}`, password: 'reset-password-1', email, role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
+      const before = mailer.sent.length;
+      expect((await app.request('POST', '/v1/auth/password-reset', { json: { email } })).status).toBe(202);
+      resetTokens.push(await mailer.tokenSentTo(email, before));
+    }
   });
 
   afterAll(async () => {
@@ -270,9 +283,9 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     if (process.env.FUZZ_REPORT) console.log(JSON.stringify([...statuses].map(([route, counts]) => [route, Object.fromEntries(counts)]), null, 1));
   });
 
-  it('reads every fuzzed route from the OpenAPI document (22 documented, 1 unknown)', () => {
+  it('reads every fuzzed route from the OpenAPI document (26 documented, 1 unknown)', () => {
     const documented = ROUTES.filter((r) => doc.paths[r.path]?.[r.method.toLowerCase()]);
-    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(22);
+    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(26);
     expect(doc.paths['/v1/resources']).toBeUndefined();
   });
 
@@ -296,7 +309,7 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
 
     await fc.assert(
       fc.asyncProperty(
-        media === FORM_MEDIA ? formBodies(bodySchema, pendingTokens) : bodies(bodySchema),
+        media === FORM_MEDIA ? formBodies(bodySchema, route.path === '/password-reset' ? resetTokens : pendingTokens) : bodies(bodySchema),
         queryStrings,
         fc.oneof({ weight: 3, arbitrary: fc.constant(media) }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
         authorizations(token),
@@ -319,7 +332,7 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
           // The form's pages: what was entered comes back escaped (the page's one script tag is its own).
           const page = String(response.headers['content-type']).startsWith('text/html');
           if (page && (response.text.match(/<script/gi) ?? []).length > 1) throw new Error(`unescaped markup: ${what}`);
-          if (page && response.text.includes('<form id="accept"')) formsRendered++;
+          if (page && /<form id="(accept|reset-form)"/.test(response.text)) formsRendered++;
           // Any other error is problem+json (the contract above allows text/html only where the document declares it).
           if (response.status >= 400 && !page) {
             if (!String(response.headers['content-type']).startsWith('application/problem+json')) throw new Error(`not problem+json: ${what}`);

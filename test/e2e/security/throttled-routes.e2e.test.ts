@@ -115,6 +115,10 @@ describe('throttles and outcomes declared on the routes', () => {
       'POST /invitations/accept': 'address',
       'POST /v1/users/invite': 'inviter',
       'POST /v1/users/:id/invitation/resend': 'inviter',
+      // Password reset (#10): the request spends both its budgets; the confirmation and its form the per-address one.
+      'POST /v1/auth/password-reset': ['address', 'reset-email'],
+      'POST /v1/auth/password-reset/confirm': 'address',
+      'POST /password-reset': 'address',
     });
   });
 

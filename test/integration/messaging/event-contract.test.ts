@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { loadConfig } from '../../../src/infrastructure/config/config';
 import { type CloudEvent, dataSchemaFor, EVENT_TYPES } from '../../../src/infrastructure/messaging/cloud-event';
 import type { TransactionScope, UnitOfWork } from '../../../src/application/ports/unit-of-work.port';
+import { RequestPasswordResetUseCase } from '../../../src/application/password-reset/request-password-reset.use-case';
 import { RoleEntity } from '../../../src/domain/roles/role.entity';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
@@ -187,7 +188,17 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
       record(await lifecycle.reactivate(joiner.userId));
       record(await lifecycle.erase(joiner.userId));
       // The bootstrap admin: its UserJoined is the only event announcing it (issue #11).
-      record(await lifecycle.createJoined('bootstrap.admin@example.com', 'bootstrap.admin'));
+      const admin = await lifecycle.createJoined('bootstrap.admin@example.com', 'bootstrap.admin');
+      record(admin);
+      // Password reset (#10): asked for an active user, through the use case, so the event is the one it records.
+      const resetIds = new UuidV7IdGenerator();
+      let resetEventId = '';
+      await new RequestPasswordResetUseCase({
+        unitOfWork: new TypeOrmAdapters(dataSource).unitOfWork(),
+        clock: { now: () => new Date() },
+        idGenerator: { next: () => (resetEventId = resetIds.next()) },
+      }).execute({ email: 'Bootstrap.Admin@example.com' });
+      record({ userId: admin.userId, eventIds: [resetEventId], types: ['PasswordResetRequested'] });
       // Role administration (#11): Role* events are keyed by the role id (`userId` here holds it).
       await roleLifecycle(new TypeOrmAdapters(dataSource).unitOfWork(), record);
 

@@ -1,132 +1,14 @@
 import { InvitationUsedError } from '../../../src/domain/invitations/invitation.errors';
 import type { InvitationRepository } from '../../../src/application/ports/invitation-repository.port';
-import type { Invitation } from '../../../src/domain/invitations/invitation';
-import { TransactionalFake } from './transactional-fake';
+import { InMemorySingleUseTokenRows } from './in-memory-single-use-token-rows';
 
-/** A write made through a transactional copy, replayed (and so re-checked) on commit. */
-type Write =
-  | { kind: 'replace'; row: Invitation }
-  | { kind: 'markUsed'; userId: string; at: Date }
-  | { kind: 'delete'; userId: string };
-
-/**
- * Invitations as the table holds them: one row per user (the primary key), the token hash unique.
- * Rows are copied in and out, as a database read would be. There is no foreign key to the users:
- * a test that deletes a user without deleting its invitation sees the invitation left behind.
- * `markUsed` and `deleteForUser` of a user without an invitation change nothing, as an UPDATE or
- * DELETE matching no row.
- */
-export class InMemoryInvitationRepository extends TransactionalFake implements InvitationRepository {
-  private rows = new Map<string, Invitation>();
-  private readonly writes: Write[] = [];
-
-  constructor(invitations: readonly Invitation[] = []) {
-    super();
-    this.seed(...invitations);
+/** Invitations as the `invitations` table holds them (see InMemorySingleUseTokenRows). */
+export class InMemoryInvitationRepository extends InMemorySingleUseTokenRows implements InvitationRepository {
+  protected empty(): this {
+    return new InMemoryInvitationRepository() as this;
   }
 
-  /** Arranges existing invitations directly, without a transaction (test setup only). */
-  seed(...invitations: Invitation[]): void {
-    for (const invitation of invitations) replaceIn(this.rows, copy(invitation));
+  protected usedError(): Error {
+    return new InvitationUsedError();
   }
-
-  async replaceForUser(invitation: Invitation): Promise<void> {
-    await this.io();
-    const row = copy(invitation);
-    replaceIn(this.rows, row);
-    this.writes.push({ kind: 'replace', row });
-  }
-
-  async findByTokenHash(tokenHash: string): Promise<Invitation | null> {
-    await this.io();
-    const row = [...this.rows.values()].find((r) => r.tokenHash === tokenHash);
-    return row ? copy(row) : null;
-  }
-
-  async markUsed(userId: string, at: Date): Promise<boolean> {
-    await this.io();
-    const when = new Date(at);
-    const changed = markUsedIn(this.rows, userId, when);
-    if (changed) this.writes.push({ kind: 'markUsed', userId, at: when });
-    return changed;
-  }
-
-  async deleteForUser(userId: string): Promise<void> {
-    await this.io();
-    this.rows.delete(userId);
-    this.writes.push({ kind: 'delete', userId });
-  }
-
-  // ---- inspection, for assertions (synchronous: not part of the port) ----
-
-  /** The user's invitation as committed, if any. */
-  forUser(userId: string): Invitation | undefined {
-    const row = this.rows.get(userId);
-    return row ? copy(row) : undefined;
-  }
-
-  all(): Invitation[] {
-    return [...this.rows.values()].map(copy);
-  }
-
-  get count(): number {
-    return this.rows.size;
-  }
-
-  // ---- transactions, driven by InMemoryUnitOfWork ----
-
-  /** A copy that reads what is committed now; its writes stay its own until committed. */
-  beginTransaction(): InMemoryInvitationRepository {
-    const transaction = new InMemoryInvitationRepository();
-    transaction.rows = new Map(this.rows);
-    return transaction;
-  }
-
-  /** Replays the copy's writes on what is committed now (checking the keys again); returns the step that applies them. */
-  prepareCommit(transaction: InMemoryInvitationRepository): () => void {
-    const staged = new Map(this.rows);
-    for (const write of transaction.writes) {
-      if (write.kind === 'replace') {
-        replaceIn(staged, write.row);
-      } else if (write.kind === 'markUsed') {
-        // Like `UPDATE … WHERE used_at IS NULL` waiting on a concurrent commit: a second use finds no row to change.
-        if (!markUsedIn(staged, write.userId, write.at)) throw new InvitationUsedError();
-      } else {
-        staged.delete(write.userId);
-      }
-    }
-    return () => {
-      this.rows = staged;
-    };
-  }
-
-
-}
-
-/** Delete then insert, as the real repository does: the unique token hash is checked against other users' rows. */
-function replaceIn(rows: Map<string, Invitation>, row: Invitation): void {
-  for (const other of rows.values()) {
-    if (other.userId !== row.userId && other.tokenHash === row.tokenHash) {
-      throw new Error(`InMemoryInvitationRepository: duplicate token hash ${row.tokenHash}`);
-    }
-  }
-  rows.set(row.userId, row);
-}
-
-/** Marks an unused invitation used; false when there is none or it was used already. */
-function markUsedIn(rows: Map<string, Invitation>, userId: string, at: Date): boolean {
-  const row = rows.get(userId);
-  if (!row || row.usedAt !== undefined) return false;
-  rows.set(userId, copy({ ...row, usedAt: at }));
-  return true;
-}
-
-function copy(invitation: Invitation): Invitation {
-  return Object.freeze({
-    userId: invitation.userId,
-    tokenHash: invitation.tokenHash,
-    createdAt: new Date(invitation.createdAt),
-    expiresAt: new Date(invitation.expiresAt),
-    ...(invitation.usedAt !== undefined ? { usedAt: new Date(invitation.usedAt) } : {}),
-  });
 }

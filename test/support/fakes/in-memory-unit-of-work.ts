@@ -2,6 +2,7 @@ import type { TransactionScope, UnitOfWork } from '../../../src/application/port
 import { ioBoundary } from './io-boundary';
 import { InMemoryInvitationRepository } from './in-memory-invitation.repository';
 import type { InMemoryOutbox } from './in-memory-outbox';
+import { InMemoryPasswordResetStore } from './in-memory-password-reset.store';
 import { InMemoryProcessedEventStore } from './in-memory-processed-event.store';
 import { InMemoryRoleRepository } from './in-memory-role.repository';
 import type { InMemoryUserRepository } from './in-memory-user.repository';
@@ -15,6 +16,8 @@ export interface InMemoryStores {
   processedEvents?: InMemoryProcessedEventStore;
   /** A fresh, empty one when not given. */
   roles?: InMemoryRoleRepository;
+  /** A fresh, empty one when not given. */
+  passwordResets?: InMemoryPasswordResetStore;
   /**
    * Run every closure once more after a first attempt that is rolled back, as the TypeORM unit
    * of work does after a deadlock: a use case must be correct when its closure runs twice.
@@ -39,6 +42,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
   readonly invitations: InMemoryInvitationRepository;
   readonly processedEvents: InMemoryProcessedEventStore;
   readonly roles: InMemoryRoleRepository;
+  readonly passwordResets: InMemoryPasswordResetStore;
   /** Attempts rolled back on purpose to exercise the retry (not counted in `rollbacks`). */
   retriedAttempts = 0;
   private readonly retryEveryRun: boolean;
@@ -50,6 +54,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     this.invitations = stores.invitations ?? new InMemoryInvitationRepository();
     this.processedEvents = stores.processedEvents ?? new InMemoryProcessedEventStore();
     this.roles = stores.roles ?? new InMemoryRoleRepository();
+    this.passwordResets = stores.passwordResets ?? new InMemoryPasswordResetStore();
     // As the foreign key does: a user's row deleted (or erased) takes its invitation with it.
     this.users.linkInvitations(this.invitations);
   }
@@ -80,6 +85,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         this.invitations.prepareCommit(scope.invitations),
         this.processedEvents.prepareCommit(scope.processedEvents),
         this.roles.prepareCommit(scope.roles),
+        this.passwordResets.prepareCommit(scope.passwordResets),
       ];
       for (const step of apply) step();
       this.commits += 1;
@@ -102,6 +108,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       invitations,
       processedEvents: this.processedEvents.beginTransaction(),
       roles: this.roles.beginTransaction(users),
+      passwordResets: this.passwordResets.beginTransaction(),
     };
   }
 
@@ -111,5 +118,6 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     scope.invitations.close();
     scope.processedEvents.close();
     scope.roles.close();
+    scope.passwordResets.close();
   }
 }

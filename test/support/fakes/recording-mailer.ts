@@ -1,4 +1,4 @@
-import { type InvitationMail, MailDeliveryError, type Mailer } from '../../../src/application/ports/mailer.port';
+import { type InvitationMail, MailDeliveryError, type Mailer, type PasswordResetMailer } from '../../../src/application/ports/mailer.port';
 import { ioBoundary } from './io-boundary';
 
 export type MailFailure = 'temporary' | 'permanent';
@@ -7,10 +7,15 @@ export type MailFailure = 'temporary' | 'permanent';
  * Records every invitation mail the "server" accepted, in order. Told to, it fails the next sends
  * with a MailDeliveryError (temporary or permanent); those attempts are recorded apart.
  */
-export class RecordingMailer implements Mailer {
+export class RecordingMailer implements Mailer, PasswordResetMailer {
   private readonly accepted: InvitationMail[] = [];
   private readonly refused: { mail: InvitationMail; error: MailDeliveryError }[] = [];
   private failures: MailFailure[] = [];
+
+  /** Password-reset mails go the same way (their link names /password-reset). */
+  async sendPasswordReset(mail: InvitationMail): Promise<void> {
+    await this.sendInvitation(mail);
+  }
 
   async sendInvitation(mail: InvitationMail): Promise<void> {
     await ioBoundary();

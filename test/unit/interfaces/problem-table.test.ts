@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvitationExpiredError, InvitationNotFoundError, InvitationUsedError, UserAlreadyJoinedError } from '../../../src/domain/invitations/invitation.errors';
 import { PermissionDeniedError } from '../../../src/domain/permissions/permission-denied.error';
+import { PasswordResetExpiredError, PasswordResetNotFoundError, PasswordResetUsedError } from '../../../src/domain/users/password-reset';
 import { RoleNotFoundError } from '../../../src/domain/roles/role-not-found.error';
 import {
   BuiltInRoleError,
@@ -38,6 +39,10 @@ const DOMAIN_ERRORS: DomainError[] = [
   new InvitationNotFoundError(),
   new InvitationExpiredError(),
   new InvitationUsedError(),
+  // Password reset (#10).
+  new PasswordResetNotFoundError(),
+  new PasswordResetExpiredError(),
+  new PasswordResetUsedError(),
   new UserAlreadyJoinedError(),
   new UserDeactivatedError(),
   new UserChangedConcurrentlyError(),

@@ -71,6 +71,7 @@ describe('string bounds: no request input is unbounded', () => {
       'DELETE /v1/users/{id}',
       'DELETE /v1/users/{id}/invitation',
       'GET /invitations/accept',
+      'GET /password-reset',
       'GET /v1/permissions',
       'GET /v1/roles',
       'GET /v1/roles/{id}',
@@ -79,6 +80,9 @@ describe('string bounds: no request input is unbounded', () => {
       'PATCH /v1/roles/{id}',
       'PATCH /v1/users/{id}',
       'POST /invitations/accept',
+      'POST /password-reset',
+      'POST /v1/auth/password-reset',
+      'POST /v1/auth/password-reset/confirm',
       'POST /v1/auth/refresh',
       'POST /v1/auth/signin',
       'POST /v1/invitations/accept',
@@ -105,8 +109,8 @@ describe('string bounds: no request input is unbounded', () => {
 
   it('every body refuses unknown fields (additionalProperties: false, refused with a 400 naming the field)', () => {
     const bodies = routes.filter((r) => r.schema?.body);
-    // Sign-in, refresh, own password (#10), invite, accept, its form, a user's PATCH, a role's POST and PATCH (#11).
-    expect(bodies).toHaveLength(9);
+    // Sign-in, refresh, own password, the reset request, confirmation and form (#10), invite, accept, its form, a user's PATCH, a role's POST and PATCH (#11).
+    expect(bodies).toHaveLength(12);
     for (const route of bodies) expect({ route: route.url, additionalProperties: route.schema!.body!.additionalProperties }).toEqual({ route: route.url, additionalProperties: false });
   });
 });

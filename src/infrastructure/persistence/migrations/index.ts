@@ -6,6 +6,7 @@ import { RateLimitCounters1764200000000 } from './1764200000000-rate-limit-count
 import { UserAdministration1764300000000 } from './1764300000000-user-administration';
 import { RoleAdministration1764400000000 } from './1764400000000-role-administration';
 import { RefreshTokens1764500000000 } from './1764500000000-refresh-tokens';
+import { PasswordResets1764600000000 } from './1764600000000-password-resets';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   UserAdministration1764300000000,
   RoleAdministration1764400000000,
   RefreshTokens1764500000000,
+  PasswordResets1764600000000,
 ];

@@ -240,6 +240,19 @@ export const RefreshTokenSchema = new EntitySchema<RefreshTokenRecord>({
   },
 });
 
+/** Password-reset tokens (issue #10): the shape of `invitations`, one row per user. */
+export const PasswordResetSchema = new EntitySchema<InvitationRecord>({
+  name: 'PasswordReset',
+  tableName: 'password_resets',
+  columns: {
+    userId: { type: String, length: 36, primary: true, name: 'user_id' },
+    tokenHash: { type: String, length: 64, name: 'token_hash' },
+    createdAt: { ...datetime, name: 'created_at' },
+    expiresAt: { ...datetime, name: 'expires_at' },
+    usedAt: { ...datetime, nullable: true, name: 'used_at' },
+  },
+});
+
 export const ENTITY_SCHEMAS = [
   LoginAttemptSchema,
   RateLimitCounterSchema,
@@ -251,4 +264,5 @@ export const ENTITY_SCHEMAS = [
   InvitationSchema,
   ProcessedEventSchema,
   RefreshTokenSchema,
+  PasswordResetSchema,
 ];

@@ -3,6 +3,7 @@ import type { TransactionScope, UnitOfWork } from '../../../application/ports/un
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
 import { TypeOrmOutbox } from './typeorm-outbox.store';
+import { TypeOrmPasswordResetStore } from './typeorm-password-reset.store';
 import { TypeOrmProcessedEventStore } from './typeorm-processed-event.store';
 import { TypeOrmRoleRepository } from './typeorm-role.repository';
 import { TypeOrmUserRepository, type UserPersistenceServices } from './typeorm-user.repository';
@@ -48,6 +49,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           invitations: new TypeOrmInvitationRepository({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           processedEvents: new TypeOrmProcessedEventStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           roles: new TypeOrmRoleRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
+          passwordResets: new TypeOrmPasswordResetStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
         });
       });
     const result = await this.sqliteWriteQueue.serialize(() => retryDeadlocks(transaction));

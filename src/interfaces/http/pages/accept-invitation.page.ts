@@ -1,7 +1,7 @@
 import type { InvitationView } from '../../../application/invitations/inspect-invitation.use-case';
-import { formatExpiry } from '../../../application/shared/expiry-wording';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/users/password-policy';
 import escapeHtml from 'escape-html';
+import { expiryTime, layout } from './page-layout';
 import { FIELD_LABELS, FORM_FIELDS, type FormField, type FormProblems } from './accept-invitation.problems';
 
 export { ACCEPT_INVITATION_SCRIPT } from './accept-invitation.script';
@@ -18,40 +18,9 @@ export interface RefusedForm extends FormProblems {
   username: string;
 }
 
-const STYLE = `
-  body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328; }
-  h1 { font-size: 1.4rem; }
-  label { display: block; margin-top: 1rem; font-weight: 600; }
-  input { width: 100%; padding: .5rem; margin-top: .25rem; box-sizing: border-box; font-size: 1rem; }
-  input[aria-invalid="true"] { border: 2px solid #b42318; }
-  button { margin-top: 1.5rem; padding: .6rem 1.2rem; font-size: 1rem; cursor: pointer; }
-  .hint { color: #59636e; font-size: .85rem; }
-  .error { color: #b42318; }
-  .field-error { margin: .25rem 0 0; font-weight: 600; }
-  .ok { color: #1a7f37; }
-`;
 
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-${body}
-</body>
-</html>`;
-}
 
-/** The expiry in the words the invitation mail uses, with the exact instant for machines. */
-function expiryTime(expiresAt: Date): string {
-  return `<time datetime="${escapeHtml(expiresAt.toISOString())}">${escapeHtml(formatExpiry(expiresAt))}</time>`;
-}
+
 
 /**
  * One input with its label, hint and error. Without a problem the error paragraph stays empty and

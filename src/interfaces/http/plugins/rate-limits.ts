@@ -7,12 +7,12 @@ import { HttpProblemError } from '../problem';
  * client address, looser than sign-in's per-account lockout, which it never replaces. Per inviter:
  * one budget per authenticated user, for the routes that send invitation mail.
  */
-export type Throttle = 'address' | 'inviter';
+export type Throttle = 'address' | 'inviter' | 'reset-email';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The budget this route spends; its URL plays no part, so renaming the route keeps its limit. */
-    throttle?: Throttle;
+    throttle?: Throttle | Throttle[];
   }
 }
 
@@ -21,6 +21,8 @@ export interface RateLimits {
   addressPerMinute: number;
   /** 0 turns the per-inviter limit off. */
   invitesPerMinute: number;
+  /** Password-reset requests an hour per target e-mail, known or not (issue #10); 0 or absent: off. */
+  passwordResetsPerEmailPerHour?: number;
 }
 
 type Limiter =
@@ -69,16 +71,41 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
             }),
           }
         : null,
+    // After the body is parsed: the key is the target address (lower-cased), so a victim's mailbox is not
+    // flooded from many client addresses. Unknown addresses count alike: a 429 says nothing about accounts.
+    // A checker of its own, not `app.rateLimit`: the plugin runs one of its handlers per request, and the
+    // per-address one ran already.
+    'reset-email': (limits.passwordResetsPerEmailPerHour ?? 0) > 0 ? perEmailLimiter(app, limits.passwordResetsPerEmailPerHour!) : null,
   };
 
   app.addHook('onRoute', (route) => {
-    const throttle = route.config?.throttle;
-    if (throttle === undefined) return;
-    // A name no limit answers to would leave the route unthrottled without a word: refuse to start instead.
-    if (!Object.hasOwn(limiters, throttle)) throw new Error(`${route.method} ${route.url}: unknown throttle "${String(throttle)}"`);
-    const limiter = limiters[throttle];
-    if (!limiter) return;
-    const existing = route[limiter.hook];
-    route[limiter.hook] = [...(Array.isArray(existing) ? existing : existing ? [existing] : []), limiter.handler] as typeof existing;
+    const throttles = route.config?.throttle;
+    if (throttles === undefined) return;
+    for (const throttle of Array.isArray(throttles) ? throttles : [throttles]) {
+      // A name no limit answers to would leave the route unthrottled without a word: refuse to start instead.
+      if (!Object.hasOwn(limiters, throttle)) throw new Error(`${route.method} ${route.url}: unknown throttle "${String(throttle)}"`);
+      const limiter = limiters[throttle];
+      if (!limiter) continue;
+      const existing = route[limiter.hook];
+      route[limiter.hook] = [...(Array.isArray(existing) ? existing : existing ? [existing] : []), limiter.handler] as typeof existing;
+    }
   });
+}
+
+function perEmailLimiter(app: FastifyInstance, max: number): Limiter {
+  const check = app.createRateLimit({
+    max,
+    timeWindow: 3_600_000,
+    keyGenerator: (request) => {
+      const email = (request.body as { email?: unknown } | undefined)?.email;
+      return `reset-email:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
+    },
+  });
+  const handler: preHandlerHookHandler = async (request) => {
+    const result = await check(request);
+    if (result.isAllowed || !result.isExceeded) return;
+    const seconds = Math.max(1, result.ttlInSeconds);
+    throw new HttpProblemError('TOO_MANY_REQUESTS', `Too many requests; retry after ${seconds} seconds`, { 'retry-after': String(seconds) });
+  };
+  return { hook: 'preHandler', handler };
 }

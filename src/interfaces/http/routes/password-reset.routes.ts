@@ -1,0 +1,94 @@
+import type { FastifyInstance } from 'fastify';
+import type { ConfirmPasswordResetUseCase } from '../../../application/password-reset/confirm-password-reset.use-case';
+import type { RequestPasswordResetUseCase } from '../../../application/password-reset/request-password-reset.use-case';
+import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
+import { anyRequestProblems, bodyProblems, problemResponse, throttledProblem, unavailableProblem } from '../schemas';
+
+/** The one answer to every reset request, whatever the address: nothing in it tells whether an account exists. */
+export const PASSWORD_RESET_ACCEPTED = {
+  message: 'If an active account has this address, a link to choose a new password is on its way.',
+} as const;
+
+export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswordResetUseCase; confirmPasswordReset: ConfirmPasswordResetUseCase }) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.post<{ Body: { email: string } }>(
+      '/auth/password-reset',
+      {
+        // Per client address (the sign-in budget) and per target address: a mailbox is not flooded from many clients.
+        config: { public: true, throttle: ['address', 'reset-email'] },
+        schema: {
+          operationId: 'requestPasswordReset',
+          tags: ['auth'],
+          summary: 'Ask for a password-reset link by mail',
+          description:
+            'Always 202 with the same body, whether or not an active account has the address (and for pending or deactivated ' +
+            'users). For an active user the mailer sends a single-use link (PASSWORD_RESET_TTL); a newer request replaces an ' +
+            'older link. Limited per client address (ADDRESS_RATE_LIMIT) and per target address (PASSWORD_RESET_RATE_LIMIT).',
+          security: [],
+          body: {
+            type: 'object',
+            required: ['email'],
+            additionalProperties: false,
+            properties: { email: { type: 'string', minLength: 1, maxLength: 254 } },
+          },
+          response: {
+            202: {
+              description: 'Accepted; a mail follows when an active account has the address',
+              type: 'object',
+              required: ['message'],
+              properties: { message: { type: 'string' } },
+            },
+            ...anyRequestProblems,
+            ...bodyProblems,
+            429: throttledProblem,
+            503: unavailableProblem,
+          },
+        },
+      },
+      async (request, reply) => {
+        await deps.requestPasswordReset.execute({ email: request.body.email });
+        return reply.code(202).header('cache-control', 'no-store').send(PASSWORD_RESET_ACCEPTED);
+      },
+    );
+
+    app.post<{ Body: { token: string; password: string } }>(
+      '/auth/password-reset/confirm',
+      {
+        // Anonymous, and it hashes a password, as sign-in does: it spends the same per-address budget.
+        config: { public: true, throttle: 'address' },
+        schema: {
+          operationId: 'confirmPasswordReset',
+          tags: ['auth'],
+          summary: 'Set a new password with the token of a reset link',
+          description:
+            'No bearer token: the single-use token from the link authenticates. The password policy is the one of accepting ' +
+            'an invitation. Every access and refresh token of the user ends, and the sign-in lockout is cleared. Unknown token ' +
+            '→ 404, used or expired → 410 (as invitations).',
+          security: [],
+          body: {
+            type: 'object',
+            required: ['token', 'password'],
+            additionalProperties: false,
+            properties: {
+              token: { type: 'string', minLength: 1, maxLength: 200 },
+              password: { type: 'string', maxLength: PASSWORD_MAX_LENGTH },
+            },
+          },
+          response: {
+            204: { description: 'The password is set; sign in with it', type: 'null' },
+            ...anyRequestProblems,
+            404: problemResponse('No reset link has this token'),
+            410: problemResponse('The link has expired, or has been used'),
+            ...bodyProblems,
+            429: throttledProblem,
+            503: unavailableProblem,
+          },
+        },
+      },
+      async (request, reply) => {
+        await deps.confirmPasswordReset.execute(request.body);
+        return reply.code(204).header('cache-control', 'no-store').send();
+      },
+    );
+  };
+}
