@@ -62,10 +62,14 @@ export function renderInvitationMail(mail: InvitationMail, settings: TemplateSet
 
 /** The nodemailer message of an invitation, the same whichever transport carries it. */
 export function invitationMessage(mail: InvitationMail, from: string, settings: TemplateSettings = {}) {
-  const rendered = renderInvitationMail(mail, settings);
+  return automatedMessage(renderInvitationMail(mail, settings), { to: mail.to, name: mail.name }, from);
+}
+
+/** A rendered mail as a nodemailer message to one person, marked as sent by a machine. */
+export function automatedMessage(rendered: RenderedMail, recipient: { to: string; name?: string | null }, from: string) {
   return {
     from,
-    to: mail.name ? { name: mail.name, address: mail.to } : mail.to,
+    to: recipient.name ? { name: recipient.name, address: recipient.to } : recipient.to,
     subject: rendered.subject,
     text: rendered.text,
     html: rendered.html,

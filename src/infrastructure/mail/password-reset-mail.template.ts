@@ -1,7 +1,7 @@
 import escapeHtml from 'escape-html';
 import type { PasswordResetMail } from '../../application/ports/mailer.port';
 import { formatExpiry } from '../../application/shared/expiry-wording';
-import type { RenderedMail, TemplateSettings } from './invitation-mail.template';
+import { automatedMessage, type RenderedMail, type TemplateSettings } from './invitation-mail.template';
 
 const DEFAULT_PRODUCT_NAME = 'Access Control';
 
@@ -47,13 +47,5 @@ export function renderPasswordResetMail(mail: PasswordResetMail, settings: Templ
 
 /** The nodemailer message of a password-reset mail, the same whichever transport carries it. */
 export function passwordResetMessage(mail: PasswordResetMail, from: string, settings: TemplateSettings = {}) {
-  const rendered = renderPasswordResetMail(mail, settings);
-  return {
-    from,
-    to: mail.name ? { name: mail.name, address: mail.to } : mail.to,
-    subject: rendered.subject,
-    text: rendered.text,
-    html: rendered.html,
-    headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
-  };
+  return automatedMessage(renderPasswordResetMail(mail, settings), { to: mail.to, name: mail.name }, from);
 }
