@@ -21,13 +21,8 @@ describe('administering one user (#11)', () => {
     app = await startTestApp();
     admin = await app.signIn();
     adminId = (await app.request('GET', '/v1/users', { token: admin })).body.users[0]._id;
-    const dataSource = app.api.container.cradle.dataSource;
-    await dataSource.query('INSERT INTO roles (id, name, created_at) VALUES (?, ?, ?)', [SUPERVISOR.id, SUPERVISOR.name, new Date()]);
-    await dataSource.query('INSERT INTO role_permissions (role_id, permission_id) SELECT ?, id FROM permissions', [SUPERVISOR.id]);
-    await dataSource.query('INSERT INTO roles (id, name, created_at) VALUES (?, ?, ?)', [EDITOR.id, EDITOR.name, new Date()]);
-    for (const name of EDITOR.permissions) {
-      await dataSource.query('INSERT INTO role_permissions (role_id, permission_id) SELECT ?, id FROM permissions WHERE name = ?', [EDITOR.id, name]);
-    }
+    await app.addRole({ ...SUPERVISOR, permissions: 'all' });
+    await app.addRole(EDITOR);
   });
   afterAll(async () => app.close());
 

@@ -1,5 +1,5 @@
 import type { Role } from '../../src/domain/roles/role';
-import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -113,13 +113,8 @@ describe('users', () => {
     });
 
     it('answers 403 when the role holds a permission the inviter lacks', async () => {
-      const dataSource = app.api.container.cradle.dataSource;
       const inviterRole = '01a1fc99-0000-7000-8000-000000000001';
-      await dataSource.query('INSERT INTO roles (id, name, created_at) VALUES (?, ?, ?)', [inviterRole, 'inviter', new Date()]);
-      await dataSource.query('INSERT INTO role_permissions (role_id, permission_id) VALUES (?, ?)', [
-        inviterRole,
-        SEEDED_PERMISSIONS.find((p) => p.name === 'users:invite')!.id,
-      ]);
+      await app.addRole({ id: inviterRole, name: 'inviter', permissions: ['users:invite'] });
       await app.addJoinedUser({
         username: 'inviter',
         password: 'inviter-password-1',

@@ -5,6 +5,8 @@ import type { Role } from '../../src/domain/roles/role';
 import { Email } from '../../src/domain/users/email';
 import { User } from '../../src/domain/users/user';
 import { Username } from '../../src/domain/users/username';
+import { roleNameKey } from '../../src/domain/roles/role-name';
+import { RoleSchema } from '../../src/infrastructure/persistence/typeorm/records';
 import { loadConfig } from '../../src/infrastructure/config/config';
 import { createLogger } from '../../src/infrastructure/logging/logger';
 import type { Overrides } from '../../src/infrastructure/container';
@@ -27,6 +29,11 @@ export interface TestApp {
   signIn(username?: string, password?: string): Promise<string>;
   /** Adds a joined user with the given role directly, as a fixture. */
   addJoinedUser(input: { username: string; password: string; email: string; role: Role }): Promise<User>;
+  /**
+   * Adds a custom role directly, as an operator editing the tables would (no revision moved, no event),
+   * holding the named permissions, or every one. Through TypeORM, so its dates suit every database.
+   */
+  addRole(role: { id: string; name: string; permissions: readonly string[] | 'all' }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -117,6 +124,15 @@ export async function startTestApp(
       });
       await userRepository.add(user);
       return user;
+    },
+    async addRole({ id, name, permissions }) {
+      const { dataSource, clock } = api.container.cradle;
+      await dataSource.getRepository(RoleSchema).insert({ id, name, nameKey: roleNameKey(name), builtIn: 0, version: 1, createdAt: clock.now() });
+      const held = permissions === 'all' ? '' : ` WHERE name IN (${permissions.map(() => '?').join(', ') || 'NULL'})`;
+      await dataSource.query(`INSERT INTO role_permissions (role_id, permission_id) SELECT ?, id FROM permissions${held}`, [
+        id,
+        ...(permissions === 'all' ? [] : permissions),
+      ]);
     },
     async close() {
       recordCoverage(contract);

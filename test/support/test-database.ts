@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type Connection, createConnection } from 'mysql2/promise';
 import type { DatabaseConfig } from '../../src/infrastructure/config/config';
 
@@ -25,8 +28,25 @@ export function mysqlServerUrl(): string {
   return url;
 }
 
+/**
+ * The "server" of the `e2e-sqlite` jest project: every test database is then a SQLite file of its own,
+ * as `make run`'s embedded default keeps it (one connection, so the write queue's rules hold).
+ */
+export const SQLITE_SERVER = 'sqlite:';
+
+function createSqliteDatabase(prefix: string): TestDatabase {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `${prefix}-sqlite-`));
+  const file = path.join(dir, 'access-control.sqlite');
+  return {
+    url: `sqlite:${file}`,
+    config: { kind: 'sqlite', path: file },
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
 /** A database of its own on `onServer` (an admin URL; by default the server of serverUrl()). */
 export async function createTestDatabase(prefix = 'ac_test', onServer: string = serverUrl()): Promise<TestDatabase> {
+  if (onServer === SQLITE_SERVER) return createSqliteDatabase(prefix);
   const server = new URL(onServer);
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   await admin(server, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);

@@ -9,7 +9,6 @@ import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { CommonPasswords } from '../ports/common-passwords.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
-import type { RoleRepository } from '../ports/role-repository.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 
@@ -26,7 +25,6 @@ export interface AcceptInvitationInput {
  */
 export class AcceptInvitationUseCase {
   private readonly unitOfWork: UnitOfWork;
-  private readonly roles: RoleRepository;
   private readonly tokens: SecretTokens;
   private readonly hasher: PasswordHasher;
   private readonly commonPasswords: CommonPasswords | undefined;
@@ -35,7 +33,6 @@ export class AcceptInvitationUseCase {
 
   constructor(deps: {
     unitOfWork: UnitOfWork;
-    roleRepository: RoleRepository;
     secretTokens: SecretTokens;
     passwordHasher: PasswordHasher;
     /** When given, a password on its list is refused. */
@@ -44,7 +41,6 @@ export class AcceptInvitationUseCase {
     idGenerator: IdGenerator;
   }) {
     this.unitOfWork = deps.unitOfWork;
-    this.roles = deps.roleRepository;
     this.tokens = deps.secretTokens;
     this.hasher = deps.passwordHasher;
     this.commonPasswords = deps.commonPasswords;
@@ -58,7 +54,7 @@ export class AcceptInvitationUseCase {
     // Hashing is slow: do it before the transaction, so no row stays locked meanwhile.
     const passwordHash = await this.hasher.hash(input.password);
 
-    return this.unitOfWork.run(async ({ users, invitations, outbox }) => {
+    return this.unitOfWork.run(async ({ users, invitations, roles, outbox }) => {
       const invitation = await invitations.findByTokenHash(tokenHash);
       if (!invitation) throw new InvitationNotFoundError();
       const now = this.clock.now();
@@ -72,7 +68,7 @@ export class AcceptInvitationUseCase {
       // A deactivated invitee's link does not work until it is reactivated; it reads as any dead link.
       if (!user || user.status === 'deactivated') throw new InvitationNotFoundError();
       if (await users.existsWithUsername(username.normalized)) throw new UsernameAlreadyTakenError();
-      const role = await this.roles.findById(user.roleId);
+      const role = await roles.findById(user.roleId);
       user.join({
         name,
         username,

@@ -5,7 +5,6 @@ import { UserNotFoundError } from '../../domain/users/user.errors';
 import { type Actor, requirePermission } from '../auth/actor';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
-import type { RoleRepository } from '../ports/role-repository.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 
 /**
@@ -14,23 +13,21 @@ import type { UnitOfWork } from '../ports/unit-of-work.port';
  */
 export class ResendInvitationUseCase {
   private readonly unitOfWork: UnitOfWork;
-  private readonly roles: RoleRepository;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
 
-  constructor(deps: { unitOfWork: UnitOfWork; roleRepository: RoleRepository; clock: Clock; idGenerator: IdGenerator }) {
+  constructor(deps: { unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
     this.unitOfWork = deps.unitOfWork;
-    this.roles = deps.roleRepository;
     this.clock = deps.clock;
     this.ids = deps.idGenerator;
   }
 
   async execute({ actor, userId }: { actor: Actor; userId: string }): Promise<void> {
     requirePermission(actor, Permissions.usersInvite);
-    await this.unitOfWork.run(async ({ users, outbox }) => {
+    await this.unitOfWork.run(async ({ users, roles, outbox }) => {
       const user = await users.findById(userId);
       if (!user) throw new UserNotFoundError();
-      const role = await this.roles.findById(user.roleId);
+      const role = await roles.findById(user.roleId);
       const beyond = missingPermissions(actor.permissions, role?.permissions ?? []);
       if (beyond.length > 0) throw new PermissionDeniedError(beyond);
       user.resendInvitation({

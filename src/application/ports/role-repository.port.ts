@@ -16,6 +16,14 @@ export interface RoleRepository {
  * Role changes take turns: `findForChange` waits for any other role change to commit first.
  */
 export interface RoleStore {
+  /**
+   * The role as this transaction sees it. A use case reads roles here, never through the RoleRepository,
+   * once its unit of work has begun: that read would need a second connection while this one is held
+   * (SQLite has only one: it waits for this transaction, which waits for it).
+   */
+  findById(id: string): Promise<Role | null>;
+  /** Exact name, as RoleRepository.findByName. */
+  findByName(name: string): Promise<Role | null>;
   findForChange(id: string): Promise<RoleEntity | null>;
   /** RoleNameTakenError when the name is taken (case-insensitively). */
   insert(role: RoleEntity): Promise<void>;

@@ -14,9 +14,10 @@ export class DeactivateUserUseCase extends UserChange {
   async execute({ actor, userId, expectedVersion }: UserActionInput): Promise<UserDetails> {
     requirePermission(actor, Permissions.usersDeactivate);
     if (userId === actor.userId) throw new OwnAccountError('deactivate');
-    return this.unitOfWork.run(async ({ users, outbox }) => {
-      const { user, role } = await this.admin.target(users, actor, userId, expectedVersion);
-      await this.admin.assertAnotherActiveAdmin(users, user);
+    return this.unitOfWork.run(async (scope) => {
+      const { users, outbox } = scope;
+      const { user, role } = await this.admin.target(scope, actor, userId, expectedVersion);
+      await this.admin.assertAnotherActiveAdmin(scope, user);
       if (user.deactivate(this.changeBy(actor))) {
         await users.update(user);
         await users.incrementTokenVersion(user.id);

@@ -13,9 +13,10 @@ export class DeleteUserUseCase extends UserChange {
   async execute({ actor, userId, expectedVersion }: UserActionInput): Promise<void> {
     requirePermission(actor, Permissions.usersDelete);
     if (userId === actor.userId) throw new OwnAccountError('delete');
-    await this.unitOfWork.run(async ({ users, outbox }) => {
-      const { user } = await this.admin.target(users, actor, userId, expectedVersion);
-      await this.admin.assertAnotherActiveAdmin(users, user);
+    await this.unitOfWork.run(async (scope) => {
+      const { users, outbox } = scope;
+      const { user } = await this.admin.target(scope, actor, userId, expectedVersion);
+      await this.admin.assertAnotherActiveAdmin(scope, user);
       user.delete(this.changeBy(actor));
       // Erasing bumps the token version and deletes the invitation with the personal data.
       await users.erase(user);

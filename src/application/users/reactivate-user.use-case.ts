@@ -11,8 +11,9 @@ import { toUserDetails, type UserDetails } from './user.view';
 export class ReactivateUserUseCase extends UserChange {
   async execute({ actor, userId, expectedVersion }: UserActionInput): Promise<UserDetails> {
     requirePermission(actor, Permissions.usersDeactivate);
-    return this.unitOfWork.run(async ({ users, outbox }) => {
-      const { user, role } = await this.admin.target(users, actor, userId, expectedVersion);
+    return this.unitOfWork.run(async (scope) => {
+      const { users, outbox } = scope;
+      const { user, role } = await this.admin.target(scope, actor, userId, expectedVersion);
       if (user.reactivate(this.changeBy(actor))) {
         await users.update(user);
         await outbox.append(user.pullDomainEvents());

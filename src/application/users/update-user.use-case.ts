@@ -28,9 +28,10 @@ export class UpdateUserUseCase extends UserChange {
     const role: Role | undefined = input.role === undefined ? undefined : await this.admin.resolveRole(input.role);
     if (role) assertMayHandOut(actor, role);
 
-    return this.unitOfWork.run(async ({ users, outbox }) => {
-      const { user, role: previousRole } = await this.admin.target(users, actor, input.userId, input.expectedVersion);
-      if (role && role.id !== user.roleId) await this.admin.assertAnotherActiveAdmin(users, user);
+    return this.unitOfWork.run(async (scope) => {
+      const { users, outbox } = scope;
+      const { user, role: previousRole } = await this.admin.target(scope, actor, input.userId, input.expectedVersion);
+      if (role && role.id !== user.roleId) await this.admin.assertAnotherActiveAdmin(scope, user);
       const changed = user.update({ name, role, previousRole, ...this.changeBy(actor) });
       if (changed) {
         await users.update(user);

@@ -7,8 +7,10 @@ import type { Actor } from '../auth/actor';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { RoleRepository } from '../ports/role-repository.port';
-import type { UnitOfWork } from '../ports/unit-of-work.port';
-import type { UserRepository } from '../ports/user-repository.port';
+import type { TransactionScope, UnitOfWork } from '../ports/unit-of-work.port';
+
+/** What a change reads inside its unit of work: the users, and the roles as its transaction sees them. */
+export type ChangeScope = Pick<TransactionScope, 'users' | 'roles'>;
 
 /** What the administration use cases share: finding the user and the roles, and the guard rails. */
 export class UserAdministration {
@@ -21,21 +23,18 @@ export class UserAdministration {
     return role;
   }
 
-  /** The role the user holds now (a role removed meanwhile reads as one with no permissions). */
-  async roleOf(user: User): Promise<Role> {
-    return (await this.roles.findById(user.roleId)) ?? { id: user.roleId, name: '', permissions: [] };
-  }
 
   /**
    * The user to change, at the version the caller last saw when it names one (a client's If-Match),
    * and only when the actor holds every permission of the user's role: someone who could not have
    * handed out that role cannot change, lock out or remove its holders either.
    */
-  async target(users: UserRepository, actor: Actor, userId: string, expectedVersion?: number): Promise<{ user: User; role: Role }> {
-    const user = await users.findById(userId);
+  async target(scope: ChangeScope, actor: Actor, userId: string, expectedVersion?: number): Promise<{ user: User; role: Role }> {
+    const user = await scope.users.findById(userId);
     if (!user) throw new UserNotFoundError();
     if (expectedVersion !== undefined && expectedVersion !== user.version) throw new UserChangedConcurrentlyError();
-    const role = await this.roleOf(user);
+    // A role removed meanwhile reads as one with no permissions.
+    const role = (await scope.roles.findById(user.roleId)) ?? { id: user.roleId, name: '', permissions: [] };
     assertMayHandOut(actor, role);
     return { user, role };
   }
@@ -45,9 +44,9 @@ export class UserAdministration {
    * count is a locking read (UserRepository.countActiveWithRole): two admins deactivating each other at
    * once are counted one after the other, and the second is refused.
    */
-  async assertAnotherActiveAdmin(users: UserRepository, user: User): Promise<void> {
+  async assertAnotherActiveAdmin({ users, roles }: ChangeScope, user: User): Promise<void> {
     if (user.status !== 'active') return;
-    const admin = await this.roles.findByName(RoleNames.admin);
+    const admin = await roles.findByName(RoleNames.admin);
     if (!admin || user.roleId !== admin.id) return;
     if ((await users.countActiveWithRole(admin.id, user.id)) === 0) throw new LastActiveAdminError();
   }

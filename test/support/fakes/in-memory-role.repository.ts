@@ -91,6 +91,18 @@ export class InMemoryRoleStore extends TransactionalFake implements RoleStore {
     super();
   }
 
+  async findById(id: string): Promise<Role | null> {
+    await this.io();
+    const state = this.states.get(id);
+    return state ? RoleEntity.restore(state).toDetails() : null;
+  }
+
+  async findByName(name: string): Promise<Role | null> {
+    await this.io();
+    const state = [...this.states.values()].find((s) => s.name === name);
+    return state ? RoleEntity.restore(state).toDetails() : null;
+  }
+
   async findForChange(id: string): Promise<RoleEntity | null> {
     await this.io();
     const state = this.states.get(id);

@@ -40,8 +40,8 @@ function world() {
   const outbox = new InMemoryOutbox();
   const invitations = new InMemoryInvitationRepository();
   const processedEvents = new InMemoryProcessedEventStore();
-  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, retryEveryRun: true });
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles, retryEveryRun: true });
   const invitee = UserMother.pending({ name: 'Grace Hopper', email: 'grace@example.com', role: RoleMother.member() });
   users.seed(invitee);
   return { clock, ids, users, outbox, invitations, processedEvents, unitOfWork, roles, invitee };
@@ -67,7 +67,7 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
 
   it('ResendInvitationUseCase commits exactly one UserInvitationResent', async () => {
     const w = world();
-    const resend = new ResendInvitationUseCase({ unitOfWork: w.unitOfWork, roleRepository: w.roles, clock: w.clock, idGenerator: w.ids });
+    const resend = new ResendInvitationUseCase({ unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids });
 
     await resend.execute({ actor: ActorMother.admin(), userId: w.invitee.id });
 
@@ -93,7 +93,6 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
     w.invitations.seed(invitation);
     const accept = new AcceptInvitationUseCase({
       unitOfWork: w.unitOfWork,
-      roleRepository: w.roles,
       secretTokens: new FakeSecretTokens(),
       passwordHasher: new FakePasswordHasher(),
       clock: w.clock,

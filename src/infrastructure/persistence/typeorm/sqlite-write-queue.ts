@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isMysqlFamily } from './data-source';
 
@@ -14,6 +15,8 @@ import { isMysqlFamily } from './data-source';
 export class SqliteWriteQueue {
   private readonly dataSource: DataSource;
   private tail: Promise<unknown> = Promise.resolve();
+  /** The turn the running code is part of, while that turn lasts. */
+  private readonly turn = new AsyncLocalStorage<{ ended: boolean }>();
 
   constructor({ dataSource }: { dataSource: DataSource }) {
     this.dataSource = dataSource;
@@ -22,8 +25,19 @@ export class SqliteWriteQueue {
   /** Runs `work` after everything queued before it (SQLite), or at once (MySQL/MariaDB). */
   serialize<T>(work: () => Promise<T>): Promise<T> {
     if (isMysqlFamily(this.dataSource)) return work();
+    // Awaited from inside a turn, it would wait for the turn that waits for it: the request would
+    // never answer. Refused at once instead (a transaction reads through its own scope).
+    if (this.turn.getStore()?.ended === false) return Promise.reject(new QueuedInsideTurnError());
+    const turn = async () => {
+      const mark = { ended: false };
+      try {
+        return await this.turn.run(mark, work);
+      } finally {
+        mark.ended = true;
+      }
+    };
     // A turn that fails must not stop the ones after it.
-    const result = this.tail.then(work, work);
+    const result = this.tail.then(turn, turn);
     this.tail = result.catch(() => undefined);
     return result;
   }
@@ -36,5 +50,13 @@ export class SqliteWriteQueue {
    */
   outside<T>(manager: EntityManager, work: () => Promise<T>): Promise<T> {
     return manager.queryRunner ? work() : this.serialize(work);
+  }
+}
+
+/** A statement queued from inside a turn still running: it would wait for itself (see serialize). */
+export class QueuedInsideTurnError extends Error {
+  constructor() {
+    super('SqliteWriteQueue: a statement was queued from inside a transaction on the one SQLite connection, and would wait for it forever; read through the unit of work\'s scope');
+    this.name = 'QueuedInsideTurnError';
   }
 }

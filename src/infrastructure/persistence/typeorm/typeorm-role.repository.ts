@@ -43,7 +43,8 @@ export class TypeOrmRoleRepository implements RoleRepository, RoleStore {
   }
 
   async findById(id: string): Promise<Role | null> {
-    return (await this.findAllDetails()).find((role) => role.id === id) ?? null;
+    const state = (await this.queue.outside(this.manager, () => this.loadStates(id)))[0];
+    return state ? RoleEntity.restore(state).toDetails() : null;
   }
 
   async findByName(name: string): Promise<Role | null> {

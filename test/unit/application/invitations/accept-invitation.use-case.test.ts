@@ -32,13 +32,12 @@ function setup() {
   const users = new InMemoryUserRepository();
   const outbox = new InMemoryOutbox();
   const invitations = new InMemoryInvitationRepository();
-  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations });
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, roles });
   const hasher = new FakePasswordHasher();
   const tokens = new FakeSecretTokens();
   const accept = new AcceptInvitationUseCase({
     unitOfWork,
-    roleRepository: roles,
     secretTokens: tokens,
     passwordHasher: hasher,
     clock,

@@ -134,8 +134,7 @@ describe('InspectInvitationUseCase', () => {
     expect(invitations.forUser(invitee.id)).toEqual(invitation);
     expect((await users.findById(invitee.id))!.toSnapshot()).toEqual(invitee.toSnapshot());
     const accept = new AcceptInvitationUseCase({
-      unitOfWork: new InMemoryUnitOfWork({ users, outbox, invitations }),
-      roleRepository: new InMemoryRoleRepository([RoleMother.member()]),
+      unitOfWork: new InMemoryUnitOfWork({ users, outbox, invitations, roles: new InMemoryRoleRepository([RoleMother.member()]) }),
       secretTokens: tokens,
       passwordHasher: new FakePasswordHasher(),
       clock,

@@ -27,10 +27,10 @@ function setup() {
   const users = new InMemoryUserRepository();
   const outbox = new InMemoryOutbox();
   const invitations = new InMemoryInvitationRepository();
-  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations });
   const reader = RoleMother.withPermissions('reader', [Permissions.usersRead]);
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member(), reader]);
-  const resend = new ResendInvitationUseCase({ unitOfWork, roleRepository: roles, clock, idGenerator: ids });
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, roles });
+  const resend = new ResendInvitationUseCase({ unitOfWork, clock, idGenerator: ids });
   const invitee = UserMother.pending({ name: 'Grace Hopper', email: 'Grace@Example.com', role: RoleMother.member() });
   users.seed(invitee);
   const expectUnchanged = async (...seeded: { id: string; toSnapshot: () => object }[]) => {

@@ -24,8 +24,8 @@ export function administrationWorld() {
   const users = new InMemoryUserRepository();
   const outbox = new InMemoryOutbox();
   const invitations = new InMemoryInvitationRepository();
-  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations });
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member(), HELPDESK]);
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, roles });
   const adminUser = UserMother.joined({ username: 'root', role: RoleMother.admin() });
   const otherAdmin = UserMother.joined({ username: 'second.admin', role: RoleMother.admin() });
   const member = UserMother.joined({ name: 'Ada Lovelace', username: 'ada', email: 'Ada@Example.com', role: RoleMother.member() });
