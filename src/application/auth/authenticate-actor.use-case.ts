@@ -25,9 +25,11 @@ export class AuthenticateActorUseCase {
   }
 
   async execute({ subject, tokenVersion }: TokenSubject): Promise<Actor | null> {
-    const user = await this.users.findById(subject);
+    // Both at once: every request pays this, and the roles do not depend on which user it is.
+    const [user, roles] = await Promise.all([this.users.findById(subject), this.roles.findAll()]);
     if (!user || !user.isJoined || user.status !== 'active' || user.tokenVersion !== tokenVersion) return null;
-    const role = await this.roles.findById(user.roleId);
+    // A role missing from the list is looked up again (a repository may read afresh on a miss).
+    const role = roles.find((r) => r.id === user.roleId) ?? (await this.roles.findById(user.roleId));
     return { userId: user.id, permissions: role ? role.permissions : [] };
   }
 }

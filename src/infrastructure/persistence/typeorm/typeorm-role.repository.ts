@@ -4,6 +4,7 @@ import type { Role, RoleDetails } from '../../../domain/roles/role';
 import { type HeldPermission, RoleEntity, type RoleState } from '../../../domain/roles/role.entity';
 import { RoleChangedConcurrentlyError, RoleInUseError, RoleNameTakenError } from '../../../domain/roles/role.errors';
 import { roleNameKey } from '../../../domain/roles/role-name';
+import { BatchedLookup } from './batched-lookup';
 import { uniqueViolationOn } from './database-errors';
 import { isMysqlFamily } from './data-source';
 import { type RoleRecord, RoleSchema } from './records';
@@ -30,12 +31,21 @@ export class TypeOrmRoleRepository implements RoleRepository, RoleStore {
     this.queue = deps.sqliteWriteQueue;
   }
 
-  /** The catalogue's revision: it moves on with every committed role change. */
+  /**
+   * The catalogue's revision: it moves on with every committed role change. Every request reads it (the
+   * role cache checks it), so concurrent reads outside a transaction share round trips as the user reads
+   * do (BatchedLookup): each caller is answered by a read sent after it asked, never by one in flight.
+   */
   async revision(): Promise<number> {
-    return this.queue.outside(this.manager, async () => {
-      const rows = (await this.manager.query('SELECT revision FROM role_catalogue WHERE id = 1')) as { revision: number | string }[];
-      return Number(rows[0]?.revision ?? 0);
-    });
+    if (this.manager.queryRunner) return this.readRevision();
+    return (await this.sharedRevision.get(0)) ?? 0;
+  }
+
+  private readonly sharedRevision = new BatchedLookup<0, number>(async () => new Map([[0, await this.queue.outside(this.manager, () => this.readRevision())]]));
+
+  private async readRevision(): Promise<number> {
+    const rows = (await this.manager.query('SELECT revision FROM role_catalogue WHERE id = 1')) as { revision: number | string }[];
+    return Number(rows[0]?.revision ?? 0);
   }
 
   async findAll(): Promise<Role[]> {
