@@ -39,6 +39,7 @@ export function startTarget(name: string, mode: string, env: Record<string, stri
   const stderr: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   let nextId = 1;
+  let stopping: Promise<void> | undefined;
   const pending = new Map<number, (value: unknown) => void>();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} not ready in 120 s: ${stderr.join('').slice(-2000)}`)), 120_000);
@@ -56,14 +57,17 @@ export function startTarget(name: string, mode: string, env: Record<string, stri
               pending.set(id, done as (value: unknown) => void);
               child.send({ ...payload, id });
             }),
-          stop: async () => {
-            if (child.exitCode !== null) return;
-            const exited = new Promise((done) => child.once('exit', done));
-            child.send({ type: 'stop' });
-            const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-            await exited;
-            clearTimeout(kill);
-          },
+          // Once: the end of a run stops every target again, some of them already stopping (their channel closed).
+          stop: () =>
+            (stopping ??= (async () => {
+              if (child.exitCode !== null || child.signalCode !== null) return;
+              const exited = new Promise((done) => child.once('exit', done));
+              if (child.connected) child.send({ type: 'stop' });
+              else child.kill('SIGTERM');
+              const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+              await exited;
+              clearTimeout(kill);
+            })()),
         });
       } else if (message.type === 'failed') {
         clearTimeout(timer);
