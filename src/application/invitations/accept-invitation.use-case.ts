@@ -1,4 +1,4 @@
-import { invitationStatus } from '../../domain/invitations/invitation';
+import { singleUseTokenStatus } from '../../domain/shared/single-use-token';
 import { InvitationExpiredError, InvitationNotFoundError, InvitationUsedError } from '../../domain/invitations/invitation.errors';
 import { ValidationError, type FieldProblem } from '../../domain/shared/domain-error';
 import { parseDisplayName } from '../../domain/users/display-name';
@@ -58,7 +58,7 @@ export class AcceptInvitationUseCase {
       const invitation = await invitations.findByTokenHash(tokenHash);
       if (!invitation) throw new InvitationNotFoundError();
       const now = this.clock.now();
-      const status = invitationStatus(invitation, now);
+      const status = singleUseTokenStatus(invitation, now);
       if (status === 'used') throw new InvitationUsedError();
       if (status === 'expired') throw new InvitationExpiredError();
 

@@ -1,4 +1,4 @@
-import { invitationStatus, type InvitationStatus } from '../../domain/invitations/invitation';
+import { singleUseTokenStatus, type SingleUseTokenStatus } from '../../domain/shared/single-use-token';
 import type { Clock } from '../ports/clock.port';
 import type { InvitationRepository } from '../ports/invitation-repository.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
@@ -6,7 +6,7 @@ import type { UserRepository } from '../ports/user-repository.port';
 
 export type InvitationView =
   | { status: 'unknown' }
-  | { status: InvitationStatus; email: string; name?: string; expiresAt: Date };
+  | { status: SingleUseTokenStatus; email: string; name?: string; expiresAt: Date };
 
 /** What the page behind an invitation link shows. Reading consumes nothing (mail scanners open links). */
 export class InspectInvitationUseCase {
@@ -33,7 +33,7 @@ export class InspectInvitationUseCase {
     const user = invitation ? await this.users.findById(invitation.userId) : null;
     if (!invitation || !user || user.status === 'deactivated') return { status: 'unknown' };
     return {
-      status: invitationStatus(invitation, this.clock.now()),
+      status: singleUseTokenStatus(invitation, this.clock.now()),
       email: user.email,
       ...(user.name !== undefined ? { name: user.name } : {}),
       expiresAt: invitation.expiresAt,

@@ -1,4 +1,5 @@
-import { passwordResetStatus, PasswordResetExpiredError, PasswordResetNotFoundError, PasswordResetUsedError } from '../../domain/users/password-reset';
+import { singleUseTokenStatus } from '../../domain/shared/single-use-token';
+import { PasswordResetExpiredError, PasswordResetNotFoundError, PasswordResetUsedError } from '../../domain/users/password-reset';
 import { assertAcceptablePassword } from '../../domain/users/password-policy';
 import { Username } from '../../domain/users/username';
 import type { Clock } from '../ports/clock.port';
@@ -52,7 +53,7 @@ export class ConfirmPasswordResetUseCase {
       const reset = await passwordResets.findByTokenHash(tokenHash);
       if (!reset) throw new PasswordResetNotFoundError();
       const now = this.clock.now();
-      const status = passwordResetStatus(reset, now);
+      const status = singleUseTokenStatus(reset, now);
       if (status === 'used') throw new PasswordResetUsedError();
       if (status === 'expired') throw new PasswordResetExpiredError();
       // First, so a concurrent confirmation of the same token finds it used (the row lock orders them).

@@ -1,9 +1,9 @@
-import { passwordResetStatus, type PasswordResetStatus } from '../../domain/users/password-reset';
+import { singleUseTokenStatus, type SingleUseTokenStatus } from '../../domain/shared/single-use-token';
 import type { Clock } from '../ports/clock.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 
-export type PasswordResetView = { status: 'unknown' } | { status: PasswordResetStatus; email: string; expiresAt: Date };
+export type PasswordResetView = { status: 'unknown' } | { status: SingleUseTokenStatus; email: string; expiresAt: Date };
 
 /** What the page behind a reset link shows. Reading consumes nothing (mail scanners open links). */
 export class InspectPasswordResetUseCase {
@@ -24,7 +24,7 @@ export class InspectPasswordResetUseCase {
       const reset = await passwordResets.findByTokenHash(tokenHash);
       const user = reset ? await users.findById(reset.userId) : null;
       if (!reset || !user || user.status !== 'active') return { status: 'unknown' as const };
-      return { status: passwordResetStatus(reset, this.clock.now()), email: user.email, expiresAt: reset.expiresAt };
+      return { status: singleUseTokenStatus(reset, this.clock.now()), email: user.email, expiresAt: reset.expiresAt };
     });
   }
 }

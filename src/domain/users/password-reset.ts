@@ -1,24 +1,12 @@
 import { DomainError } from '../shared/domain-error';
 import type { DomainEvent } from '../shared/domain-event';
+import type { SingleUseToken } from '../shared/single-use-token';
 
 /**
- * The single-use secret behind a password-reset link (issue #10). Only a hash of the token is kept;
- * a user has at most one, and a newer request kills the older link when the mailer issues the new one.
+ * The single-use secret behind a password-reset link (issue #10): a newer request kills the older link
+ * when the mailer issues the new one.
  */
-export interface PasswordReset {
-  readonly userId: string;
-  readonly tokenHash: string;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-  readonly usedAt?: Date;
-}
-
-export type PasswordResetStatus = 'valid' | 'expired' | 'used';
-
-export function passwordResetStatus(reset: PasswordReset, now: Date): PasswordResetStatus {
-  if (reset.usedAt !== undefined) return 'used';
-  return now.getTime() >= reset.expiresAt.getTime() ? 'expired' : 'valid';
-}
+export type PasswordReset = SingleUseToken;
 
 export const PASSWORD_RESET_REQUESTED = 'PasswordResetRequested';
 

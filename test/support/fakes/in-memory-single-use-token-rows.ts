@@ -1,13 +1,8 @@
+import type { SingleUseToken } from '../../../src/domain/shared/single-use-token';
 import { TransactionalFake } from './transactional-fake';
 
 /** A single-use link's row, one per user (an invitation, a password reset): only its token's hash. */
-export interface SingleUseTokenRow {
-  readonly userId: string;
-  readonly tokenHash: string;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-  readonly usedAt?: Date;
-}
+export type SingleUseTokenRow = SingleUseToken;
 type Invitation = SingleUseTokenRow;
 
 /** A write made through a transactional copy, replayed (and so re-checked) on commit. */

@@ -180,16 +180,19 @@ export const OutboxSchema = new EntitySchema<OutboxRecord>({
   },
 });
 
+/** The columns of a table of single-use links keyed by user (`invitations`, `password_resets`). */
+const singleUseTokenColumns = {
+  userId: { type: String, length: 36, primary: true, name: 'user_id' },
+  tokenHash: { type: String, length: 64, name: 'token_hash' },
+  createdAt: { ...datetime, name: 'created_at' },
+  expiresAt: { ...datetime, name: 'expires_at' },
+  usedAt: { ...datetime, nullable: true, name: 'used_at' },
+} as const;
+
 export const InvitationSchema = new EntitySchema<InvitationRecord>({
   name: 'Invitation',
   tableName: 'invitations',
-  columns: {
-    userId: { type: String, length: 36, primary: true, name: 'user_id' },
-    tokenHash: { type: String, length: 64, name: 'token_hash' },
-    createdAt: { ...datetime, name: 'created_at' },
-    expiresAt: { ...datetime, name: 'expires_at' },
-    usedAt: { ...datetime, nullable: true, name: 'used_at' },
-  },
+  columns: singleUseTokenColumns,
 });
 
 export const ProcessedEventSchema = new EntitySchema<ProcessedEventRecord>({
@@ -244,13 +247,7 @@ export const RefreshTokenSchema = new EntitySchema<RefreshTokenRecord>({
 export const PasswordResetSchema = new EntitySchema<InvitationRecord>({
   name: 'PasswordReset',
   tableName: 'password_resets',
-  columns: {
-    userId: { type: String, length: 36, primary: true, name: 'user_id' },
-    tokenHash: { type: String, length: 64, name: 'token_hash' },
-    createdAt: { ...datetime, name: 'created_at' },
-    expiresAt: { ...datetime, name: 'expires_at' },
-    usedAt: { ...datetime, nullable: true, name: 'used_at' },
-  },
+  columns: singleUseTokenColumns,
 });
 
 export const ENTITY_SCHEMAS = [

@@ -1,16 +1,11 @@
+import type { SingleUseToken } from '../../../domain/shared/single-use-token';
 import { type DataSourceOptions, type EntityManager, type EntitySchema, IsNull, type Repository } from 'typeorm';
 import type { PlainInsertStatements } from './plain-insert-statements';
 import type { InvitationRecord } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 
 /** A single-use link's row, one per user: an invitation, a password reset. Only the token's hash is kept. */
-export interface SingleUseTokenRow {
-  readonly userId: string;
-  readonly tokenHash: string;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-  readonly usedAt?: Date;
-}
+export type SingleUseTokenRow = SingleUseToken;
 
 export interface SingleUseTokenRowsDeps {
   manager: EntityManager;
