@@ -1,6 +1,7 @@
 import type { InvitationView } from '../../../application/invitations/inspect-invitation.use-case';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/users/password-policy';
 import escapeHtml from 'escape-html';
+import type { Page } from './html-reply';
 import { expiryTime, layout } from './page-layout';
 import { FIELD_LABELS, FORM_FIELDS, type FormField, type FormProblems } from './accept-invitation.problems';
 
@@ -59,7 +60,7 @@ export function renderAcceptInvitationPage(
   token: string,
   settings: AcceptPageSettings = { appUrl: null },
   refused?: RefusedForm,
-): { status: number; html: string } {
+): Page {
   switch (view.status) {
     case 'unknown':
       return {
@@ -125,7 +126,7 @@ ${nextStep(settings.appUrl, false)}
 }
 
 /** What a post without the script answers once joined: what the script shows in its place. */
-export function renderJoinedPage(username: string, settings: AcceptPageSettings): { status: number; html: string } {
+export function renderJoinedPage(username: string, settings: AcceptPageSettings): Page {
   return {
     status: 200,
     html: layout(

@@ -3,7 +3,7 @@ import type { PasswordResetView } from '../../../application/password-reset/insp
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../domain/users/password-policy';
 import { expiryTime, layout } from './page-layout';
 
-type Page = { status: number; html: string };
+import type { Page } from './html-reply';
 
 
 

@@ -5,21 +5,12 @@ import { DomainError } from '../../../domain/shared/domain-error';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { toProblem } from '../error-handler';
 import { FORM_MEDIA } from '../form-body';
+import { type FormBody, formField, htmlResponse, type Page, sendPage } from '../pages/html-reply';
 import { type AcceptPageSettings, renderAcceptInvitationPage, renderJoinedPage } from '../pages/accept-invitation.page';
 import { formProblems } from '../pages/accept-invitation.problems';
 import type { Problem } from '../problem';
 import { anyRequestProblems, problemRef, problemResponse, throttledProblem, unavailableProblem } from '../schemas';
 
-const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-
-type FormBody = Record<string, string | string[] | undefined>;
-type Page = { status: number; html: string };
-
-/** A text field as it was posted; a field given twice (a list) or missing is empty. */
-const text = (body: FormBody | undefined, name: string): string => {
-  const value = body?.[name];
-  return typeof value === 'string' ? value : '';
-};
 
 /** The page of a dead link, with the status the use case gave: the view's data, the error's verdict. */
 function deadLink(code: string, view: InvitationView): InvitationView {
@@ -41,19 +32,19 @@ export function acceptInvitationFormRoutes(deps: {
 }) {
   /** The form again with the problems; a link that cannot be used shows its own page instead, as the fields would not help. */
   async function refusedForm(request: FastifyRequest<{ Body: FormBody }>, problem: Problem): Promise<Page> {
-    const token = text(request.body, 'token');
+    const token = formField(request.body, 'token');
     const view = await deps.inspectInvitation.execute(token);
     return renderAcceptInvitationPage(view, token, deps.settings, {
       status: problem.status,
-      name: text(request.body, 'name'),
-      username: text(request.body, 'username'),
+      name: formField(request.body, 'name'),
+      username: formField(request.body, 'username'),
       ...formProblems(problem),
     });
   }
 
   async function answer(request: FastifyRequest<{ Body: FormBody }>): Promise<Page> {
     if (request.validationError) return refusedForm(request, toProblem(request.validationError).problem);
-    const input = { token: text(request.body, 'token'), name: text(request.body, 'name'), username: text(request.body, 'username'), password: text(request.body, 'password') };
+    const input = { token: formField(request.body, 'token'), name: formField(request.body, 'name'), username: formField(request.body, 'username'), password: formField(request.body, 'password') };
     try {
       await deps.acceptInvitation.execute(input);
       return renderJoinedPage(input.username, deps.settings);
@@ -105,16 +96,16 @@ export function acceptInvitationFormRoutes(deps: {
             },
           },
           response: {
-            200: html('Joined: the page says what to do next (with a link to APP_URL when it is set)'),
+            200: htmlResponse('Joined: the page says what to do next (with a link to APP_URL when it is set)'),
             ...anyRequestProblems,
             400: {
               description:
                 'The form again, each problem at its field (text/html); problem+json when the request could not be read at all (before any route runs)',
               content: { 'text/html': { schema: { type: 'string' } }, 'application/problem+json': { schema: problemRef } },
             },
-            404: html('No invitation has this token: the page the link shows'),
-            409: html('The username is taken: the form again, saying so at the username'),
-            410: html('The invitation has expired, or has been used: the page the link shows'),
+            404: htmlResponse('No invitation has this token: the page the link shows'),
+            409: htmlResponse('The username is taken: the form again, saying so at the username'),
+            410: htmlResponse('The invitation has expired, or has been used: the page the link shows'),
             413: problemResponse('The body is larger than BODY_LIMIT'),
             415: problemResponse('The body is not a form (only `application/x-www-form-urlencoded` is read)'),
             429: throttledProblem,
@@ -125,12 +116,7 @@ export function acceptInvitationFormRoutes(deps: {
       async (request, reply) => {
         const page = await answer(request);
         if (page.status !== 200) request.log.info({ status: page.status }, 'request refused');
-        return reply
-          .code(page.status)
-          .header('cache-control', 'no-store')
-          .header('referrer-policy', 'no-referrer')
-          .type('text/html; charset=utf-8')
-          .send(page.html);
+        return sendPage(reply, page);
       },
     );
   };

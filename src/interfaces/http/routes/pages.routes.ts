@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { AcceptInvitationUseCase } from '../../../application/invitations/accept-invitation.use-case';
 import type { InspectInvitationUseCase } from '../../../application/invitations/inspect-invitation.use-case';
 import { readFormBodiesOnly } from '../form-body';
+import { htmlResponse, sendPage } from '../pages/html-reply';
 import { ACCEPT_INVITATION_SCRIPT, renderAcceptInvitationPage } from '../pages/accept-invitation.page';
 import { anyRequestProblems, unavailableProblem } from '../schemas';
 import { acceptInvitationFormRoutes } from './accept-invitation-form.routes';
 
-const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 
 /** `appUrl`: where the page sends a person once joined (APP_URL); null when not configured. */
 export function pagesRoutes(deps: {
@@ -30,23 +30,17 @@ export function pagesRoutes(deps: {
           security: [],
           querystring: { type: 'object', properties: { token: { type: 'string', maxLength: 200 } } },
           response: {
-            200: html('The form: name, username, password'),
+            200: htmlResponse('The form: name, username, password'),
             ...anyRequestProblems,
-            404: html('No invitation has this token (or none was given)'),
-            410: html('The invitation has expired, or has been used'),
+            404: htmlResponse('No invitation has this token (or none was given)'),
+            410: htmlResponse('The invitation has expired, or has been used'),
             503: unavailableProblem,
           },
         },
       },
       async (request, reply) => {
         const token = request.query.token ?? '';
-        const { status, html } = renderAcceptInvitationPage(await deps.inspectInvitation.execute(token), token, settings);
-        return reply
-          .code(status)
-          .header('cache-control', 'no-store')
-          .header('referrer-policy', 'no-referrer')
-          .type('text/html; charset=utf-8')
-          .send(html);
+        return sendPage(reply, renderAcceptInvitationPage(await deps.inspectInvitation.execute(token), token, settings));
       },
     );
 

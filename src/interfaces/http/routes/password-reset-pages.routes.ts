@@ -1,25 +1,14 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ConfirmPasswordResetUseCase } from '../../../application/password-reset/confirm-password-reset.use-case';
 import type { InspectPasswordResetUseCase, PasswordResetView } from '../../../application/password-reset/inspect-password-reset.use-case';
 import { DomainError } from '../../../domain/shared/domain-error';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { toProblem } from '../error-handler';
 import { FORM_MEDIA, readFormBodiesOnly } from '../form-body';
+import { type FormBody, formField, htmlResponse, sendPage } from '../pages/html-reply';
 import { PASSWORD_RESET_SCRIPT, renderPasswordResetPage, renderPasswordSetPage } from '../pages/password-reset.page';
 import { anyRequestProblems, problemRef, problemResponse, throttledProblem, unavailableProblem } from '../schemas';
 
-const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
-type FormBody = Record<string, string | string[] | undefined>;
-const text = (body: FormBody | undefined, name: string): string => (typeof body?.[name] === 'string' ? (body[name] as string) : '');
-
-function sendPage(reply: FastifyReply, page: { status: number; html: string }) {
-  return reply
-    .code(page.status)
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .type('text/html; charset=utf-8')
-    .send(page.html);
-}
 
 /** The page of a dead link with the verdict the use case gave. */
 function deadLink(code: string, view: PasswordResetView): PasswordResetView {
@@ -43,10 +32,10 @@ export function passwordResetPagesRoutes(deps: { inspectPasswordReset: InspectPa
           security: [],
           querystring: { type: 'object', properties: { token: { type: 'string', maxLength: 200 } } },
           response: {
-            200: html('The form: the new password'),
+            200: htmlResponse('The form: the new password'),
             ...anyRequestProblems,
-            404: html('No reset link has this token (or none was given)'),
-            410: html('The link has expired, or has been used'),
+            404: htmlResponse('No reset link has this token (or none was given)'),
+            410: htmlResponse('The link has expired, or has been used'),
             503: unavailableProblem,
           },
         },
@@ -81,14 +70,14 @@ export function passwordResetPagesRoutes(deps: { inspectPasswordReset: InspectPa
             },
           },
           response: {
-            200: html('The password is set'),
+            200: htmlResponse('The password is set'),
             ...anyRequestProblems,
             400: {
               description: 'The form again, with the problem (text/html); problem+json when the request could not be read at all',
               content: { 'text/html': { schema: { type: 'string' } }, 'application/problem+json': { schema: problemRef } },
             },
-            404: html('No reset link has this token: the page the link shows'),
-            410: html('The link has expired, or has been used: the page the link shows'),
+            404: htmlResponse('No reset link has this token: the page the link shows'),
+            410: htmlResponse('The link has expired, or has been used: the page the link shows'),
             413: problemResponse('The body is larger than BODY_LIMIT'),
             415: problemResponse('The body is not a form (only `application/x-www-form-urlencoded` is read)'),
             429: throttledProblem,
@@ -97,14 +86,14 @@ export function passwordResetPagesRoutes(deps: { inspectPasswordReset: InspectPa
         },
       },
       async (request, reply) => {
-        const token = text(request.body, 'token');
+        const token = formField(request.body, 'token');
         const refusedForm = async (problem: { status: number; code: string; detail?: string; errors?: { field: string; message: string }[] }) => {
           const message = problem.errors?.map((p) => `${p.field === 'password' ? 'Password' : p.field} ${p.message}`).join('; ') || problem.detail || 'Something went wrong.';
           return renderPasswordResetPage(await deps.inspectPasswordReset.execute(token), token, { status: problem.status, code: problem.code, message });
         };
         if (request.validationError) return sendPage(reply, await refusedForm(toProblem(request.validationError).problem));
         try {
-          await deps.confirmPasswordReset.execute({ token, password: text(request.body, 'password') });
+          await deps.confirmPasswordReset.execute({ token, password: formField(request.body, 'password') });
           return sendPage(reply, renderPasswordSetPage());
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
