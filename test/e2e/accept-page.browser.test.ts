@@ -1,15 +1,12 @@
-import { existsSync } from 'node:fs';
 import { asValue } from 'awilix';
-import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import { type Browser, type Page, type Request } from 'playwright-core';
 import { formatExpiry } from '../../src/application/shared/expiry-wording';
 import type { InvitationMail } from '../../src/application/ports/mailer.port';
 import { renderInvitationMail } from '../../src/infrastructure/mail/invitation-mail.template';
 import { CapturingMailer } from '../support/capturing-mailer';
+import { launchChromium } from '../support/headless-chromium';
 import { startTestApp, type TestApp } from '../support/test-app';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path): path is string => !!path && existsSync(path),
-);
 
 /** The invitation page's form, clicked through in a real headless Chromium. */
 describe('the invitation page in a browser', () => {
@@ -21,15 +18,9 @@ describe('the invitation page in a browser', () => {
   const mailer = new CapturingMailer();
 
   beforeAll(async () => {
-    if (!CHROMIUM) {
-      throw new Error('No Chromium for the browser test: run scripts/ensure-chromium.sh (make test does) or set CHROMIUM_PATH');
-    }
     app = await startTestApp({ APP_URL }, { mailer: asValue(mailer) });
     appWithoutLink = await startTestApp({}, { mailer: asValue(mailer) });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

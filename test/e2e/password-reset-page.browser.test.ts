@@ -1,15 +1,12 @@
-import { existsSync } from 'node:fs';
 import { asValue } from 'awilix';
-import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import { type Browser, type Page, type Request } from 'playwright-core';
 import type { Role } from '../../src/domain/roles/role';
 import { formatExpiry } from '../../src/application/shared/expiry-wording';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { CapturingMailer } from '../support/capturing-mailer';
+import { launchChromium } from '../support/headless-chromium';
 import { startTestApp, type TestApp } from '../support/test-app';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path): path is string => !!path && existsSync(path),
-);
 const member: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
 
 /** The password-reset page (#10), clicked through in a real headless Chromium, with JavaScript and without. */
@@ -20,12 +17,8 @@ describe('the password-reset page in a browser', () => {
   let counter = 0;
 
   beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('No Chromium for the browser test: run scripts/ensure-chromium.sh (make test does) or set CHROMIUM_PATH');
     app = await startTestApp({}, { mailer: asValue(mailer) });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
