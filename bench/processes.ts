@@ -4,7 +4,7 @@
  * Every one runs with the node flags of `npm start` and the image (`package.json` `config.nodeFlags`).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -29,7 +29,29 @@ export interface Target {
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
 
+let assetsCopied = false;
+/**
+ * The service's non-TypeScript files (data files it reads at run time, the common passwords) next to its compiled
+ * output, as `npm run build` does for dist/: once, before the first process starts, whichever command started it.
+ */
+function copyServiceAssets(from = path.join(ROOT, 'src'), to = path.join(__dirname, '..', 'src')): void {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    if (entry.isDirectory()) copyServiceAssets(source, path.join(to, entry.name));
+    else if (!entry.name.endsWith('.ts')) {
+      mkdirSync(to, { recursive: true });
+      copyFileSync(source, path.join(to, entry.name));
+    }
+  }
+}
+
+function withServiceAssets(): void {
+  if (!assetsCopied) copyServiceAssets();
+  assetsCopied = true;
+}
+
 export function startTarget(name: string, mode: string, env: Record<string, string>): Promise<Target> {
+  withServiceAssets();
   const child = fork(path.join(__dirname, 'target.js'), [], {
     execArgv: NODE_FLAGS,
     env: { PATH: process.env.PATH ?? '', ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}), BENCH_MODE: mode, LOG_LEVEL, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', ...env },
@@ -101,6 +123,7 @@ export interface Mailer {
  * listens (before it connects to the database or Kafka), so a first scrape comes before any mail.
  */
 export function startMailer(env: Record<string, string>): Promise<Mailer> {
+  withServiceAssets();
   const script = path.join(__dirname, '..', 'src', 'interfaces', 'mailer', 'main.js');
   const child = spawn(process.execPath, [...NODE_FLAGS, script], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', MAILER_METRICS_PORT: '0', ...env, LOG_LEVEL: 'info' },

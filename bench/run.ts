@@ -8,7 +8,7 @@
  * BENCH_SMOKE=1: a few hundred users, short runs (what `make test` runs; it asserts nothing about speed).
  * BENCH_OUT_DIR: where results.json and BENCHMARKS.md go (default: bench/ and docs/ of the project).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
@@ -91,21 +91,8 @@ function rowOf(id: string, scenario: string, baseline: string, result: PairResul
 // The run
 // ------------------------------------------------------------------------------------------
 
-/** The service's non-TypeScript files (data files it reads at run time) next to its compiled output, as `npm run build` does for dist/. */
-function copyServiceAssets(from = path.join(ROOT, 'src'), to = path.join(__dirname, '..', 'src')): void {
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    const source = path.join(from, entry.name);
-    if (entry.isDirectory()) copyServiceAssets(source, path.join(to, entry.name));
-    else if (!entry.name.endsWith('.ts')) {
-      mkdirSync(to, { recursive: true });
-      copyFileSync(source, path.join(to, entry.name));
-    }
-  }
-}
-
 export async function runBench(): Promise<Row[]> {
   const startedAt = Date.now();
-  copyServiceAssets();
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     if (!process.env.TEST_DATABASE_SERVER_URL) {
