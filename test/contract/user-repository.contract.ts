@@ -346,6 +346,18 @@ export function describeUserRepositoryContract(name: string, makeSubject: MakeSt
         expect(await matched({ ...filter, emailKey: wanted[3]!.email.toLowerCase(), status: 'pending' })).toEqual({ ids: [], total: 0 });
       });
 
+      test('the same list asked for many times at once: each answer as its own query would give, none older than a write before it', async () => {
+        const [first, second] = await addAll(person({ name: 'Quinn One' }), person({ name: 'Quinn Two', role: admin, username: unique('quinn2') }));
+        for (const filter of [{ prefix: 'quinn' }, { emailKey: first!.email.toLowerCase() }, { roleId: admin.id, prefix: 'quinn' }, { roleId: admin.id }]) {
+          const alone = await matched(filter);
+          expect(await Promise.all(Array.from({ length: 10 }, () => matched(filter)))).toEqual(Array(10).fill(alone));
+        }
+        const inFlight = Promise.all(Array.from({ length: 10 }, () => matched({ prefix: 'quinn' })));
+        const [third] = await addAll(person({ name: 'Quinn Three' }));
+        expect(await Promise.all(Array.from({ length: 10 }, () => matched({ prefix: 'quinn' })))).toEqual(Array(10).fill(only(first!, second!, third!)));
+        await inFlight;
+      });
+
       test('never lists or counts a deleted user, by any filter', async () => {
         const [gone, kept] = await addAll(person({ name: 'Gone Person', username: 'gone.person', email: 'gone@example.com' }), person({ name: 'Gone Too' }));
         const loaded = (await users.findById(gone!.id))!;

@@ -211,7 +211,8 @@ export class TypeOrmUserRepository implements UserRepository {
   /**
    * A role and/or status filter's total comes from the filtered totals (filtered-user-totals.ts: the whole
    * list's freshness rules), outside a transaction. An e-mail or prefix filter's (a handful of index entries at
-   * most) is counted in the page's own statement; past the end of the matches, by a count of its own.
+   * most) is counted in the page's own statement; past the end of the matches, by a count of its own. Outside a
+   * transaction, identical pages asked for at once share that statement (never a cache, as every page).
    */
   private async listFiltered({ offset, limit }: Slice, filter: UserListFilter): Promise<{ items: User[]; total: number }> {
     return this.queue.outside(this.manager, async () => {
@@ -223,7 +224,9 @@ export class TypeOrmUserRepository implements UserRepository {
         const records = await this.reads.filteredPageBatched(filter, offset, limit);
         return { items: records.map(toDomain), total };
       }
-      const { records, total } = await this.reads.filteredPageCounted(this.manager, filter, offset, limit);
+      const { records, total } = this.inTransaction
+        ? await this.reads.filteredPageCounted(this.manager, filter, offset, limit)
+        : await this.reads.filteredPageCountedBatched(filter, offset, limit);
       return { items: records.map(toDomain), total: total ?? (offset === 0 ? 0 : await count()) };
     });
   }

@@ -13,6 +13,12 @@ import { filterStatements } from './user-filter-statements';
  * (profile in docs/BENCHMARKS.md). Values still go through the driver's own hydration, so dates
  * and numbers come back as they would from `find()`, on MySQL, MariaDB and both SQLite drivers.
  */
+/** A page of the users a filter matches, and how many it matches (null when the page is empty). */
+export interface CountedPage {
+  records: UserRecord[];
+  total: number | null;
+}
+
 export interface UserReads {
   byId(manager: EntityManager, id: string): Promise<UserRecord | null>;
   /** By id outside any transaction: concurrent calls share round trips (see BatchedLookup), never a cache. */
@@ -33,7 +39,9 @@ export interface UserReads {
    * The same page with how many users the filter matches, counted in the same statement (`COUNT(*) OVER ()`
    * over the matches, before the page is cut): null when the page is empty (past the end, or no match).
    */
-  filteredPageCounted(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<{ records: UserRecord[]; total: number | null }>;
+  filteredPageCounted(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<CountedPage>;
+  /** The same outside any transaction: identical counted pages asked for at once share one query, as `pageBatched`. */
+  filteredPageCountedBatched(filter: UserListFilter, offset: number, limit: number): Promise<CountedPage>;
   /** How many users the filter matches, counted now with the page's predicate (the caches: user-total-cache.ts). */
   filteredCount(manager: EntityManager, filter: UserListFilter): Promise<number>;
 }
@@ -87,8 +95,12 @@ export class UserReadStatements implements UserReads {
     return this.built().filteredPageBatched(filter, offset, limit);
   }
 
-  filteredPageCounted(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<{ records: UserRecord[]; total: number | null }> {
+  filteredPageCounted(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<CountedPage> {
     return this.built().filteredPageCounted(manager, filter, offset, limit);
+  }
+
+  filteredPageCountedBatched(filter: UserListFilter, offset: number, limit: number): Promise<CountedPage> {
+    return this.built().filteredPageCountedBatched(filter, offset, limit);
   }
 
   filteredCount(manager: EntityManager, filter: UserListFilter): Promise<number> {
@@ -163,16 +175,33 @@ function buildUserReads(dataSource: DataSource): UserReads {
     const { ids } = filterStatements(filterColumns, filter);
     return many(manager, `${joined} JOIN (${ids.sql}) p ON p.id = u.${id} ORDER BY u.${id} ASC`, [...ids.parameters, limit, offset]);
   };
+  const filteredPageCounted = async (manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<CountedPage> => {
+    const { matched } = filterStatements(filterColumns, filter);
+    const page = `SELECT m.id AS id, COUNT(*) OVER () AS matched_total FROM (${matched.sql}) m ORDER BY m.id ASC LIMIT ? OFFSET ?`;
+    const sql = `SELECT ${joinedColumns}, p.matched_total AS matched_total FROM ${table} u JOIN (${page}) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
+    const rows = (await manager.query(sql, [...matched.parameters, limit, offset])) as Record<string, unknown>[];
+    return { records: rows.map(hydrate), total: rows.length > 0 ? Number(rows[0]!.matched_total) : null };
+  };
+  /** Identical filtered reads asked for at once, outside any transaction, share one query (never a cache). */
   type PageKey = { filter: UserListFilter; offset: number; limit: number };
-  const filteredPages = new BatchedLookup<string, UserRecord[]>(async (keys) => {
-    const loaded = await Promise.all(
-      keys.map(async (key) => {
-        const { filter, offset, limit } = JSON.parse(key) as PageKey;
-        return [key, await filteredPage(dataSource.manager, filter, offset, limit)] as const;
-      }),
-    );
-    return new Map(loaded);
-  });
+  const batchedByPage = <V>(read: (manager: EntityManager, filter: UserListFilter, offset: number, limit: number) => Promise<V>) => {
+    const lookup = new BatchedLookup<string, V>(async (keys) => {
+      const loaded = await Promise.all(
+        keys.map(async (key) => {
+          const { filter, offset, limit } = JSON.parse(key) as PageKey;
+          return [key, await read(dataSource.manager, filter, offset, limit)] as const;
+        }),
+      );
+      return new Map(loaded);
+    });
+    return async ({ roleId, status, emailKey, prefix }: UserListFilter, offset: number, limit: number): Promise<V> => {
+      // The key names every field in a fixed order, so two equal filters are one key.
+      const key: PageKey = { filter: { roleId, status, emailKey, prefix }, offset, limit };
+      return (await lookup.get(JSON.stringify(key)))!;
+    };
+  };
+  const filteredPageBatched = batchedByPage(filteredPage);
+  const filteredPageCountedBatched = batchedByPage(filteredPageCounted);
 
   return {
     byId: (manager, value) => one(manager, byIdSql, [value]),
@@ -186,19 +215,9 @@ function buildUserReads(dataSource: DataSource): UserReads {
     },
     byIds,
     filteredPage,
-    async filteredPageBatched(filter, offset, limit) {
-      const { roleId, status, emailKey, prefix } = filter;
-      // The key names every field in a fixed order, so two equal filters are one key.
-      const key: PageKey = { filter: { roleId, status, emailKey, prefix }, offset, limit };
-      return (await filteredPages.get(JSON.stringify(key))) ?? [];
-    },
-    async filteredPageCounted(manager, filter, offset, limit) {
-      const { matched } = filterStatements(filterColumns, filter);
-      const page = `SELECT m.id AS id, COUNT(*) OVER () AS matched_total FROM (${matched.sql}) m ORDER BY m.id ASC LIMIT ? OFFSET ?`;
-      const sql = `SELECT ${joinedColumns}, p.matched_total AS matched_total FROM ${table} u JOIN (${page}) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
-      const rows = (await manager.query(sql, [...matched.parameters, limit, offset])) as Record<string, unknown>[];
-      return { records: rows.map(hydrate), total: rows.length > 0 ? Number(rows[0]!.matched_total) : null };
-    },
+    filteredPageBatched,
+    filteredPageCounted,
+    filteredPageCountedBatched,
     async filteredCount(manager, filter) {
       const { count } = filterStatements(filterColumns, filter);
       const rows = (await manager.query(count.sql, count.parameters)) as { n: number | string }[];
