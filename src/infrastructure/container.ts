@@ -90,6 +90,8 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   commonPasswords: CommonPasswords;
   tokenIssuer: TokenIssuer;
   userRepository: UserRepository;
+  /** The role rows themselves, uncached: one per process, so that every revision read shares its batches. */
+  roleCatalogue: TypeOrmRoleRepository;
   roleRepository: RoleRepository;
   permissionRepository: PermissionRepository;
   unitOfWork: UnitOfWork;
@@ -188,10 +190,10 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
       (cradle: Cradle) => new TypeOrmUserRepository({ manager: cradle.dataSource.manager, ...userPersistenceServices(cradle) }),
     ).singleton(),
     // Roles are tiny: cached whole, read again whenever the role catalogue's revision moved on (any replica's change).
-    roleRepository: asFunction(
-      ({ dataSource, sqliteWriteQueue }: Cradle) =>
-        new CachedRoleRepository(new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue })),
+    roleCatalogue: asFunction(
+      ({ dataSource, sqliteWriteQueue }: Cradle) => new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue }),
     ).singleton(),
+    roleRepository: asFunction(({ roleCatalogue }: Cradle) => new CachedRoleRepository(roleCatalogue)).singleton(),
     // The permission catalogue is written only by migrations: cached whole, paged in memory.
     permissionRepository: asFunction(
       ({ dataSource }: Cradle) => new CachedPermissionRepository(new TypeOrmPermissionRepository(dataSource)),
@@ -231,14 +233,13 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     // By default every request reads its user, so a sign-out ends its tokens at once on every replica.
     // ACTOR_CACHE_TTL > 0 trades that for speed: another replica may accept a signed-out token that long
     // (a change made by this process still drops its entry at once).
-    authenticateActor: asFunction(({ userRepository, roleRepository, userChangeNotices, dataSource, sqliteWriteQueue }: Cradle) => {
+    authenticateActor: asFunction(({ userRepository, roleRepository, roleCatalogue, userChangeNotices }: Cradle) => {
       const direct = new AuthenticateActorUseCase({ userRepository, roleRepository });
       if (config.actorCacheTtlSeconds <= 0) return direct;
       // A role change (any replica's) still takes effect on the next request: entries carry the role catalogue's revision.
-      const catalogue = new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue });
       const resolver = new CachedActorResolver(direct, {
         ttlMs: config.actorCacheTtlSeconds * 1000,
-        rolesRevision: () => catalogue.revision(),
+        rolesRevision: () => roleCatalogue.revision(),
       });
       userChangeNotices.subscribe((userId) => resolver.invalidate(userId));
       return resolver;
