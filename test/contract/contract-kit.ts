@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { InvitationRepository } from '../../src/application/ports/invitation-repository.port';
 import type { ProcessedEventStore } from '../../src/application/ports/processed-event-store.port';
 import type { RefreshTokenStore } from '../../src/application/ports/refresh-token-store.port';
+import type { RoleRepository } from '../../src/application/ports/role-repository.port';
 import type { UnitOfWork } from '../../src/application/ports/unit-of-work.port';
 import type { UserRepository } from '../../src/application/ports/user-repository.port';
 import type { Invitation } from '../../src/domain/invitations/invitation';
@@ -23,6 +24,8 @@ export interface ContractStores {
   processedEvents: ProcessedEventStore;
   unitOfWork: UnitOfWork;
   refreshTokens: RefreshTokenStore;
+  /** The roles as committed: the built-in admin and member, as the migration seeds them, and no other. */
+  roles: RoleRepository;
   /**
    * The events the outbox holds, committed, in any order. The port has no read (the relay reads
    * the table): this is the one probe each implementation supplies for itself.

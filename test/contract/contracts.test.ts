@@ -5,6 +5,7 @@ import { describeOutboxContract } from './outbox.contract';
 import { describePasswordResetStoreContract } from './password-reset-store.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
 import { describeRefreshTokenStoreContract } from './refresh-token-store.contract';
+import { describeRoleStoreContract } from './role-store.contract';
 import { describeUnitOfWorkContract } from './unit-of-work.contract';
 import { describeUserAdministrationContract } from './user-administration.contract';
 import { describeUserRepositoryContract } from './user-repository.contract';
@@ -14,7 +15,7 @@ import { describeUserRepositoryContract } from './user-repository.contract';
  * TypeORM adapters on every real database (CONTRACT_TARGETS=sqlite narrows it while developing):
  * a behaviour the application relies on holds on both, or a case here says which side differs.
  */
-function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
+function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
   describeUserAdministrationContract(names.users, makeStores, options);
   describeInvitationRepositoryContract(names.invitations, makeStores, options);
@@ -23,6 +24,7 @@ function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' 
   describeUnitOfWorkContract(names.unitOfWork, makeStores, options);
   describeRefreshTokenStoreContract(names.refreshTokens, makeStores, options);
   describePasswordResetStoreContract(names.passwordResets, makeStores, options);
+  describeRoleStoreContract(names.roles, makeStores, options);
 }
 
 /*
@@ -44,6 +46,7 @@ describe('in-memory fakes', () => {
       unitOfWork: 'InMemoryUnitOfWork',
       refreshTokens: 'InMemoryRefreshTokenStore',
       passwordResets: 'InMemoryPasswordResetStore',
+      roles: 'InMemoryRoleRepository',
     },
     inMemoryStores,
   );
@@ -59,6 +62,7 @@ describe.each(contractTargets())('TypeORM adapters on $name', (target) => {
       unitOfWork: 'TypeOrmUnitOfWork',
       refreshTokens: 'TypeOrmRefreshTokenStore',
       passwordResets: 'TypeOrmPasswordResetStore',
+      roles: 'TypeOrmRoleRepository',
     },
     typeOrmStoresOn(target),
   );

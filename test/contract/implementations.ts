@@ -7,6 +7,9 @@ import { InMemoryProcessedEventStore } from '../support/fakes/in-memory-processe
 import { InMemoryUnitOfWork } from '../support/fakes/in-memory-unit-of-work';
 import { InMemoryUserRepository } from '../support/fakes/in-memory-user.repository';
 import { InMemoryRefreshTokenStore } from '../support/fakes/in-memory-refresh-token.store';
+import { InMemoryRoleRepository } from '../support/fakes/in-memory-role.repository';
+import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { TypeOrmRoleRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
 import { TypeOrmRefreshTokenStore } from '../../src/infrastructure/persistence/typeorm/typeorm-refresh-token.store';
 import { TypeOrmAdapters } from '../support/typeorm-adapters';
 import { ALL_TARGETS, type DatabaseTarget } from '../integration/persistence/database-targets';
@@ -18,8 +21,12 @@ export async function inMemoryStores(): Promise<ContractStores> {
   const outbox = new InMemoryOutbox();
   const invitations = new InMemoryInvitationRepository();
   const processedEvents = new InMemoryProcessedEventStore();
-  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents });
-  return { users, invitations, processedEvents, unitOfWork, refreshTokens: new InMemoryRefreshTokenStore(), storedEvents: async () => [...outbox.events] };
+  const roles = new InMemoryRoleRepository([
+    { id: SEEDED_ROLES.admin, name: 'admin', permissions: SEEDED_PERMISSIONS.map((p) => p.name) },
+    { id: SEEDED_ROLES.member, name: 'member', permissions: [] },
+  ]);
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles });
+  return { users, invitations, processedEvents, unitOfWork, roles, refreshTokens: new InMemoryRefreshTokenStore(), storedEvents: async () => [...outbox.events] };
 }
 
 /**
@@ -61,12 +68,16 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
     if (!dataSource) throw new Error(`${target.name}: the database is not open`);
     const db = dataSource;
     for (const table of CONTRACT_TABLES) await db.query(`DELETE FROM ${table}`);
+    // The roles a contract created (the built-in ones stay, as the migration seeded them).
+    await db.query('DELETE FROM role_permissions WHERE role_id IN (SELECT id FROM roles WHERE built_in = 0)');
+    await db.query('DELETE FROM roles WHERE built_in = 0');
     const adapters = new TypeOrmAdapters(db);
     return {
       users: adapters.users(),
       invitations: adapters.invitations(),
       processedEvents: adapters.processedEvents(),
       unitOfWork: adapters.unitOfWork(),
+      roles: new TypeOrmRoleRepository({ manager: db.manager, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
       refreshTokens: new TypeOrmRefreshTokenStore({ dataSource: db, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
       storedEvents: async () =>
         (await db.getRepository(OutboxSchema).find()).map((row) => ({
