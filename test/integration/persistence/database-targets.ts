@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { createDataSource, hasBetterSqlite3 } from '../../../src/infrastructure/persistence/typeorm/data-source';
+import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
+import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { createTestDatabase, mysqlServerUrl, serverUrl } from '../../support/test-database';
 
 /** One real database the persistence suite runs against: MariaDB, MySQL 8, or SQLite through either driver. */
@@ -63,3 +65,27 @@ export const ALL_TARGETS: DatabaseTarget[] = [
   ...(hasBetterSqlite3() ? [sqliteTarget('better-sqlite3')] : []),
   sqliteTarget('sqljs'),
 ];
+
+/** A describe's database: opened on its target and migrated before the describe's tests, closed after them. */
+export interface MigratedDatabase {
+  dataSource: DataSource;
+  /** The adapters of one process, as the composition root wires them. */
+  adapters: TypeOrmAdapters;
+  /** The migrations the first run applied (every one: the database starts empty). */
+  applied: string[];
+}
+
+/** Registers the hooks of the enclosing describe; the fields are set once its beforeAll ran. */
+export function migratedDatabase(target: DatabaseTarget): MigratedDatabase {
+  const db = {} as MigratedDatabase;
+  let dispose: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const opened = await target.open();
+    dispose = opened.dispose;
+    db.dataSource = opened.dataSource;
+    db.applied = await runMigrations(opened.dataSource);
+    db.adapters = new TypeOrmAdapters(opened.dataSource);
+  });
+  afterAll(async () => dispose?.());
+  return db;
+}
