@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { findExecutable, javaExecutable } from './local-kafka';
+import { findExecutable, javaExecutable } from './commands';
 
 /**
  * The verifiers other teams use, run as separate processes against a running service:
