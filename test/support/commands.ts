@@ -98,3 +98,9 @@ export function javaExecutable(): string | undefined {
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/** A failed command told whole (the command, why, its output's tail); any other error by its message. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof CommandError) return `${error.command}: ${error.message}${error.output ? `\n${error.output}` : ''}`;
+  return error instanceof Error ? error.message : String(error);
+}

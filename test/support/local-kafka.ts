@@ -20,7 +20,7 @@ import { CommandError, findExecutable, formatCommand, javaExecutable, LOG_TAIL_L
 import { freePort } from './free-port';
 import { type BrokerLayout, layoutOf, log4jPropertiesText, randomClusterId, serverPropertiesText } from './kafka-broker-config';
 import { defaultProjectRoot, ensureKafkaJars, type KafkaJarsOptions, LocalKafkaUnavailableError } from './kafka-jars';
-import { installExitHooks, liveJavaPids, ownedWorkDirs, spawnWatchdog } from './owned-processes';
+import { installExitHooks, livePids, ownedWorkDirs, spawnWatchdog } from './owned-processes';
 
 /** Why no broker of a test's own can start here: the tests that stop or reconfigure one ask first. */
 export { localKafkaUnavailable } from './kafka-jars';
@@ -268,12 +268,12 @@ export class LocalKafkaBroker {
       const error = await spawnError;
       throw new LocalKafkaUnavailableError(`could not start ${formatCommand(java, args)}: ${error.message}`);
     }
-    liveJavaPids.add(pid);
+    livePids.add(pid);
     child.unref(); // never keeps the test process alive by itself; the exit hook kills it
     spawnWatchdog(process.pid, pid, layout.workDir);
     this.child = child;
     this.exited = exited.then(() => {
-      liveJavaPids.delete(pid);
+      livePids.delete(pid);
       if (this.child === child) this.child = undefined;
     });
 

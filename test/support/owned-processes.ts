@@ -7,20 +7,20 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
 /** The pids to SIGKILL at exit: add a child's as it starts, delete it once it exited. */
-export const liveJavaPids = new Set<number>();
+export const livePids = new Set<number>();
 /** The work dirs to remove at exit: delete one once removed. */
 export const ownedWorkDirs = new Set<string>();
 let exitHooksInstalled = false;
 
 function killTrackedSync(): void {
-  for (const pid of liveJavaPids) {
+  for (const pid of livePids) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
       /* already gone */
     }
   }
-  liveJavaPids.clear();
+  livePids.clear();
 }
 
 function removeOwnedDirsSync(): void {
