@@ -38,6 +38,21 @@ if [ -n "${DOCKER_HOST:-}" ]; then
   echo "container engine: DOCKER_HOST=$DOCKER_HOST does not answer; looking for another"
 fi
 answers /var/run/docker.sock && use /var/run/docker.sock "the Docker engine"
+
+# A podman service whose working directory is gone (started by an earlier run from a checkout that was
+# deleted since) still answers its socket but starts no container: conmon says "Failed to get working
+# directory" and the API "(HTTP code 500) server error - write child: broken pipe". Such a service is
+# stopped here and started again below, from /.
+for pid in $(pgrep -f "podman system service.*$PODMAN_SOCKET" 2>/dev/null); do
+  case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in
+    *" (deleted)")
+      echo "container engine: the podman service on $PODMAN_SOCKET lost its working directory; starting it again"
+      kill "$pid" 2>/dev/null
+      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      rm -f "$PODMAN_SOCKET"
+      ;;
+  esac
+done
 answers "$PODMAN_SOCKET" && use "$PODMAN_SOCKET" "podman (already serving)"
 
 need_install=()
@@ -79,7 +94,8 @@ EOF
 fi
 
 mkdir -p "$(dirname "$PODMAN_SOCKET")"
-setsid nohup podman system service --time=0 "unix://$PODMAN_SOCKET" >/tmp/podman-service.log 2>&1 </dev/null &
+# From /: the service outlives this run, and conmon needs the directory it was started in to exist.
+(cd / && setsid nohup podman system service --time=0 "unix://$PODMAN_SOCKET" >/tmp/podman-service.log 2>&1 </dev/null &)
 for _ in $(seq 1 50); do
   answers "$PODMAN_SOCKET" && use "$PODMAN_SOCKET" "podman $(podman --version | awk '{print $3}') (started)"
   sleep 0.2
