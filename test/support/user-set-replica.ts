@@ -3,7 +3,9 @@
  * consuming access-control would write from docs/events (README and one JSON Schema per type),
  * without reading this service's code. It validates each value against its documented schema,
  * deduplicates by `id` (delivery is at least once), ignores types it does not know (the
- * versioning rule) and keeps `{ id → { email, name, username, role, status } }`.
+ * versioning rule) and keeps `{ id → { email, name, username, role, status } }`. A role's name is the
+ * one its own events (RoleCreated, RoleChanged) last gave, where there are any: a user event carries the
+ * name as it was when recorded, and a role's events are on another partition than its holders'.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -46,12 +48,21 @@ function documentedSchemas(): Map<string, ValidateFunction> {
 }
 
 export class UserSetReplica {
-  readonly users = new Map<string, ReplicaUser>();
+  /** The users as their own events left them (each role with the name the user's last event carried). */
+  private readonly held = new Map<string, ReplicaUser>();
+  /** Role id → name, from the roles' own events: custom roles only (built-in ones are never renamed). */
+  private readonly roleNames = new Map<string, string>();
   /** Events the replica could not make sense of: invalid against their schema, or about a user it never saw created. */
   readonly problems: string[] = [];
   readonly ignoredTypes = new Set<string>();
   private readonly seen = new Set<string>();
   private readonly schemas = documentedSchemas();
+
+  /** The copy of the user set: each user with its role's current name. */
+  get users(): Map<string, ReplicaUser> {
+    const named = (role: ReplicaRole): ReplicaRole => ({ _id: role._id, name: this.roleNames.get(role._id) ?? role.name });
+    return new Map([...this.held].map(([id, user]) => [id, { ...user, role: named(user.role) }]));
+  }
 
   /** Applies one Kafka message value; false when it was a duplicate (an `id` seen before). */
   apply(value: string): boolean {
@@ -76,11 +87,11 @@ export class UserSetReplica {
     const text = (field: string) => (typeof data[field] === 'string' ? (data[field] as string) : undefined);
     switch (type) {
       case 'UserInvited':
-        this.users.set(id, withoutUndefined({ email: text('email')!, name: text('name'), role: pickRole(role!), status: 'pending' }));
+        this.held.set(id, withoutUndefined({ email: text('email')!, name: text('name'), role: pickRole(role!), status: 'pending' }));
         return;
       case 'UserJoined':
         // The whole user travels: an upsert, whether or not an invitation was seen before.
-        this.users.set(id, { email: text('email')!, name: text('name')!, username: text('username')!, role: pickRole(role!), status: 'active' });
+        this.held.set(id, { email: text('email')!, name: text('name')!, username: text('username')!, role: pickRole(role!), status: 'active' });
         return;
       case 'UserInvitationResent':
         // The invitation as it stands: e-mail, name and role are current.
@@ -88,7 +99,7 @@ export class UserSetReplica {
         return;
       case 'UserInvitationRevoked':
       case 'UserDeleted':
-        if (!this.users.delete(id)) this.problems.push(`${type} for unknown user ${id}`);
+        if (!this.held.delete(id)) this.problems.push(`${type} for unknown user ${id}`);
         return;
       case 'UserUpdated': {
         const changes = data.changes as { name?: string };
@@ -104,19 +115,31 @@ export class UserSetReplica {
       case 'UserReactivated':
         this.change(id, type, (user) => ({ ...user, status: data.status as 'active' | 'pending' }));
         return;
+      case 'RoleCreated':
+        this.roleNames.set(id, text('name')!);
+        return;
+      case 'RoleChanged': {
+        const changes = data.changes as { name?: string };
+        if (changes.name !== undefined) this.roleNames.set(id, changes.name);
+        return;
+      }
+      case 'RoleDeleted':
+        // Nobody held it: no user of the copy names it any more.
+        this.roleNames.delete(id);
+        return;
       default:
-        // Documented but not about the user set (none today): nothing to keep.
+        // Documented but not about the user set (PasswordResetRequested): nothing to keep.
         this.ignoredTypes.add(type);
     }
   }
 
   private change(id: string, type: string, update: (user: ReplicaUser) => ReplicaUser): void {
-    const user = this.users.get(id);
+    const user = this.held.get(id);
     if (!user) {
       this.problems.push(`${type} for unknown user ${id}`);
       return;
     }
-    this.users.set(id, update(user));
+    this.held.set(id, update(user));
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Issue #11: a consumer can keep a correct copy of the user set from the topic alone. A seeded,
  * randomized run of invitations, accepts, renames, role changes, deactivations, reactivations,
- * deletions, revocations and resends goes through the real service over HTTP (MariaDB/MySQL, the
+ * deletions, revocations and resends, and of custom roles created, renamed and deleted (a renamed
+ * role's holders must show its new name), goes through the real service over HTTP (MariaDB/MySQL, the
  * outbox, the relay) to a real Kafka topic; a consumer then reads the topic from the beginning,
  * rebuilds the users from the events alone (test/support/user-set-replica.ts, written from
  * docs/events) and must find exactly what GET /v1/users lists.
@@ -63,7 +64,7 @@ describe('a consumer keeps a correct copy of the user set from the user-events t
 
   it('ran a sequence with every kind of change', () => {
     const kinds = scenario.performed;
-    for (const kind of ['invite', 'accept', 'rename', 'role', 'renameAndRole', 'deactivate', 'reactivate', 'delete', 'revoke', 'resend', 'noop']) {
+    for (const kind of ['invite', 'accept', 'rename', 'role', 'renameAndRole', 'deactivate', 'reactivate', 'delete', 'revoke', 'resend', 'noop', 'createRole', 'renameRole', 'deleteRole']) {
       expect([kind, (kinds.get(kind) ?? 0) > 0]).toEqual([kind, true]);
     }
     process.stdout.write(`user-set replay: ${messages.length} messages, ${JSON.stringify(Object.fromEntries(kinds))}\n`);
@@ -100,6 +101,27 @@ describe('a consumer keeps a correct copy of the user set from the user-events t
     }
     // The users spread over the partitions, so the order above is not an accident of a single one.
     expect(new Set(messages.map((m) => m.partition)).size).toBeGreaterThan(1);
+  });
+
+  it('keys each role event by its role, in the order its changes happened; a renamed role’s holders show its new name', async () => {
+    const perRole = new Map<string, { partition: number; type: string }[]>();
+    const seen = new Set<string>();
+    for (const message of orderedByOffset(messages)) {
+      const event = JSON.parse(message.value) as CloudEvent<{ role_id?: string }>;
+      if (!event.type.startsWith('Role') || seen.has(event.id)) continue;
+      seen.add(event.id);
+      expect([event.type, message.key, event.data.role_id]).toEqual([event.type, event.subject, event.subject]);
+      perRole.set(event.subject, [...(perRole.get(event.subject) ?? []), { partition: message.partition, type: event.type }]);
+    }
+    expect([...perRole.keys()].sort()).toEqual([...scenario.expectedRoleEvents.keys()].sort());
+    for (const [roleId, events] of perRole) {
+      expect([roleId, new Set(events.map((e) => e.partition)).size]).toEqual([roleId, 1]);
+      expect([roleId, events.map((e) => e.type)]).toEqual([roleId, scenario.expectedRoleEvents.get(roleId)]);
+    }
+    // The comparison above covers renamed roles only if some user held one when the run ended.
+    const truth = await listedUsers(app, scenario.token);
+    const renamed = [...scenario.expectedRoleEvents].filter(([, types]) => types.includes('RoleChanged') && !types.includes('RoleDeleted')).map(([id]) => id);
+    expect([...truth.values()].some((user) => renamed.includes(user.role._id))).toBe(true);
   });
 
   it('carries no secret: no password, hash or invitation token in any event', () => {

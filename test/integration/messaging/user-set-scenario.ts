@@ -1,15 +1,22 @@
 /**
  * The driver of the user-set replay test: a seeded, randomized sequence of user changes made
- * through the service's HTTP API as an admin would make them. Each batch runs up to four changes
- * at once, on different users (a user's own changes stay in sequence, as a client's would). The
- * model here only picks valid changes and says which events each one must record, in order.
+ * through the service's HTTP API as an admin would make them, custom roles created, renamed and
+ * deleted among them. Each batch runs up to four changes at once, on different users and roles (a
+ * user's or a role's own changes stay in sequence, as a client's would; a role is not assigned while it
+ * is renamed or deleted). The model here only picks valid changes and says which events each one must
+ * record, in order.
  */
 import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import type { CapturingMailer } from '../../support/capturing-mailer';
 import { ADMIN, type TestApp } from '../../support/test-app';
 
 type Status = 'pending' | 'active' | 'deactivated';
-type RoleName = keyof typeof SEEDED_ROLES;
+
+interface ModeledRole {
+  id: string;
+  name: string;
+  builtIn: boolean;
+}
 
 interface Modeled {
   /** Order of invitation: candidates are picked in this order, so a seed always makes the same run. */
@@ -17,7 +24,8 @@ interface Modeled {
   id: string;
   email: string;
   name?: string;
-  role: RoleName;
+  /** The role's id. */
+  role: string;
   status: Status;
   joined: boolean;
 }
@@ -42,6 +50,8 @@ export class ReplayScenario {
   token = '';
   /** Per user id, the event types its changes must have recorded, in order. */
   readonly expectedEvents = new Map<string, string[]>();
+  /** The same per custom role id. */
+  readonly expectedRoleEvents = new Map<string, string[]>();
   /** How many changes of each kind ran (`noop`: a change that changes nothing and records nothing). */
   readonly performed = new Map<string, number>();
   /** Users revoked or deleted: gone from the list and from a consumer's copy. */
@@ -49,8 +59,14 @@ export class ReplayScenario {
   /** Every password set, to check none reaches an event. */
   readonly passwords: string[] = [];
   private readonly live = new Map<string, Modeled>();
+  private readonly roles = new Map<string, ModeledRole>([
+    [SEEDED_ROLES.admin, { id: SEEDED_ROLES.admin, name: 'admin', builtIn: true }],
+    [SEEDED_ROLES.member, { id: SEEDED_ROLES.member, name: 'member', builtIn: true }],
+  ]);
   private readonly freedEmails: string[] = [];
   private readonly random: () => number;
+  /** The roles assigned by the running batch: assigned again in it at will, never renamed or deleted in it. */
+  private readonly assigned = new Set<string>();
   private adminId = '';
   private counter = 0;
 
@@ -68,14 +84,16 @@ export class ReplayScenario {
     this.passwords.push(ADMIN.password);
     const found = await this.app.request('GET', `/v1/users?email=${encodeURIComponent(ADMIN.email)}`, { token: this.token });
     this.adminId = found.body.users[0]._id;
-    this.live.set(this.adminId, { seq: 0, id: this.adminId, email: ADMIN.email, name: ADMIN.name, role: 'admin', status: 'active', joined: true });
+    this.live.set(this.adminId, { seq: 0, id: this.adminId, email: ADMIN.email, name: ADMIN.name, role: SEEDED_ROLES.admin, status: 'active', joined: true });
     this.record(this.adminId, 'UserJoined');
   }
 
-  /** Up to four changes at once, each on a user of its own (invitations on new ones). */
+  /** Up to four changes at once, each on a user or a role of its own (invitations and new roles on new ones). */
   async runBatch(): Promise<void> {
     const size = 1 + Math.floor(this.random() * 4);
+    // Users and roles changed in this batch, and the roles it assigns (none of which is renamed or deleted in it).
     const busy = new Set<string>();
+    this.assigned.clear();
     const actions: Action[] = [];
     for (let i = 0; i < size; i += 1) {
       const action = this.choose(busy);
@@ -88,12 +106,17 @@ export class ReplayScenario {
     const free = [...this.live.values()].filter((u) => !busy.has(u.id)).sort((a, b) => a.seq - b.seq);
     const others = free.filter((u) => u.id !== this.adminId);
     const invitees = others.filter((u) => !u.joined);
+    const customs = [...this.roles.values()].filter((r) => !r.builtIn && !busy.has(r.id));
+    const held = new Set([...this.live.values()].map((u) => u.role));
     const options: [number, () => Action | undefined][] = [
-      [this.live.size < 8 ? 10 : 4, () => this.invite()],
+      [this.live.size < 8 ? 10 : 4, () => this.invite(busy)],
+      [customs.length < 3 ? 2 : 0, () => this.createRole()],
+      [1, () => this.targetRole(customs, busy, (r) => this.renameRole(r))],
+      [1, () => this.targetRole(customs.filter((r) => !held.has(r.id)), busy, (r) => this.deleteRole(r))],
       [3, () => this.target(invitees.filter((u) => u.status === 'pending'), busy, (u) => this.accept(u))],
       [2, () => this.target(free, busy, (u) => this.rename(u))],
-      [2, () => this.target(others, busy, (u) => this.changeRole(u))],
-      [1, () => this.target(others, busy, (u) => this.renameAndChangeRole(u))],
+      [2, () => this.target(others, busy, (u) => this.changeRole(u, busy))],
+      [1, () => this.target(others, busy, (u) => this.renameAndChangeRole(u, busy))],
       [2, () => this.target(others, busy, (u) => this.deactivate(u))],
       [2, () => this.target(others.filter((u) => u.status === 'deactivated'), busy, (u) => this.reactivate(u))],
       [1, () => this.target(others, busy, (u) => this.remove(u))],
@@ -116,15 +139,62 @@ export class ReplayScenario {
     return make(user);
   }
 
-  private invite(): Action {
+  private targetRole(candidates: ModeledRole[], busy: Set<string>, make: (role: ModeledRole) => Action): Action | undefined {
+    if (candidates.length === 0) return undefined;
+    const role = this.pick(candidates);
+    busy.add(role.id);
+    return make(role);
+  }
+
+  /** A custom role, with one permission the admin holds. */
+  private createRole(): Action {
+    const name = `replay-role-${++this.counter}`;
+    return this.action('createRole', async () => {
+      const response = await this.call('POST', '/v1/roles', { name, permissions: ['users:read'] }, 201);
+      const id = response.body._id as string;
+      this.roles.set(id, { id, name, builtIn: false });
+      this.record(id, 'RoleCreated', this.expectedRoleEvents);
+    });
+  }
+
+  /** Renames a custom role: its holders' copies must show the new name, though their own events carry the old one. */
+  private renameRole(role: ModeledRole): Action {
+    const name = `replay-role-${++this.counter}`;
+    return this.action('renameRole', async () => {
+      const response = await this.call('PATCH', `/v1/roles/${role.id}`, { name }, 200);
+      expect(response.body).toMatchObject({ _id: role.id, name });
+      role.name = name;
+      this.record(role.id, 'RoleChanged', this.expectedRoleEvents);
+    });
+  }
+
+  /** Deletes a custom role nobody holds (erased users' rows do not count). */
+  private deleteRole(role: ModeledRole): Action {
+    this.roles.delete(role.id);
+    return this.action('deleteRole', async () => {
+      await this.call('DELETE', `/v1/roles/${role.id}`, undefined, 204);
+      this.record(role.id, 'RoleDeleted', this.expectedRoleEvents);
+    });
+  }
+
+  /** A role to assign in this batch, marked so that no change of the batch renames or deletes it. */
+  private assignable(busy: Set<string>, other?: string): string {
+    const roles = [...this.roles.values()].filter((r) => r.id !== other && (r.builtIn || !busy.has(r.id) || this.assigned.has(r.id)));
+    const role = this.pick(roles);
+    busy.add(role.id);
+    this.assigned.add(role.id);
+    return role.id;
+  }
+
+  private invite(busy: Set<string>): Action {
     const reuse = this.freedEmails.length > 0 && this.random() < 0.4;
     // A freed address (its user revoked or deleted) may be invited again: a new user, a new id.
     const email = reuse ? this.freedEmails.splice(Math.floor(this.random() * this.freedEmails.length), 1)[0]! : `Replay.User${++this.counter}@Example.test`;
     const name = this.random() < 0.6 ? this.pick(NAMES) : undefined;
-    const role: RoleName = this.random() < 0.25 ? 'admin' : 'member';
+    const role = this.random() < 0.25 ? SEEDED_ROLES.admin : this.assignable(busy);
     const seq = ++this.counter;
     return this.action('invite', async () => {
-      const response = await this.call('POST', '/v1/users/invite', { email, role, ...(name !== undefined ? { name } : {}) }, 201);
+      const response = await this.call('POST', '/v1/users/invite', { email, role: this.roleName(role), ...(name !== undefined ? { name } : {}) }, 201);
       const id = response.headers.get('location')!.split('/').pop()!;
       this.live.set(id, { seq, id, email, ...(name !== undefined ? { name } : {}), role, status: 'pending', joined: false });
       this.record(id, 'UserInvited');
@@ -158,23 +228,23 @@ export class ReplayScenario {
     return this.patch(user, { name });
   }
 
-  private changeRole(user: Modeled): Action {
-    const role = this.random() < 0.15 ? user.role : this.otherRole(user.role);
+  private changeRole(user: Modeled, busy: Set<string>): Action {
+    const role = this.random() < 0.15 ? user.role : this.assignable(busy, user.role);
     return this.patch(user, { role });
   }
 
-  private renameAndChangeRole(user: Modeled): Action {
-    return this.patch(user, { name: this.pick(NAMES.filter((n) => n !== user.name)), role: this.otherRole(user.role) });
+  private renameAndChangeRole(user: Modeled, busy: Set<string>): Action {
+    return this.patch(user, { name: this.pick(NAMES.filter((n) => n !== user.name)), role: this.assignable(busy, user.role) });
   }
 
   /** PATCH with a role named by name or by `_id`, at random; the same value is no change and no event. */
-  private patch(user: Modeled, change: { name?: string; role?: RoleName }): Action {
+  private patch(user: Modeled, change: { name?: string; role?: string }): Action {
     const renamed = change.name !== undefined && change.name !== user.name;
     const moved = change.role !== undefined && change.role !== user.role;
     const kind = renamed && moved ? 'renameAndRole' : renamed ? 'rename' : moved ? 'role' : 'noop';
     const body = {
       ...(change.name !== undefined ? { name: change.name } : {}),
-      ...(change.role !== undefined ? { role: this.random() < 0.5 ? change.role : SEEDED_ROLES[change.role] } : {}),
+      ...(change.role !== undefined ? { role: this.random() < 0.5 ? this.roleName(change.role) : change.role } : {}),
     };
     return this.action(kind, async () => {
       const response = await this.call('PATCH', `/v1/users/${user.id}`, body, 200);
@@ -235,8 +305,9 @@ export class ReplayScenario {
     this.freedEmails.push(user.email);
   }
 
-  private otherRole(role: RoleName): RoleName {
-    return role === 'admin' ? 'member' : 'admin';
+  /** The role's name as it is when the request is made (a rename of it never runs in the same batch). */
+  private roleName(id: string): string {
+    return this.roles.get(id)!.name;
   }
 
   private action(kind: string, run: () => Promise<void>): Action {
@@ -255,10 +326,10 @@ export class ReplayScenario {
     return response;
   }
 
-  private record(userId: string, type: string): void {
-    const list = this.expectedEvents.get(userId) ?? [];
+  private record(id: string, type: string, expected = this.expectedEvents): void {
+    const list = expected.get(id) ?? [];
     list.push(type);
-    this.expectedEvents.set(userId, list);
+    expected.set(id, list);
   }
 
   private pick<T>(items: readonly T[]): T {
