@@ -6,6 +6,12 @@ import type { UserRecord } from './records';
 import { UserSchema } from './records';
 import { filterStatements } from './user-filter-statements';
 
+/** A page of the users a filter matches, and how many it matches (null when the page is empty). */
+export interface CountedPage {
+  records: UserRecord[];
+  total: number | null;
+}
+
 /**
  * The user reads on the hot paths (every authenticated request, every sign-in, every user page),
  * as SQL written once per DataSource and run with `manager.query`. TypeORM's `find()` builds,
@@ -13,12 +19,6 @@ import { filterStatements } from './user-filter-statements';
  * (profile in docs/BENCHMARKS.md). Values still go through the driver's own hydration, so dates
  * and numbers come back as they would from `find()`, on MySQL, MariaDB and both SQLite drivers.
  */
-/** A page of the users a filter matches, and how many it matches (null when the page is empty). */
-export interface CountedPage {
-  records: UserRecord[];
-  total: number | null;
-}
-
 export interface UserReads {
   byId(manager: EntityManager, id: string): Promise<UserRecord | null>;
   /** By id outside any transaction: concurrent calls share round trips (see BatchedLookup), never a cache. */
