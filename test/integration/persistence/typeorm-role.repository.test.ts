@@ -1,36 +1,27 @@
-import type { DataSource } from 'typeorm';
 import type { TransactionScope } from '../../../src/application/ports/unit-of-work.port';
 import { RoleEntity } from '../../../src/domain/roles/role.entity';
 import { CachedRoleRepository } from '../../../src/infrastructure/caching/cached-role-repository';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
-import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
 import { TypeOrmRoleRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { User } from '../../../src/domain/users/user';
 import { Email } from '../../../src/domain/users/email';
 import { Username } from '../../../src/domain/users/username';
-import { TypeOrmAdapters } from '../../support/typeorm-adapters';
-import { ALL_TARGETS } from './database-targets';
+import { ALL_TARGETS, migratedDatabase } from './database-targets';
 
 const ids = new UuidV7IdGenerator();
 const by = () => ({ by: ids.next(), now: new Date('2026-02-01T00:00:00.007Z'), newId: () => ids.next() });
 const [usersRead, usersInvite] = SEEDED_PERMISSIONS.map((p) => ({ id: p.id, name: p.name }));
 
 describe.each(ALL_TARGETS)('TypeOrmRoleRepository on $name', (target) => {
-  let dataSource: DataSource;
-  let dispose: () => Promise<void>;
-  let adapters: TypeOrmAdapters;
+  const db = migratedDatabase(target);
   let reads: TypeOrmRoleRepository;
 
-  beforeAll(async () => {
-    ({ dataSource, dispose } = await target.open());
-    await runMigrations(dataSource);
-    adapters = new TypeOrmAdapters(dataSource);
-    reads = new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue: adapters.services.sqliteWriteQueue });
+  beforeAll(() => {
+    reads = new TypeOrmRoleRepository({ manager: db.dataSource.manager, sqliteWriteQueue: db.adapters.services.sqliteWriteQueue });
   });
-  afterAll(async () => dispose());
 
-  const inUnit = <T>(work: (scope: TransactionScope) => Promise<T>) => adapters.unitOfWork().run(work);
+  const inUnit = <T>(work: (scope: TransactionScope) => Promise<T>) => db.adapters.unitOfWork().run(work);
   const create = (name: string, permissions = [usersRead!]) =>
     inUnit(async ({ roles }) => {
       const role = RoleEntity.create({ id: ids.next(), name, permissions, ...by() });
@@ -72,7 +63,7 @@ describe.each(ALL_TARGETS)('TypeOrmRoleRepository on $name', (target) => {
       role: { id, name: 'deletable', permissions: [] },
       now: new Date(),
     });
-    await adapters.users().add(user);
+    await db.adapters.users().add(user);
     const remove = () =>
       inUnit(async ({ roles }) => {
         const role = (await roles.findForChange(id))!;
@@ -80,10 +71,10 @@ describe.each(ALL_TARGETS)('TypeOrmRoleRepository on $name', (target) => {
         await roles.delete(role, SEEDED_ROLES.member);
       });
     user.delete(by());
-    await adapters.users().erase(user);
+    await db.adapters.users().erase(user);
     await remove();
     expect((await reads.findAllDetails()).some((r) => r.id === id)).toBe(false);
-    const rows = (await dataSource.query('SELECT role_id FROM users WHERE id = ?', [user.id])) as { role_id: string }[];
+    const rows = (await db.dataSource.query('SELECT role_id FROM users WHERE id = ?', [user.id])) as { role_id: string }[];
     expect(rows[0]!.role_id).toBe(SEEDED_ROLES.member);
   });
 

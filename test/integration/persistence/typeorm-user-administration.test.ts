@@ -1,14 +1,12 @@
-import type { DataSource } from 'typeorm';
 import { Email } from '../../../src/domain/users/email';
 import { nameSearchKey } from '../../../src/domain/users/display-name';
 import { User } from '../../../src/domain/users/user';
 import { Username } from '../../../src/domain/users/username';
 import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { UserAdministration1764300000000 } from '../../../src/infrastructure/persistence/migrations/1764300000000-user-administration';
-import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { TypeOrmAdapters } from '../../support/typeorm-adapters';
-import { ALL_TARGETS } from './database-targets';
+import { ALL_TARGETS, migratedDatabase } from './database-targets';
 
 const ids = new UuidV7IdGenerator();
 const newId = () => ids.next();
@@ -29,21 +27,13 @@ function joined(username: string, name = 'İstanbul Zoë'): User {
 type Row = Record<string, unknown>;
 
 describe.each(ALL_TARGETS)('user administration persistence on $name', (target) => {
-  let dataSource: DataSource;
-  let dispose: () => Promise<void>;
+  const db = migratedDatabase(target);
 
-  beforeAll(async () => {
-    ({ dataSource, dispose } = await target.open());
-    await runMigrations(dataSource);
-  });
-
-  afterAll(async () => dispose());
-
-  const row = async (id: string): Promise<Row> => ((await dataSource.query('SELECT * FROM users WHERE id = ?', [id])) as Row[])[0]!;
+  const row = async (id: string): Promise<Row> => ((await db.dataSource.query('SELECT * FROM users WHERE id = ?', [id])) as Row[])[0]!;
 
   it('the migration gives existing users their status, version 1 and name key, and goes down and up again', async () => {
     const migration = new UserAdministration1764300000000();
-    const runner = dataSource.createQueryRunner();
+    const runner = db.dataSource.createQueryRunner();
     try {
       await migration.down(runner);
       const [pending, joinedId] = [newId(), newId()];
@@ -71,7 +61,7 @@ describe.each(ALL_TARGETS)('user administration persistence on $name', (target) 
   });
 
   it('writes the lower-cased name key with every save', async () => {
-    const users = new TypeOrmAdapters(dataSource).users();
+    const users = new TypeOrmAdapters(db.dataSource).users();
     const user = joined(`key.${newId().slice(-6)}`, 'Ada LOVELACE');
     await users.add(user);
     expect((await row(user.id)).name_key).toBe('ada lovelace');
@@ -83,12 +73,12 @@ describe.each(ALL_TARGETS)('user administration persistence on $name', (target) 
   });
 
   it('erasure leaves only the id, role and dates, bumps the token version and forgets the sign-in counters of the username', async () => {
-    const adapters = new TypeOrmAdapters(dataSource);
+    const adapters = new TypeOrmAdapters(db.dataSource);
     const users = adapters.users();
     const username = `erased.${newId().slice(-6)}`;
     const user = joined(username);
     await users.add(user);
-    await dataSource.query('INSERT INTO login_attempts (username_key, failures, locked_until, lockouts) VALUES (?, 3, NULL, 0)', [username]);
+    await db.dataSource.query('INSERT INTO login_attempts (username_key, failures, locked_until, lockouts) VALUES (?, 3, NULL, 0)', [username]);
     const loaded = (await users.findById(user.id))!;
     const by = newId();
     loaded.delete({ by, now: new Date('2026-05-01T00:00:00.001Z'), newId });
@@ -100,11 +90,11 @@ describe.each(ALL_TARGETS)('user administration persistence on $name', (target) 
       Array(7).fill(null),
     );
     expect([stored.status, Number(stored.version), Number(stored.token_version), stored.updated_by, stored.role_id]).toEqual(['deleted', 2, 1, by, member.id]);
-    expect(await dataSource.query('SELECT * FROM login_attempts WHERE username_key = ?', [username])).toEqual([]);
+    expect(await db.dataSource.query('SELECT * FROM login_attempts WHERE username_key = ?', [username])).toEqual([]);
   });
 
   it('leaves erased users out of the pages and the cached total', async () => {
-    const adapters = new TypeOrmAdapters(dataSource);
+    const adapters = new TypeOrmAdapters(db.dataSource);
     const users = adapters.users();
     const before = (await users.list({ offset: 0, limit: 1 })).total;
     const added = Array.from({ length: 6 }, (_, i) => joined(`deep${i}.${newId().slice(-6)}`));
