@@ -1,21 +1,16 @@
-import { ListUsersUseCase, type UserListQuery } from '../../../../src/application/users/list-users.use-case';
+import type { UserListQuery } from '../../../../src/application/users/list-users.use-case';
 import { Permissions } from '../../../../src/domain/permissions/permission';
 import { PermissionDeniedError } from '../../../../src/domain/permissions/permission-denied.error';
 import { ValidationError } from '../../../../src/domain/shared/domain-error';
-import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
-import { InMemoryUserRepository } from '../../../support/fakes/in-memory-user.repository';
-import { SequentialIdGenerator } from '../../../support/fakes/sequential-id-generator';
 import { ActorMother } from '../../../support/mothers/actor.mother';
 import { RoleMother } from '../../../support/mothers/role.mother';
+import { listUsersOverFakes } from './list-users.fixture';
 import { UserMother } from '../../../support/mothers/user.mother';
 
 const reader = ActorMother.withPermissions([Permissions.usersRead]);
 
 function setup() {
-  const users = new InMemoryUserRepository();
-  const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
-  const listUsers = new ListUsersUseCase({ userRepository: users, roleRepository: roles });
-  const ids = new SequentialIdGenerator();
+  const { users, listUsers, ids } = listUsersOverFakes();
   const ada = UserMother.joined({ id: ids.next(), name: 'Ada Lovelace', username: 'ada.l', email: 'Ada@Example.com', role: RoleMother.admin() });
   const bob = UserMother.pending({ id: ids.next(), email: 'bob_smith@example.org' });
   const cy = UserMother.deactivated({ id: ids.next(), name: 'Çy Ünal', username: 'cy', email: 'cy@example.com' });

@@ -1,22 +1,16 @@
-import { ListUsersUseCase } from '../../../../src/application/users/list-users.use-case';
 import { Permissions } from '../../../../src/domain/permissions/permission';
 import { PermissionDeniedError } from '../../../../src/domain/permissions/permission-denied.error';
 import type { User } from '../../../../src/domain/users/user';
 import { fakeHashOf } from '../../../support/fakes/fake-password-hasher';
-import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
-import { InMemoryUserRepository } from '../../../support/fakes/in-memory-user.repository';
-import { SequentialIdGenerator } from '../../../support/fakes/sequential-id-generator';
 import { ActorMother } from '../../../support/mothers/actor.mother';
 import { RoleMother } from '../../../support/mothers/role.mother';
+import { listUsersOverFakes } from './list-users.fixture';
 import { DEFAULT_PASSWORD, UserMother } from '../../../support/mothers/user.mother';
 
 const reader = ActorMother.withPermissions([Permissions.usersRead]);
 
 function setup() {
-  const users = new InMemoryUserRepository();
-  const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
-  const listUsers = new ListUsersUseCase({ userRepository: users, roleRepository: roles });
-  const ids = new SequentialIdGenerator();
+  const { users, roles, listUsers, ids } = listUsersOverFakes();
   /** `count` joined users, created (and so ordered) one after the other. */
   const seedUsers = (count: number): User[] => {
     const created = Array.from({ length: count }, () => UserMother.joined({ id: ids.next() }));
