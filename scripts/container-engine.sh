@@ -30,6 +30,21 @@ use() { # $1: socket path, $2: what it is
   exit 0
 }
 
+# A podman service whose working directory is gone (started by an earlier run from a checkout that was
+# deleted since) still answers its socket but starts no container: conmon says "Failed to get working
+# directory" and the API "(HTTP code 500) server error - write child: broken pipe". Every such service is
+# stopped before any socket is asked (DOCKER_HOST may name its socket too); ours is started again below, from /.
+for pid in $(pgrep -f "podman system service" 2>/dev/null); do
+  case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in
+    *" (deleted)")
+      echo "container engine: a podman service (pid $pid) lost its working directory; stopping it"
+      kill "$pid" 2>/dev/null
+      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      ;;
+  esac
+done
+[ -S "$PODMAN_SOCKET" ] && ! answers "$PODMAN_SOCKET" && rm -f "$PODMAN_SOCKET"
+
 if [ -n "${DOCKER_HOST:-}" ]; then
   case "$DOCKER_HOST" in
     unix://*) answers "${DOCKER_HOST#unix://}" && use "${DOCKER_HOST#unix://}" "DOCKER_HOST" ;;
@@ -39,20 +54,6 @@ if [ -n "${DOCKER_HOST:-}" ]; then
 fi
 answers /var/run/docker.sock && use /var/run/docker.sock "the Docker engine"
 
-# A podman service whose working directory is gone (started by an earlier run from a checkout that was
-# deleted since) still answers its socket but starts no container: conmon says "Failed to get working
-# directory" and the API "(HTTP code 500) server error - write child: broken pipe". Such a service is
-# stopped here and started again below, from /.
-for pid in $(pgrep -f "podman system service.*$PODMAN_SOCKET" 2>/dev/null); do
-  case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in
-    *" (deleted)")
-      echo "container engine: the podman service on $PODMAN_SOCKET lost its working directory; starting it again"
-      kill "$pid" 2>/dev/null
-      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      rm -f "$PODMAN_SOCKET"
-      ;;
-  esac
-done
 answers "$PODMAN_SOCKET" && use "$PODMAN_SOCKET" "podman (already serving)"
 
 need_install=()
