@@ -91,7 +91,7 @@ export class ReplayScenario {
   /** Up to four changes at once, each on a user or a role of its own (invitations and new roles on new ones). */
   async runBatch(): Promise<void> {
     const size = 1 + Math.floor(this.random() * 4);
-    // Users and roles changed in this batch, and the roles it assigns (none of which is renamed or deleted in it).
+    // Users and roles changed in this batch (this.assigned: the roles it assigns).
     const busy = new Set<string>();
     this.assigned.clear();
     const actions: Action[] = [];
@@ -106,13 +106,13 @@ export class ReplayScenario {
     const free = [...this.live.values()].filter((u) => !busy.has(u.id)).sort((a, b) => a.seq - b.seq);
     const others = free.filter((u) => u.id !== this.adminId);
     const invitees = others.filter((u) => !u.joined);
-    const customs = [...this.roles.values()].filter((r) => !r.builtIn && !busy.has(r.id));
+    const customs = [...this.roles.values()].filter((r) => !r.builtIn && !busy.has(r.id) && !this.assigned.has(r.id));
     const held = new Set([...this.live.values()].map((u) => u.role));
     const options: [number, () => Action | undefined][] = [
       [this.live.size < 8 ? 10 : 4, () => this.invite(busy)],
       [customs.length < 3 ? 2 : 0, () => this.createRole()],
-      [1, () => this.targetRole(customs, busy, (r) => this.renameRole(r))],
-      [1, () => this.targetRole(customs.filter((r) => !held.has(r.id)), busy, (r) => this.deleteRole(r))],
+      [1, () => this.target(customs, busy, (r) => this.renameRole(r))],
+      [1, () => this.target(customs.filter((r) => !held.has(r.id)), busy, (r) => this.deleteRole(r))],
       [3, () => this.target(invitees.filter((u) => u.status === 'pending'), busy, (u) => this.accept(u))],
       [2, () => this.target(free, busy, (u) => this.rename(u))],
       [2, () => this.target(others, busy, (u) => this.changeRole(u, busy))],
@@ -132,18 +132,12 @@ export class ReplayScenario {
     return undefined;
   }
 
-  private target(candidates: Modeled[], busy: Set<string>, make: (user: Modeled) => Action): Action | undefined {
+  /** One of the candidates (a user or a role), marked busy for the rest of the batch. */
+  private target<T extends { id: string }>(candidates: T[], busy: Set<string>, make: (picked: T) => Action): Action | undefined {
     if (candidates.length === 0) return undefined;
-    const user = this.pick(candidates);
-    busy.add(user.id);
-    return make(user);
-  }
-
-  private targetRole(candidates: ModeledRole[], busy: Set<string>, make: (role: ModeledRole) => Action): Action | undefined {
-    if (candidates.length === 0) return undefined;
-    const role = this.pick(candidates);
-    busy.add(role.id);
-    return make(role);
+    const picked = this.pick(candidates);
+    busy.add(picked.id);
+    return make(picked);
   }
 
   /** A custom role, with one permission the admin holds. */
@@ -177,11 +171,9 @@ export class ReplayScenario {
     });
   }
 
-  /** A role to assign in this batch, marked so that no change of the batch renames or deletes it. */
+  /** A role to assign in this batch (none that it renames or deletes), marked so that it neither renames nor deletes it. */
   private assignable(busy: Set<string>, other?: string): string {
-    const roles = [...this.roles.values()].filter((r) => r.id !== other && (r.builtIn || !busy.has(r.id) || this.assigned.has(r.id)));
-    const role = this.pick(roles);
-    busy.add(role.id);
+    const role = this.pick([...this.roles.values()].filter((r) => r.id !== other && !busy.has(r.id)));
     this.assigned.add(role.id);
     return role.id;
   }
