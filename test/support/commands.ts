@@ -7,7 +7,7 @@ import { accessSync, constants as fsConstants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** How many lines of a failed command's output (or of a log) an error carries. */
-export const LOG_TAIL_LINES = 40;
+const LOG_TAIL_LINES = 40;
 
 export interface ExecResult {
   stdout: string;
@@ -64,7 +64,7 @@ export function tail(text: string, lines: number): string {
   return text.replace(/\x1b\[[0-9;]*m/g, '').trimEnd().split('\n').slice(-lines).join('\n').trim();
 }
 
-export function tailOfFile(path: string, lines: number): string {
+export function tailOfFile(path: string, lines = LOG_TAIL_LINES): string {
   try {
     return tail(readFileSync(path, 'utf8'), lines);
   } catch {

@@ -16,7 +16,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { CommandError, findExecutable, formatCommand, javaExecutable, LOG_TAIL_LINES, run, sleep, tailOfFile } from './commands';
+import { CommandError, findExecutable, formatCommand, javaExecutable, run, sleep, tailOfFile } from './commands';
 import { freePort } from './free-port';
 import { type BrokerLayout, layoutOf, log4jPropertiesText, randomClusterId, serverPropertiesText } from './kafka-broker-config';
 import { defaultProjectRoot, ensureKafkaJars, type KafkaJarsOptions, LocalKafkaUnavailableError } from './kafka-jars';
@@ -227,7 +227,7 @@ export class LocalKafkaBroker {
       await run(java, args, { cwd: layout.workDir, timeoutMs: 60_000 });
     } catch (error) {
       if (error instanceof CommandError) {
-        const logTail = tailOfFile(layout.serverLog, LOG_TAIL_LINES);
+        const logTail = tailOfFile(layout.serverLog);
         const Ctor = error.notFound ? LocalKafkaUnavailableError : Error;
         throw new Ctor(
           `formatting the KRaft log dir failed (${error.message}): ${error.command}` +
@@ -319,8 +319,8 @@ export class LocalKafkaBroker {
     }
     const { layout } = this.config;
     const why = exitInfo ? `the broker ${exitInfo}` : `no answer within ${startupTimeoutMs} ms (last error: ${lastError})`;
-    const serverLog = tailOfFile(layout.serverLog, LOG_TAIL_LINES);
-    const stdout = tailOfFile(layout.stdoutLog, LOG_TAIL_LINES);
+    const serverLog = tailOfFile(layout.serverLog);
+    const stdout = tailOfFile(layout.stdoutLog);
     throw new Error(
       `local Kafka ${this.config.kafkaVersion} broker on ${this.brokers} did not start: ${why}` +
         (stdout ? `\n--- ${layout.stdoutLog} ---\n${stdout}` : '') +

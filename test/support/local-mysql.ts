@@ -21,7 +21,7 @@ import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
-import { describeFailure as message, findExecutable, LOG_TAIL_LINES, run, sleep, tailOfFile } from './commands';
+import { describeFailure as message, findExecutable, run, sleep, tailOfFile } from './commands';
 import { freePort } from './free-port';
 import { installExitHooks, livePids, ownedWorkDirs, spawnWatchdog } from './owned-processes';
 
@@ -215,7 +215,7 @@ export class LocalMySqlServer {
     try {
       await run(this.mysqld, [...this.options(), '--initialize-insecure', `--init-file=${initFile}`], { timeoutMs: 120_000 });
     } catch (error) {
-      const log = tailOfFile(this.logFile, LOG_TAIL_LINES);
+      const log = tailOfFile(this.logFile);
       throw new Error(`mysqld --initialize-insecure failed: ${message(error)}${log ? `\n--- ${this.logFile} ---\n${log}` : ''}`);
     }
   }
@@ -248,7 +248,7 @@ export class LocalMySqlServer {
 
       const problem = await this.waitUntilAnswering(() => exitInfo);
       if (problem === undefined) return;
-      const log = tailOfFile(this.logFile, LOG_TAIL_LINES);
+      const log = tailOfFile(this.logFile);
       await this.kill();
       if (attempt < 3 && /already in use/i.test(log)) continue;
       throw new Error(`local MySQL ${MYSQL_VERSION} on 127.0.0.1:${this.port} did not start: ${problem}${log ? `\n--- ${this.logFile} ---\n${log}` : ''}`);
