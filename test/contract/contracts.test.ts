@@ -2,10 +2,10 @@ import type { ContractOptions, MakeStores } from './contract-kit';
 import { contractTargets, inMemoryStores, typeOrmStoresOn } from './implementations';
 import { describeInvitationRepositoryContract } from './invitation-repository.contract';
 import { describeOutboxContract } from './outbox.contract';
-import { describePasswordResetStoreContract } from './password-reset-store.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
 import { describeRefreshTokenStoreContract } from './refresh-token-store.contract';
 import { describeRoleStoreContract } from './role-store.contract';
+import { describeSingleUseTokenStoreContract } from './single-use-token-store.contract';
 import { describeUnitOfWorkContract } from './unit-of-work.contract';
 import { describeUserAdministrationContract } from './user-administration.contract';
 import { describeUserRepositoryContract } from './user-repository.contract';
@@ -18,12 +18,13 @@ import { describeUserRepositoryContract } from './user-repository.contract';
 function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
   describeUserAdministrationContract(names.users, makeStores, options);
+  describeSingleUseTokenStoreContract(names.invitations, 'invitations', makeStores, options);
   describeInvitationRepositoryContract(names.invitations, makeStores, options);
   describeOutboxContract(names.outbox, makeStores, options);
   describeProcessedEventStoreContract(names.processedEvents, makeStores, options);
   describeUnitOfWorkContract(names.unitOfWork, makeStores, options);
   describeRefreshTokenStoreContract(names.refreshTokens, makeStores, options);
-  describePasswordResetStoreContract(names.passwordResets, makeStores, options);
+  describeSingleUseTokenStoreContract(names.passwordResets, 'passwordResets', makeStores, options);
   describeRoleStoreContract(names.roles, makeStores, options);
 }
 

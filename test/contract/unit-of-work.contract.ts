@@ -104,8 +104,8 @@ export function describeUnitOfWorkContract(name: string, makeSubject: MakeStores
           loaded.resendInvitation({ by: other.id, role: member, now: AT, newId });
           await users.update(loaded);
           await users.incrementTokenVersion(user.id);
-          expect(await invitations.markUsed(user.id, AT)).toBe(true);
-          await users.delete(other.id);
+          expect(await invitations.markUsed(invitation, AT)).toBe(true);
+          await users.delete(other);
           throw new Error('changed my mind');
         }),
       ).rejects.toThrow('changed my mind');
@@ -177,7 +177,7 @@ export function describeUnitOfWorkContract(name: string, makeSubject: MakeStores
       const outcomes = await Promise.allSettled(
         times.map((at) =>
           stores.unitOfWork.run(async ({ invitations }) => {
-            if (!(await invitations.markUsed(user.id, at))) throw new InvitationUsedError();
+            if (!(await invitations.markUsed(invitation, at))) throw new InvitationUsedError();
           }),
         ),
       );

@@ -166,8 +166,8 @@ export function describeUserAdministrationContract(name: string, makeSubject: Ma
           await stores.invitations.replaceForUser(invitationFor(user.id, { tokenHash: user.id.replace(/-/g, '').padEnd(64, 'a') }));
         }
 
-        await stores.users.delete(first.id);
-        await stores.unitOfWork.run(({ users }) => users.delete(second.id));
+        await stores.users.delete(first);
+        await stores.unitOfWork.run(({ users }) => users.delete(second));
 
         for (const user of [first, second]) {
           expect(await stores.invitations.findByTokenHash(user.id.replace(/-/g, '').padEnd(64, 'a'))).toBeNull();

@@ -2,7 +2,7 @@ import type { UserRepository } from '../../src/application/ports/user-repository
 import type { UserListFilter } from '../../src/application/ports/user-repository.port';
 import type { Role } from '../../src/domain/roles/role';
 import { User, type UserStatus } from '../../src/domain/users/user';
-import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../src/domain/users/user.errors';
+import { EmailAlreadyTakenError, UserChangedConcurrentlyError, UserNotFoundError, UsernameAlreadyTakenError } from '../../src/domain/users/user.errors';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { type ContractOptions, contractIt, join, joinedUser, type MakeStores, member, newId, pendingUser, unique } from './contract-kit';
 
@@ -177,27 +177,44 @@ export function describeUserRepositoryContract(name: string, makeSubject: MakeSt
     });
 
     describe('delete', () => {
-      test('removes the user: not found by id, username or e-mail, and both are free again', async () => {
-        const name = unique('Leaving');
-        const user = joinedUser(name);
+      test('removes the pending user: not found by id or e-mail, and the e-mail is free again', async () => {
+        const user = pendingUser();
         await users.add(user);
-        await users.delete(user.id);
+        await users.delete(user);
         expect(await users.findById(user.id)).toBeNull();
-        expect(await users.findByUsername(name)).toBeNull();
         expect(await users.existsWithEmail(user.email)).toBe(false);
-        expect(await users.existsWithUsername(name.toLowerCase())).toBe(false);
-        await expect(users.add(joinedUser(name, user.email))).resolves.toBeUndefined();
+        await expect(users.add(pendingUser(user.email))).resolves.toBeUndefined();
       });
 
-      test('removes only that user; deleting an unknown or already deleted id changes nothing', async () => {
+      test('removes only that user; an unknown or already deleted user is not found', async () => {
         const [gone, kept] = [pendingUser(), pendingUser()];
         await users.add(gone);
         await users.add(kept);
-        await users.delete(gone.id);
-        await expect(users.delete(gone.id)).resolves.toBeUndefined();
-        await expect(users.delete(pendingUser().id)).resolves.toBeUndefined();
+        const loaded = (await users.findById(gone.id))!;
+        await users.delete(loaded);
+        await expect(users.delete(loaded)).rejects.toBeInstanceOf(UserNotFoundError);
+        await expect(users.delete(pendingUser())).rejects.toBeInstanceOf(UserNotFoundError);
         expect(await snapshotOf(kept.id)).toEqual(kept.toSnapshot());
         expect((await users.list({ offset: 0, limit: 10 })).total).toBe(1);
+      });
+
+      test('removes nothing that changed since it was read: a user who joined meanwhile stays (a revoke racing an accept)', async () => {
+        const user = pendingUser();
+        await users.add(user);
+        const readByRevoke = (await users.findById(user.id))!;
+        const accepting = (await users.findById(user.id))!;
+        join(accepting, unique('joined-meanwhile'));
+        await users.update(accepting);
+        await expect(users.delete(readByRevoke)).rejects.toBeInstanceOf(UserChangedConcurrentlyError);
+        expect((await users.findById(user.id))?.isJoined).toBe(true);
+        expect((await users.list({ offset: 0, limit: 10 })).total).toBe(1);
+      });
+
+      test('removes no joined user, even at its current version', async () => {
+        const user = joinedUser();
+        await users.add(user);
+        await expect(users.delete((await users.findById(user.id))!)).rejects.toBeInstanceOf(UserChangedConcurrentlyError);
+        expect(await snapshotOf(user.id)).toEqual(user.toSnapshot());
       });
     });
 
@@ -245,7 +262,7 @@ export function describeUserRepositoryContract(name: string, makeSubject: MakeSt
         expect((await users.list({ offset: 0, limit: 10 })).total).toBe(0);
         for (const user of added) await users.add(user);
         expect((await users.list({ offset: 0, limit: 10 })).total).toBe(3);
-        await users.delete(added[1]!.id);
+        await users.delete(added[1]!);
         const after = await users.list({ offset: 0, limit: 10 });
         expect(after.total).toBe(2);
         expect(idsOf(after.items)).toEqual([added[0]!.id, added[2]!.id]);

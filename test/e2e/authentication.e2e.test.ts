@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -50,7 +50,10 @@ describe('bearer authentication', () => {
     expect((await app.request('POST', '/v1/auth/signout', { token: signedOutToken })).status).toBe(204);
     const deleted = await app.addJoinedUser({ username: 'deleted', password: 'deleted-password', email: 'deleted@example.com', role: ADMIN_ROLE });
     deletedUsersToken = await app.signIn('deleted', 'deleted-password');
-    await app.api.container.cradle.userRepository.delete(deleted.id);
+    const { userRepository } = app.api.container.cradle;
+    const erased = (await userRepository.findById(deleted.id))!;
+    erased.delete({ by: deleted.id, now: new Date(), newId: () => randomUUID() });
+    await userRepository.erase(erased);
   });
   afterAll(async () => app.close());
 

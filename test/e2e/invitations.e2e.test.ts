@@ -164,6 +164,48 @@ describe('invitations end to end (in-process events)', () => {
     expect((await app.request('POST', '/v1/users/invite', { token, json: { email: 'revoke@example.com' } })).status).toBe(201);
   });
 
+  it('revoke holds the hand-out rule as resend does: an inviter lacking the role\'s permissions gets 403, and the invitation stays', async () => {
+    const inviterRole = { id: '01a1fc99-0000-7000-8000-0000000001e1', name: 'inviter-only', permissions: ['users:invite'] };
+    await app.addRole(inviterRole);
+    await app.addJoinedUser({ username: 'inviter.only', password: 'inviter-password-1', email: 'inviter.only@example.com', role: inviterRole });
+    const inviterToken = await app.signIn('inviter.only', 'inviter-password-1');
+    const invited = await app.request('POST', '/v1/users/invite', { token, json: { email: 'future.admin@example.com', role: 'admin' } });
+    expect(invited.status).toBe(201);
+    const user = await userByEmail('future.admin@example.com');
+
+    const resent = await app.request('POST', `/v1/users/${user._id}/invitation/resend`, { token: inviterToken });
+    const revoked = await app.request('DELETE', `/v1/users/${user._id}/invitation`, { token: inviterToken });
+    expect([resent.status, revoked.status]).toEqual([403, 403]);
+    expect(revoked.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect((await app.request('GET', `/v1/users/${user._id}`, { token })).body.status).toBe('pending');
+  });
+
+  it('a revoke racing an accept never deletes the user who joined: one of them wins, the loser gets 409 or 404/410', async () => {
+    for (let round = 0; round < 12; round++) {
+      const email = `race-${round}@example.com`;
+      const secret = await inviteAndGetLink(email);
+      const user = await userByEmail(email);
+      const [accepted, revoked] = await Promise.all([
+        accept({ token: secret, name: 'Racer', username: `racer.${round}`, password: 'a long passphrase' }),
+        app.request('DELETE', `/v1/users/${user._id}/invitation`, { token }),
+      ]);
+      const after = await app.request('GET', `/v1/users/${user._id}`, { token });
+      const types = (await app.api.container.cradle.dataSource.query('SELECT type FROM outbox_events WHERE aggregate_id = ? ORDER BY id', [user._id])).map(
+        (e: { type: string }) => e.type,
+      );
+      if (accepted.status === 200) {
+        expect([round, revoked.status]).toEqual([round, 409]);
+        expect(after.body.status).toBe('active');
+        expect(types).not.toContain('UserInvitationRevoked');
+      } else {
+        expect([round, revoked.status, accepted.status]).toEqual([round, 204, expect.any(Number)]);
+        expect([404, 410]).toContain(accepted.status);
+        expect(after.status).toBe(404);
+        expect(types).not.toContain('UserJoined');
+      }
+    }
+  });
+
   it('guards resend and revoke with a token and users:invite', async () => {
     const anyId = '01a1fc99-0000-7000-8000-00000000abcd';
     expect((await app.request('POST', `/v1/users/${anyId}/invitation/resend`)).status).toBe(401);

@@ -63,7 +63,7 @@ export class AcceptInvitationUseCase {
       if (status === 'expired') throw new InvitationExpiredError();
 
       // First, so a concurrent acceptance of the same token finds it used (the row lock orders them).
-      if (!(await invitations.markUsed(invitation.userId, now))) throw new InvitationUsedError();
+      if (!(await invitations.markUsed(invitation, now))) throw new InvitationUsedError();
       const user = await users.findById(invitation.userId);
       // A deactivated invitee's link does not work until it is reactivated; it reads as any dead link.
       if (!user || user.status === 'deactivated') throw new InvitationNotFoundError();

@@ -1,11 +1,10 @@
 import { Permissions } from '../../domain/permissions/permission';
-import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
-import { missingPermissions } from '../../domain/roles/role';
 import { UserNotFoundError } from '../../domain/users/user.errors';
 import { type Actor, requirePermission } from '../auth/actor';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
+import { assertMayHandOut } from '../users/user-administration';
 
 /**
  * Asks for a new invitation mail. Works after expiry; the mailer's new token kills the old one.
@@ -28,8 +27,7 @@ export class ResendInvitationUseCase {
       const user = await users.findById(userId);
       if (!user) throw new UserNotFoundError();
       const role = await roles.findById(user.roleId);
-      const beyond = missingPermissions(actor.permissions, role?.permissions ?? []);
-      if (beyond.length > 0) throw new PermissionDeniedError(beyond);
+      assertMayHandOut(actor, role ?? { permissions: [] });
       user.resendInvitation({
         by: actor.userId,
         role: role ?? { id: user.roleId, name: '', permissions: [] },

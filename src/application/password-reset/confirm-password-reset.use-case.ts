@@ -57,7 +57,7 @@ export class ConfirmPasswordResetUseCase {
       if (status === 'used') throw new PasswordResetUsedError();
       if (status === 'expired') throw new PasswordResetExpiredError();
       // First, so a concurrent confirmation of the same token finds it used (the row lock orders them).
-      if (!(await passwordResets.markUsed(reset.userId, now))) throw new PasswordResetUsedError();
+      if (!(await passwordResets.markUsed(reset, now))) throw new PasswordResetUsedError();
       const user = await users.findById(reset.userId);
       // Deactivated or deleted since the mail: the link reads as any dead one.
       if (!user || !user.isJoined || user.status !== 'active') throw new PasswordResetNotFoundError();

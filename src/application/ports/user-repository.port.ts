@@ -45,9 +45,11 @@ export interface UserRepository {
   erase(user: User): Promise<void>;
   /**
    * Removes a pending user's row outright (a revoked invitation), and with it the user's invitation
-   * (as the foreign key's ON DELETE CASCADE does). An unknown id changes nothing.
+   * (as the foreign key's ON DELETE CASCADE does), under the same version check as `update`: only a
+   * user still pending at `user.version` goes. Throws UserChangedConcurrentlyError when it changed
+   * meanwhile (joined, re-sent, deactivated: nothing is removed), UserNotFoundError when it is gone.
    */
-  delete(id: string): Promise<void>;
+  delete(user: User): Promise<void>;
   /**
    * Atomically bumps the user's token version (sign-out, deactivation), so every token issued before is
    * refused. `update` never writes the token version, so a concurrent save cannot undo a sign-out.

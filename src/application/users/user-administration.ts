@@ -53,7 +53,7 @@ export class UserAdministration {
 }
 
 /** Nobody hands out (or acts on the holders of) a role holding permissions they lack. */
-export function assertMayHandOut(actor: Actor, role: Role): void {
+export function assertMayHandOut(actor: Actor, role: Pick<Role, 'permissions'>): void {
   const beyond = missingPermissions(actor.permissions, role.permissions);
   if (beyond.length > 0) throw new PermissionDeniedError(beyond);
 }

@@ -67,7 +67,7 @@ export class UserLifecycle {
   async revoke(userId: string): Promise<Written> {
     const user = await this.load(userId);
     user.revokeInvitation({ by: INVITER, now: new Date(), newId });
-    return this.commit(user, (scope) => scope.users.delete(user.id));
+    return this.commit(user, (scope) => scope.users.delete(user));
   }
 
   /** An admin renames the user and gives it the admin role (UserUpdated, UserRoleChanged). */

@@ -77,9 +77,10 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       const invitations = db.adapters.invitations();
       const user = pendingUser('used.once@example.com');
       await users.add(user);
-      await invitations.replaceForUser({ userId: user.id, tokenHash: 'c'.repeat(64), createdAt: new Date(), expiresAt: new Date() });
-      expect(await invitations.markUsed(user.id, new Date('2026-02-02T02:02:02.002Z'))).toBe(true);
-      expect(await invitations.markUsed(user.id, new Date('2026-03-03T03:03:03.003Z'))).toBe(false);
+      const link = { userId: user.id, tokenHash: 'c'.repeat(64) };
+      await invitations.replaceForUser({ ...link, createdAt: new Date(), expiresAt: new Date() });
+      expect(await invitations.markUsed(link, new Date('2026-02-02T02:02:02.002Z'))).toBe(true);
+      expect(await invitations.markUsed(link, new Date('2026-03-03T03:03:03.003Z'))).toBe(false);
       expect((await invitations.findByTokenHash('c'.repeat(64)))?.usedAt?.toISOString()).toBe('2026-02-02T02:02:02.002Z');
     });
   });

@@ -8,7 +8,7 @@ type Invitation = SingleUseTokenRow;
 /** A write made through a transactional copy, replayed (and so re-checked) on commit. */
 type Write =
   | { kind: 'replace'; row: Invitation }
-  | { kind: 'markUsed'; userId: string; at: Date }
+  | { kind: 'markUsed'; userId: string; tokenHash: string; at: Date }
   | { kind: 'delete'; userId: string };
 
 /**
@@ -50,11 +50,11 @@ export abstract class InMemorySingleUseTokenRows extends TransactionalFake {
     return row ? copy(row) : null;
   }
 
-  async markUsed(userId: string, at: Date): Promise<boolean> {
+  async markUsed({ userId, tokenHash }: { userId: string; tokenHash: string }, at: Date): Promise<boolean> {
     await this.io();
     const when = new Date(at);
-    const changed = markUsedIn(this.rows, userId, when);
-    if (changed) this.writes.push({ kind: 'markUsed', userId, at: when });
+    const changed = markUsedIn(this.rows, userId, tokenHash, when);
+    if (changed) this.writes.push({ kind: 'markUsed', userId, tokenHash, at: when });
     return changed;
   }
 
@@ -97,7 +97,7 @@ export abstract class InMemorySingleUseTokenRows extends TransactionalFake {
         replaceIn(staged, write.row);
       } else if (write.kind === 'markUsed') {
         // Like `UPDATE … WHERE used_at IS NULL` waiting on a concurrent commit: a second use finds no row to change.
-        if (!markUsedIn(staged, write.userId, write.at)) throw this.usedError();
+        if (!markUsedIn(staged, write.userId, write.tokenHash, write.at)) throw this.usedError();
       } else {
         staged.delete(write.userId);
       }
@@ -120,10 +120,10 @@ function replaceIn(rows: Map<string, Invitation>, row: Invitation): void {
   rows.set(row.userId, row);
 }
 
-/** Marks an unused invitation used; false when there is none or it was used already. */
-function markUsedIn(rows: Map<string, Invitation>, userId: string, at: Date): boolean {
+/** Marks the user's unused link with this hash used; false when there is none, it was replaced, or it was used already. */
+function markUsedIn(rows: Map<string, Invitation>, userId: string, tokenHash: string, at: Date): boolean {
   const row = rows.get(userId);
-  if (!row || row.usedAt !== undefined) return false;
+  if (!row || row.tokenHash !== tokenHash || row.usedAt !== undefined) return false;
   rows.set(userId, copy({ ...row, usedAt: at }));
   return true;
 }

@@ -20,7 +20,7 @@ type Write =
   | { kind: 'add'; row: Row }
   | { kind: 'update'; row: Row }
   | { kind: 'erase'; row: Row }
-  | { kind: 'delete'; id: string }
+  | { kind: 'delete'; row: Row }
   | { kind: 'bumpTokenVersion'; id: string };
 
 /**
@@ -111,11 +111,13 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
     await this.invitations?.deleteForUser(user.id);
   }
 
-  async delete(id: string): Promise<void> {
+  async delete(user: User): Promise<void> {
     await this.io();
-    this.rows.delete(id);
-    this.writes.push({ kind: 'delete', id });
-    await this.invitations?.deleteForUser(id);
+    const row = toRow(user);
+    deleteIn(this.rows, row);
+    this.writes.push({ kind: 'delete', row });
+    user.markSaved();
+    await this.invitations?.deleteForUser(user.id);
   }
 
   async countActiveWithRole(roleId: string, exceptUserId?: string): Promise<number> {
@@ -131,7 +133,7 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
     // A locking read: what is committed now, with this transaction's own writes over it.
     const current = new Map(this.committed ? this.committed.rows : this.rows);
     for (const write of this.writes) {
-      if (write.kind === 'delete') current.delete(write.id);
+      if (write.kind === 'delete') current.delete(write.row.id);
       else if (write.kind !== 'bumpTokenVersion') current.set(write.row.id, this.rows.get(write.row.id) ?? write.row);
     }
     return [...current.values()].filter((r) => r.roleId === roleId && r.id !== exceptUserId && statusOf(r) === 'active').length;
@@ -201,7 +203,7 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
       else if (write.kind === 'update') updateIn(staged, write.row);
       else if (write.kind === 'erase') eraseIn(staged, write.row);
       else if (write.kind === 'bumpTokenVersion') bumpTokenVersionIn(staged, write.id);
-      else staged.delete(write.id);
+      else deleteIn(staged, write.row);
     }
     return () => {
       this.rows = staged;
@@ -237,6 +239,13 @@ function updateIn(rows: Map<string, Row>, row: Row): void {
   const current = currentFor(rows, row);
   assertKeysFree(rows, row);
   rows.set(row.id, Object.freeze({ ...row, tokenVersion: current.tokenVersion, version: versionOf(row) + 1 }));
+}
+
+/** Removes the row read at the same version, when it is still pending (a revoked invitation). */
+function deleteIn(rows: Map<string, Row>, row: Row): void {
+  const current = currentFor(rows, row);
+  if (statusOf(current) !== 'pending') throw new UserChangedConcurrentlyError();
+  rows.delete(row.id);
 }
 
 /** Leaves the id, role and dates; forgets the person. */

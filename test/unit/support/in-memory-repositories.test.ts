@@ -1,4 +1,4 @@
-import { EmailAlreadyTakenError, UserNotFoundError, UsernameAlreadyTakenError } from '../../../src/domain/users/user.errors';
+import { EmailAlreadyTakenError, UserChangedConcurrentlyError, UserNotFoundError, UsernameAlreadyTakenError } from '../../../src/domain/users/user.errors';
 import { Username } from '../../../src/domain/users/username';
 import { InMemoryInvitationRepository } from '../../support/fakes/in-memory-invitation.repository';
 import { InMemoryProcessedEventStore } from '../../support/fakes/in-memory-processed-event.store';
@@ -143,13 +143,14 @@ describe('InMemoryUserRepository.update and delete', () => {
     expect(users.count).toBe(0);
   });
 
-  it('deletes by id, frees the e-mail, and ignores an unknown id', async () => {
+  it('deletes a pending user, frees the e-mail, and refuses an unknown or joined one', async () => {
     const pending = UserMother.pending({ email: 'gone@example.com' });
     const kept = UserMother.joined();
     const users = new InMemoryUserRepository([pending, kept]);
 
-    await users.delete(pending.id);
-    await users.delete('no-such-id');
+    await users.delete(pending);
+    await expect(users.delete(UserMother.pending())).rejects.toBeInstanceOf(UserNotFoundError);
+    await expect(users.delete(kept)).rejects.toBeInstanceOf(UserChangedConcurrentlyError);
 
     await expect(users.findById(pending.id)).resolves.toBeNull();
     await expect(users.existsWithEmail('gone@example.com')).resolves.toBe(false);
@@ -163,7 +164,7 @@ describe('InMemoryUserRepository.update and delete', () => {
 
     const running = Promise.all([
       users.update(changed(pending, { name: 'x' })).then(() => (settled += 1)),
-      users.delete(pending.id).then(() => (settled += 1)),
+      users.delete(UserMother.pending()).catch(() => undefined).then(() => (settled += 1)),
     ]);
     await Promise.resolve();
 
@@ -203,8 +204,8 @@ describe('InMemoryInvitationRepository', () => {
     const invitations = new InMemoryInvitationRepository([mine.invitation, theirs.invitation]);
     const at = new Date('2026-01-31T13:00:00.000Z');
 
-    await invitations.markUsed('user-1', at);
-    await invitations.markUsed('user-3', at);
+    await invitations.markUsed(mine.invitation, at);
+    await invitations.markUsed({ userId: 'user-3', tokenHash: mine.invitation.tokenHash }, at);
 
     expect((await invitations.findByTokenHash(mine.invitation.tokenHash))!.usedAt).toEqual(at);
     expect((await invitations.findByTokenHash(theirs.invitation.tokenHash))!.usedAt).toBeUndefined();

@@ -122,9 +122,9 @@ describe('InMemoryUnitOfWork with updates, deletes, invitations and processed ev
 
     await unitOfWork.run(async (scope) => {
       await scope.users.update(changed(updated, { name: 'Renamed' }));
-      await scope.users.delete(deleted.id);
+      await scope.users.delete(deleted);
       await scope.invitations.replaceForUser(invitation);
-      await scope.invitations.markUsed(updated.id, new Date('2026-02-01T00:00:00.000Z'));
+      await scope.invitations.markUsed(invitation, new Date('2026-02-01T00:00:00.000Z'));
       await scope.processedEvents.record('mailer', 'e1', new Date());
     });
 
@@ -142,7 +142,7 @@ describe('InMemoryUnitOfWork with updates, deletes, invitations and processed ev
 
     await unitOfWork.run(async (scope) => {
       await scope.users.update(changed(updated, { name: 'Renamed' }));
-      await scope.users.delete(deleted.id);
+      await scope.users.delete(deleted);
       await scope.invitations.replaceForUser(invitation);
       await scope.processedEvents.record('mailer', 'e1', new Date());
       seenOutside.push(
@@ -170,11 +170,12 @@ describe('InMemoryUnitOfWork with updates, deletes, invitations and processed ev
 
     const run = unitOfWork.run(async (scope) => {
       await scope.users.update(changed(updated, { name: 'After' }));
-      await scope.users.delete(deleted.id);
+      await scope.users.delete(deleted);
       await scope.users.add(user);
       await scope.outbox.append(user.pullDomainEvents());
-      await scope.invitations.replaceForUser(InvitationMother.valid(updated.id).invitation);
-      await scope.invitations.markUsed(updated.id, new Date());
+      const replaced = InvitationMother.valid(updated.id).invitation;
+      await scope.invitations.replaceForUser(replaced);
+      await scope.invitations.markUsed(replaced, new Date());
       await scope.processedEvents.record('mailer', 'new-event', new Date());
       throw new Error('boom');
     });
@@ -223,7 +224,7 @@ describe('InMemoryUnitOfWork with updates, deletes, invitations and processed ev
       await scope.users.update(changed(user, { name: 'late update' }));
       await held;
     });
-    await unitOfWork.run((scope) => scope.users.delete(user.id));
+    await unitOfWork.run((scope) => scope.users.delete(user));
     release();
     await expect(updating).rejects.toBeInstanceOf(UserNotFoundError);
 
@@ -241,7 +242,7 @@ describe('InMemoryUnitOfWork with updates, deletes, invitations and processed ev
     await expect(leaked!.invitations.findByTokenHash('x')).rejects.toThrow(/after its transaction ended/);
     await expect(leaked!.processedEvents.has('mailer', 'e')).rejects.toThrow(/after its transaction ended/);
     await expect(leaked!.users.update(UserMother.pending())).rejects.toThrow(/after its transaction ended/);
-    await expect(leaked!.users.delete('x')).rejects.toThrow(/after its transaction ended/);
+    await expect(leaked!.users.delete(UserMother.pending())).rejects.toThrow(/after its transaction ended/);
   });
 
   it('gives empty invitations and processed events when built with users and outbox only', async () => {

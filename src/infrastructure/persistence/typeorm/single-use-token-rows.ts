@@ -82,10 +82,13 @@ export class TypeOrmSingleUseTokenRows {
     };
   }
 
-  async markUsed(userId: string, at: Date): Promise<boolean> {
+  async markUsed({ userId, tokenHash }: Pick<SingleUseTokenRow, 'userId' | 'tokenHash'>, at: Date): Promise<boolean> {
     // Conditional, so two acceptances racing on one token cannot both succeed: the second waits
-    // for the first's row lock, then finds the row used and changes nothing.
-    const result = await this.queue.outside(this.manager, () => this.repository.update({ userId, usedAt: IsNull() }, { usedAt: at }));
+    // for the first's row lock, then finds the row used and changes nothing. The hash is matched too:
+    // a link replaced meanwhile by a newer one finds no row, and the newer link stays unused.
+    const result = await this.queue.outside(this.manager, () =>
+      this.repository.update({ userId, tokenHash, usedAt: IsNull() }, { usedAt: at }),
+    );
     return (result.affected ?? 0) > 0;
   }
 }

@@ -167,13 +167,16 @@ export class TypeOrmUserRepository implements UserRepository {
       this.filteredTotalsMoved();
     });
   }
-  async delete(id: string): Promise<void> {
+  async delete(user: User): Promise<void> {
     return this.queue.outside(this.manager, async () => {
-      const { affected } = await this.repository.delete({ id });
+      // A DELETE reads the row as committed now: an acceptance that committed meanwhile moved the version on.
+      const { affected } = await this.repository.delete({ id: user.id, version: user.version, status: 'pending' });
+      await this.saved(user, affected ?? undefined);
+      // The foreign key cascades on MySQL and MariaDB; said outright, it holds wherever keys are not enforced.
+      await this.manager.getRepository(InvitationSchema).delete({ userId: user.id });
       // A driver that does not say how many rows went (affected undefined) makes the total unknown.
       this.counted(typeof affected === 'number' ? -affected : Number.NaN);
       this.filteredTotalsMoved();
-      this.changes.notify(id);
     });
   }
 

@@ -107,7 +107,7 @@ describe('InspectInvitationUseCase', () => {
 
   it('shows the token of a user that is gone (revoked) as unknown', async () => {
     const { inspect, users, invitee, token } = setup();
-    await users.delete(invitee.id);
+    await users.delete(invitee);
 
     await expect(inspect.execute(token)).resolves.toEqual({ status: 'unknown' });
   });

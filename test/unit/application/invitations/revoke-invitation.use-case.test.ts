@@ -8,11 +8,13 @@ import { UserNotFoundError } from '../../../../src/domain/users/user.errors';
 import { FixedClock } from '../../../support/fakes/fixed-clock';
 import { InMemoryInvitationRepository } from '../../../support/fakes/in-memory-invitation.repository';
 import { InMemoryOutbox } from '../../../support/fakes/in-memory-outbox';
+import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
 import { InMemoryUnitOfWork } from '../../../support/fakes/in-memory-unit-of-work';
 import { InMemoryUserRepository } from '../../../support/fakes/in-memory-user.repository';
 import { SequentialIdGenerator } from '../../../support/fakes/sequential-id-generator';
 import { ActorMother } from '../../../support/mothers/actor.mother';
 import { InvitationMother } from '../../../support/mothers/invitation.mother';
+import { RoleMother } from '../../../support/mothers/role.mother';
 import { UserMother } from '../../../support/mothers/user.mother';
 
 const inviter = ActorMother.withPermissions([Permissions.usersInvite]);
@@ -28,7 +30,8 @@ function setup() {
   const issued = InvitationMother.valid(invitee.id);
   const bystanders = InvitationMother.valid(bystander.id);
   const invitations = new InMemoryInvitationRepository([issued.invitation, bystanders.invitation]);
-  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations });
+  const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, roles });
   const revoke = new RevokeInvitationUseCase({ unitOfWork, clock, idGenerator: ids });
   /** Both users and both invitations as seeded, and no event. */
   const expectNothingDeleted = async () => {
@@ -52,6 +55,32 @@ describe('RevokeInvitationUseCase', () => {
     await expect(failure).rejects.toBeInstanceOf(PermissionDeniedError);
     await expect(failure).rejects.toMatchObject({ missing: [Permissions.usersInvite] });
     await expectNothingDeleted();
+  });
+
+  it('refuses to revoke the invitation of a role holding permissions the actor lacks, naming them, as resend does', async () => {
+    const { revoke, users, invitations, outbox } = setup();
+    const futureAdmin = UserMother.pending({ role: RoleMother.admin() });
+    users.seed(futureAdmin);
+    invitations.seed(InvitationMother.valid(futureAdmin.id).invitation);
+
+    const error = await revoke.execute({ actor: inviter, userId: futureAdmin.id }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(PermissionDeniedError);
+    expect((error as PermissionDeniedError).missing).toContain(Permissions.usersRead);
+    expect((await users.findById(futureAdmin.id))?.toSnapshot()).toEqual(futureAdmin.toSnapshot());
+    expect(invitations.forUser(futureAdmin.id)).toBeDefined();
+    expect(outbox.events).toEqual([]);
+  });
+
+  it("lets an actor holding the role's permissions revoke it", async () => {
+    const { revoke, users, outbox } = setup();
+    const futureAdmin = UserMother.pending({ role: RoleMother.admin() });
+    users.seed(futureAdmin);
+
+    await revoke.execute({ actor: ActorMother.admin(), userId: futureAdmin.id });
+
+    expect(await users.findById(futureAdmin.id)).toBeNull();
+    expect(outbox.events.map((e) => [e.type, e.aggregateId])).toEqual([[USER_INVITATION_REVOKED, futureAdmin.id]]);
   });
 
   it('refuses an unknown user with UserNotFoundError', async () => {
