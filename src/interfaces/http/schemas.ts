@@ -101,33 +101,47 @@ export const RoleSchema = {
 
 const base64url = { type: 'string', pattern: '^[A-Za-z0-9_-]+$' } as const;
 
-/** A public key of the set (RFC 7517/7518/8037): Ed25519 (OKP), P-256 (EC) or RSA, always with `kid`, `alg` and `use`. */
-const JwkSchema = {
+/**
+ * A public key of the set (RFC 7517/7518/8037): Ed25519 (OKP), P-256 (EC) or RSA, always with `kid`, `alg` and `use`.
+ *
+ * One object schema with every member, not a `oneOf` of the key types: OpenAPI Generator (`typescript-fetch`,
+ * `java --library native`) turns such a `oneOf` into types that keep only the members the branches name, and
+ * generated clients lose `kid`, `use` and the key material without a word (docs/DECISIONS.md, "The JWK schema",
+ * #22). Which members go with which `kty` is said in the descriptions and enforced by `if`/`then`/`else`, which
+ * validators apply and generators ignore.
+ */
+export const JwkSchema = {
+  $id: 'Jwk',
   type: 'object',
+  description:
+    'A public key that verifies our tokens. `kty` says which members it has: `EC` (`alg` ES256): `crv` P-256, `x`, `y`; ' +
+    '`RSA` (`alg` RS256): `n`, `e`; `OKP` (`alg` EdDSA): `crv` Ed25519, `x`. Every key has `kid`, `alg` and `use`.',
   required: ['kty', 'kid', 'alg', 'use'],
   properties: {
-    kty: { type: 'string', enum: ['OKP', 'EC', 'RSA'] },
+    kty: { type: 'string', enum: ['EC', 'RSA', 'OKP'], description: 'Key type: decides which of the other members the key has' },
     kid: { type: 'string', description: 'Matches the `kid` in the header of the tokens this key verifies' },
-    alg: { type: 'string', enum: ['EdDSA', 'ES256', 'RS256'] },
+    alg: { type: 'string', enum: ['ES256', 'RS256', 'EdDSA'], description: 'ES256 for `EC`, RS256 for `RSA`, EdDSA for `OKP`' },
     use: { type: 'string', const: 'sig' },
-    crv: { type: 'string', enum: ['Ed25519', 'P-256'] },
-    x: base64url,
-    y: base64url,
-    n: base64url,
-    e: base64url,
+    crv: { type: 'string', enum: ['P-256', 'Ed25519'], description: '`EC`: P-256; `OKP`: Ed25519; absent for `RSA`' },
+    x: { ...base64url, description: '`EC`: the x coordinate; `OKP`: the public key; absent for `RSA`' },
+    y: { ...base64url, description: '`EC` only: the y coordinate' },
+    n: { ...base64url, description: '`RSA` only: the modulus' },
+    e: { ...base64url, description: '`RSA` only: the public exponent' },
   },
-  oneOf: [
-    { type: 'object', properties: { kty: { const: 'OKP' }, crv: { const: 'Ed25519' }, alg: { const: 'EdDSA' } }, required: ['crv', 'x'] },
-    { type: 'object', properties: { kty: { const: 'EC' }, crv: { const: 'P-256' }, alg: { const: 'ES256' } }, required: ['crv', 'x', 'y'] },
-    { type: 'object', properties: { kty: { const: 'RSA' }, alg: { const: 'RS256' } }, required: ['n', 'e'] },
-  ],
+  if: { properties: { kty: { const: 'EC' } } },
+  then: { properties: { crv: { const: 'P-256' }, alg: { const: 'ES256' }, x: base64url, y: base64url }, required: ['crv', 'x', 'y'] },
+  else: {
+    if: { properties: { kty: { const: 'RSA' } } },
+    then: { properties: { alg: { const: 'RS256' }, n: base64url, e: base64url }, required: ['n', 'e'] },
+    else: { properties: { crv: { const: 'Ed25519' }, alg: { const: 'EdDSA' }, x: base64url }, required: ['crv', 'x'] },
+  },
 } as const;
 
 export const JwkSetSchema = {
   $id: 'JwkSet',
   type: 'object',
   required: ['keys'],
-  properties: { keys: { type: 'array', minItems: 1, items: JwkSchema } },
+  properties: { keys: { type: 'array', minItems: 1, items: { $ref: 'Jwk#' } } },
 } as const;
 
 /** What /readyz reports, ready (200) or not (503). */
@@ -143,7 +157,7 @@ export const ReadinessSchema = {
   },
 } as const;
 
-export const SHARED_SCHEMAS = [ProblemSchema, PaginationSchema, UserSchema, UserDetailSchema, PermissionSchema, RoleSchema, JwkSetSchema, ReadinessSchema];
+export const SHARED_SCHEMAS = [ProblemSchema, PaginationSchema, UserSchema, UserDetailSchema, PermissionSchema, RoleSchema, JwkSchema, JwkSetSchema, ReadinessSchema];
 
 export const problemRef = { $ref: 'Problem#' } as const;
 

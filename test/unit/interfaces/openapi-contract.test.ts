@@ -53,7 +53,11 @@ describe('the OpenAPI contract check', () => {
     const keys = (...list: object[]) => answer('GET', '/.well-known/jwks.json', 200, JSON_TYPE, JSON.stringify({ keys: list }));
     const { n: _, ...rsaWithoutModulus } = rsa;
     const { alg: __, ...ecWithoutAlg } = ec;
-    for (const bad of [rsaWithoutModulus, ecWithoutAlg, { ...ec, crv: 'Ed25519' }, { ...okp, alg: 'ES256' }, { ...ec, use: 'enc' }]) {
+    const { y: ___, ...ecWithoutY } = ec;
+    const { x: ____, ...okpWithoutX } = okp;
+    const { e: _____, ...rsaWithoutExponent } = rsa;
+    const wrongMembers = [ecWithoutY, okpWithoutX, rsaWithoutExponent, { ...rsa, alg: 'ES256' }, { ...okp, crv: 'P-256' }, { ...ec, kty: 'oct' }];
+    for (const bad of [rsaWithoutModulus, ecWithoutAlg, { ...ec, crv: 'Ed25519' }, { ...okp, alg: 'ES256' }, { ...ec, use: 'enc' }, ...wrongMembers]) {
       expect({ key: bad, problems: contract.check(keys(bad)).length > 0 }).toEqual({ key: bad, problems: true });
     }
   });
