@@ -27,11 +27,13 @@ import type { RoleRepository } from '../application/ports/role-repository.port';
 import type { TokenIssuer } from '../application/ports/token-issuer.port';
 import type { UnitOfWork } from '../application/ports/unit-of-work.port';
 import type { UserRepository } from '../application/ports/user-repository.port';
+import type { BootstrapRecord } from '../application/ports/bootstrap-record.port';
 import { AcceptInvitationUseCase } from '../application/invitations/accept-invitation.use-case';
 import { InspectInvitationUseCase } from '../application/invitations/inspect-invitation.use-case';
 import { ResendInvitationUseCase } from '../application/invitations/resend-invitation.use-case';
 import { RevokeInvitationUseCase } from '../application/invitations/revoke-invitation.use-case';
 import type { InvitationRepository } from '../application/ports/invitation-repository.port';
+import { BootstrapAdminUseCase } from '../application/users/bootstrap-admin.use-case';
 import { CreateAdminUseCase } from '../application/users/create-admin.use-case';
 import { ListUsersUseCase } from '../application/users/list-users.use-case';
 import { DeactivateUserUseCase } from '../application/users/deactivate-user.use-case';
@@ -58,6 +60,7 @@ import { OutboxRelay } from './messaging/outbox-relay';
 import { TypeOrmInvitationRepository } from './persistence/typeorm/typeorm-invitation.repository';
 import { TypeOrmPermissionRepository } from './persistence/typeorm/typeorm-permission.repository';
 import { TypeOrmRoleRepository } from './persistence/typeorm/typeorm-role.repository';
+import { TypeOrmBootstrapRecordStore } from './persistence/typeorm/typeorm-bootstrap-record.store';
 import { TypeOrmUserRepository } from './persistence/typeorm/typeorm-user.repository';
 import { TypeOrmLoginAttempts } from './persistence/typeorm/typeorm-login-attempts.store';
 import { TypeOrmRateLimitCounter } from './persistence/typeorm/typeorm-rate-limit-counter.store';
@@ -110,6 +113,9 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   inviteUser: InviteUserUseCase;
   listPermissions: ListPermissionsUseCase;
   createAdmin: CreateAdminUseCase;
+  /** The admin from ADMIN_* at start, once per database (the record below). */
+  bootstrapAdmin: BootstrapAdminUseCase;
+  bootstrapRecord: BootstrapRecord;
   acceptInvitation: AcceptInvitationUseCase;
   inspectInvitation: InspectInvitationUseCase;
   resendInvitation: ResendInvitationUseCase;
@@ -248,6 +254,10 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     inviteUser: asClass(InviteUserUseCase).singleton(),
     listPermissions: asClass(ListPermissionsUseCase).singleton(),
     createAdmin: asClass(CreateAdminUseCase).singleton(),
+    bootstrapAdmin: asClass(BootstrapAdminUseCase).singleton(),
+    bootstrapRecord: asFunction(
+      ({ dataSource, sqliteWriteQueue }: Cradle) => new TypeOrmBootstrapRecordStore({ manager: dataSource.manager, sqliteWriteQueue }),
+    ).singleton(),
     acceptInvitation: asClass(AcceptInvitationUseCase).singleton(),
     inspectInvitation: asClass(InspectInvitationUseCase).singleton(),
     resendInvitation: asClass(ResendInvitationUseCase).singleton(),

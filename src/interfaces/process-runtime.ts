@@ -29,11 +29,22 @@ export async function prepareDatabase(
   // may not exist yet. Waiting for it beats exiting: outside Kubernetes nothing would start us again.
   if (config.admin && !options.migrate) await waitForMigrations({ dataSource, logger }, options.signal);
   if (config.admin) {
-    const outcome = await container.cradle.createAdmin.execute(config.admin);
-    logger.info(
-      { username: config.admin.username },
-      outcome.created ? 'bootstrap admin created' : 'bootstrap admin exists already; left unchanged',
-    );
+    const outcome = await container.cradle.bootstrapAdmin.execute(config.admin);
+    const username = config.admin.username;
+    if (outcome.created) logger.info({ username }, 'bootstrap admin created');
+    else if (outcome.reason === 'exists') logger.info({ username }, 'bootstrap admin exists already; left unchanged');
+    else if (outcome.reason === 'bootstrapped') {
+      logger.info(
+        { username, bootstrappedAt: outcome.at.toISOString() },
+        'ADMIN_* left unused: this database had its bootstrap admin already (it is created once per database, and not again once erased)',
+      );
+    } else {
+      logger.warn(
+        { username },
+        'ADMIN_* left unused: this database has users already, and the bootstrap admin is only created into an empty one; ' +
+          'add an admin with `npm run cli -- create-admin` instead',
+      );
+    }
   }
 }
 

@@ -162,6 +162,11 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
     return this.liveRows().length;
   }
 
+  /** Every row as committed, an erased user's included (the table keeps its id). */
+  get rowCount(): number {
+    return this.rows.size;
+  }
+
   byEmail(email: string): User | undefined {
     const key = Email.normalize(email);
     const row = this.liveRows().find((r) => Email.normalize(r.email) === key);
