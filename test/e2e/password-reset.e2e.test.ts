@@ -116,6 +116,21 @@ describe('password reset by mail (#10)', () => {
     expect(resets.map((m) => m.to)).toEqual([p.email]);
   });
 
+  it('finds the account by a look-alike spelling of its address, and refuses an address with an invisible character (#22)', async () => {
+    counter += 1;
+    const username = `resetter-${counter}`;
+    const email = `ren\u00e9-${counter}@example.com`;
+    await app.addJoinedUser({ username, password: `${username}-old-password`, email, role: member });
+    const before = mailer.sent.length;
+
+    expect((await requestReset(`RENE\u0301-${counter}@example.com`)).status).toBe(202);
+    await mailer.tokenSentTo(email, before);
+
+    const hidden = await requestReset(`ren\u00e9\u200b-${counter}@example.com`);
+    expect(hidden.status).toBe(400);
+    expect(hidden.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'email' }] });
+  });
+
   it('a newer request kills the older link', async () => {
     const p = await person();
     const older = await mailedToken(p.email);

@@ -66,6 +66,46 @@ describe('users', () => {
       expect(joined.status).toBe(409);
     });
 
+    it('answers 409 to a look-alike spelling of a taken address, 400 to one with an invisible character, and finds it by either spelling (#22)', async () => {
+      // "é" precomposed, then "e" + a combining acute accent: one address, so one user.
+      const created = await invite({ email: 'jos\u00e9.alike@example.com', name: 'Jos\u00e9 Alike' });
+      expect(created.status).toBe(201);
+      const decomposed = await invite({ email: 'JOSE\u0301.alike@example.com' });
+      expect(decomposed.status).toBe(409);
+      expect(decomposed.body.code).toBe('EMAIL_TAKEN');
+      // The other way round, in the domain this time.
+      expect((await invite({ email: 'ana@bu\u0308cher-alike.de' })).status).toBe(201);
+      expect((await invite({ email: 'ana@b\u00fccher-alike.de' })).status).toBe(409);
+
+      expect((await invite({ email: 'bob.alike@example.com' })).status).toBe(201);
+      for (const hidden of ['bob.alike\u200b@example.com', 'bob\u200d.alike@example.com', '\u202ebob.alike@example.com', 'bob.al\u00adike@example.com']) {
+        const refused = await invite({ email: hidden });
+        expect({ hidden, status: refused.status, type: refused.headers.get('content-type'), body: refused.body }).toEqual({
+          hidden,
+          status: 400,
+          type: expect.stringMatching(/^application\/problem\+json/),
+          body: expect.objectContaining({
+            code: 'VALIDATION_FAILED',
+            errors: [{ field: 'email', message: 'must not contain invisible or control characters (such as a zero-width space)' }],
+          }),
+        });
+      }
+
+      const list = (query: string) => app.request('GET', `/v1/users?${query}`, { token: adminToken });
+      for (const query of [`email=${encodeURIComponent('jose\u0301.alike@example.com')}`, `q=${encodeURIComponent('Jose\u0301 Ali')}`, `q=${encodeURIComponent('JOSE\u0301.A')}`]) {
+        const found = await list(query);
+        expect({ query, status: found.status, emails: found.body.users?.map((u: { email: string }) => u.email) }).toEqual({
+          query,
+          status: 200,
+          emails: ['jos\u00e9.alike@example.com'],
+        });
+      }
+      const all = await app.request('GET', '/v1/users?page_size=100', { token: adminToken });
+      expect(all.body.users.map((u: { email: string }) => u.email).filter((e: string) => /alike/.test(e)).sort()).toEqual(
+        ['ana@b\u00fccher-alike.de', 'bob.alike@example.com', 'jos\u00e9.alike@example.com'].sort(),
+      );
+    });
+
     it('answers 409 to simultaneous invitations of one address, and creates one user', async () => {
       const responses = await Promise.all(Array.from({ length: 5 }, () => invite({ email: 'race@example.com' })));
       expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);

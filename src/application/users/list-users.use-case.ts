@@ -2,6 +2,7 @@ import { Permissions } from '../../domain/permissions/permission';
 import type { Role } from '../../domain/roles/role';
 import { RoleNotFoundError } from '../../domain/roles/role-not-found.error';
 import { ValidationError } from '../../domain/shared/domain-error';
+import { comparisonKey } from '../../domain/users/comparison-key';
 import { Email } from '../../domain/users/email';
 import { type User, USER_STATUSES, type UserStatus } from '../../domain/users/user';
 import { type Actor, requirePermission } from '../auth/actor';
@@ -16,7 +17,7 @@ export interface UserListQuery {
   role?: string;
   /** `pending`, `active` or `deactivated`. */
   status?: string;
-  /** An e-mail address, compared case-insensitively. */
+  /** An e-mail address, compared case-insensitively and whatever the spelling of its accents (NFC). */
   email?: string;
   /** The start of a name, username or e-mail address, compared case-insensitively. */
   q?: string;
@@ -81,9 +82,9 @@ function parseValues({ status, email, q }: UserListQuery): UserListFilter {
     }
   }
   if (q !== undefined) {
-    // Lower-cased as every search key is (Email.normalize, Username.normalize, nameSearchKey); trimmed,
-    // as stored names are and e-mails and usernames hold no white space.
-    const prefix = q.trim().toLowerCase();
+    // Keyed as every search key is (Email.normalize, Username.normalize, nameSearchKey: lower-cased and
+    // composed, NFC); trimmed, as stored names are and e-mails and usernames hold no white space.
+    const prefix = comparisonKey(q.trim());
     if (prefix === '') problems.push({ field: 'q', message: 'must not be blank' });
     else values.prefix = prefix;
   }

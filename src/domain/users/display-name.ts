@@ -1,4 +1,5 @@
 import { ValidationError } from '../shared/domain-error';
+import { comparisonKey } from './comparison-key';
 
 const MAX = 200;
 
@@ -13,9 +14,9 @@ export function parseDisplayName(raw: string, field = 'name'): string {
 }
 
 /**
- * The lower-cased form of a name that prefix search compares with (stored beside the name, indexed),
- * cut to the name's own length limit: lower-casing may lengthen a few characters (İ → i̇).
+ * The lower-cased, composed (NFC) form of a name that prefix search compares with (stored beside the
+ * name, indexed), cut to the name's own length limit: lower-casing may lengthen a few characters (İ → i̇).
  */
 export function nameSearchKey(name: string): string {
-  return [...name.toLowerCase()].slice(0, MAX).join('');
+  return [...comparisonKey(name)].slice(0, MAX).join('');
 }

@@ -1,5 +1,7 @@
 import { ValidationError } from '../shared/domain-error';
+import { comparisonKey } from './comparison-key';
 
+// ASCII only: no two usernames can look alike but for case, which the key folds.
 const PATTERN = /^[A-Za-z0-9._-]{3,64}$/;
 
 export class Username {
@@ -17,7 +19,8 @@ export class Username {
     return new Username(raw, Username.normalize(raw));
   }
 
+  /** The key of a username; sign-in keys what it is given this way too, valid or not. */
   static normalize(value: string): string {
-    return value.toLowerCase();
+    return comparisonKey(value);
   }
 }

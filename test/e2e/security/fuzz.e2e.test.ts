@@ -114,7 +114,7 @@ function fromSchema(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
     return fc.oneof(
       { weight: 4, arbitrary: safeString(Math.min(max, 60)) },
       { weight: 3, arbitrary: fc.emailAddress().filter((e) => e.length <= max && safe(e)) },
-      { weight: 2, arbitrary: fc.constantFrom('fuzz-user', 'someone@example.com', 'a long enough passphrase', 'admin', 'member', SEEDED_ROLES.admin, '', ' ', 'Ω@example.com', 'users:read', 'fuzz-role', 'Fuzz.Role') },
+      { weight: 2, arbitrary: fc.constantFrom('fuzz-user', 'someone@example.com', 'a long enough passphrase', 'admin', 'member', SEEDED_ROLES.admin, '', ' ', 'Ω@example.com', 'jose\u0301@example.com', 'bob\u200b@example.com', '\u202eadmin@example.com', 'users:read', 'fuzz-role', 'Fuzz.Role') },
       { weight: 1, arbitrary: fc.integer({ min: Math.max(0, max - 1), max: max + 2 }).map((n) => 'x'.repeat(n)) },
       { weight: 1, arbitrary: wrongTypes },
     );

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../../src/domain/shared/domain-error';
-import { parseDisplayName } from '../../../src/domain/users/display-name';
+import { nameSearchKey, parseDisplayName } from '../../../src/domain/users/display-name';
 
 describe('parseDisplayName', () => {
   it.each(['A', 'Ada Lovelace', 'José Álvarez-Núñez', '李小龍', 'x'.repeat(200)])('accepts %j', (raw) => {
@@ -44,5 +44,10 @@ describe('parseDisplayName', () => {
 
     expect(fieldOf()).toEqual(['name']);
     expect(fieldOf('ADMIN_NAME')).toEqual(['ADMIN_NAME']);
+  });
+
+  it('keys a name for search lower-cased and composed (NFC), so either spelling of an accent finds it', () => {
+    expect(nameSearchKey('Jose\u0301 A\u0301lvarez')).toBe('jos\u00e9 \u00e1lvarez');
+    expect(nameSearchKey('Jos\u00e9')).toBe(nameSearchKey('JOSE\u0301'));
   });
 });

@@ -81,4 +81,55 @@ describe('Email', () => {
   it('normalizes a raw string the same way parse does', () => {
     expect(Email.normalize(' MiXeD@Case.Org ')).toBe('mixed@case.org');
   });
+
+  describe('look-alike spellings (issue #22)', () => {
+    const precomposed = 'jos\u00e9@example.com';
+    const decomposed = 'jose\u0301@example.com';
+
+    it('keys the precomposed and the decomposed accent alike, and keeps the composed form (NFC)', () => {
+      expect(precomposed).not.toBe(decomposed);
+      expect(Email.parse(decomposed).normalized).toBe(Email.parse(precomposed).normalized);
+      expect(Email.parse(decomposed).value).toBe(precomposed);
+      expect(Email.parse('JOSE\u0301@Example.com').normalized).toBe(precomposed);
+      expect(Email.normalize(` ${decomposed} `)).toBe(precomposed);
+    });
+
+    it('accepts a decomposed accent in the domain, which composes into a letter', () => {
+      expect(Email.parse('ada@bu\u0308cher.de').normalized).toBe(Email.parse('ada@bücher.de').normalized);
+    });
+
+    it.each([
+      ['a zero-width space', 'bob\u200b@example.com'],
+      ['a zero-width non-joiner', 'bo\u200cb@example.com'],
+      ['a zero-width joiner', 'bo\u200db@example.com'],
+      ['a word joiner', 'bob\u2060@example.com'],
+      ['a byte order mark inside', 'bo\ufeffb@example.com'],
+      ['a right-to-left override', 'bob\u202e@example.com'],
+      ['a left-to-right mark', 'bob\u200e@example.com'],
+      ['a first-strong isolate', 'bob\u2068@example.com'],
+      ['a soft hyphen', 'bo\u00adb@example.com'],
+      ['a combining grapheme joiner', 'bo\u034fb@example.com'],
+      ['a Hangul filler', 'bob\u3164@example.com'],
+      ['a variation selector', 'bob\ufe0f@example.com'],
+      ['a tag character', 'bob\u{e0041}@example.com'],
+      ['a private-use character', 'bob\ue000@example.com'],
+      ['a lone surrogate', 'bob\ud800@example.com'],
+      ['an invisible character in the domain', 'bob@exam\u200bple.com'],
+      ['a C1 control character', 'bob\u0085x@example.com'],
+    ])('refuses %s with a problem that says so', (_label, raw) => {
+      expect(() => Email.parse(raw)).toThrow(
+        expect.objectContaining({
+          code: 'VALIDATION_FAILED',
+          problems: [{ field: 'email', message: 'must not contain invisible or control characters (such as a zero-width space)' }],
+        }),
+      );
+    });
+
+    it('refuses an address whose key would be longer than 254 characters', () => {
+      // "İ" lower-cases to two code units (i + combining dot above), which compose no further.
+      const raw = `${'\u0130'.repeat(64)}@${domain189}`;
+      expect(raw).toHaveLength(254);
+      expect(() => Email.parse(raw)).toThrow(ValidationError);
+    });
+  });
 });

@@ -16,6 +16,11 @@ describe('Username', () => {
     ['a non-ASCII letter', 'adä'],
     ['a slash', 'ada/lovelace'],
     ['a newline', 'ada\nlovelace'],
+    ['a precomposed accent', 'jos\u00e9'],
+    ['a decomposed accent', 'jose\u0301'],
+    ['a zero-width space', 'bob\u200b'],
+    ['a byte order mark', '\ufeffbob'],
+    ['a fullwidth letter', '\uff42ob'],
   ])('refuses a username with %s', (_label, raw) => {
     expect(() => Username.parse(raw)).toThrow(ValidationError);
   });
@@ -40,5 +45,10 @@ describe('Username', () => {
     expect(username.value).toBe('Ada.Lovelace');
     expect(username.normalized).toBe('ada.lovelace');
     expect(Username.normalize('ADA.LOVELACE')).toBe(username.normalized);
+  });
+
+  it('keys any spelling of an accent alike (NFC), as sign-in looks names up by what it is given', () => {
+    expect(Username.normalize('JOSE\u0301')).toBe(Username.normalize('jos\u00e9'));
+    expect(Username.normalize('jose\u0301')).toBe('jos\u00e9');
   });
 });

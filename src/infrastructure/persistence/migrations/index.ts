@@ -7,6 +7,7 @@ import { UserAdministration1764300000000 } from './1764300000000-user-administra
 import { RoleAdministration1764400000000 } from './1764400000000-role-administration';
 import { RefreshTokens1764500000000 } from './1764500000000-refresh-tokens';
 import { PasswordResets1764600000000 } from './1764600000000-password-resets';
+import { NormaliseIdentifiers1764700000000 } from './1764700000000-normalise-identifiers';
 import { BootstrapRecord1764900000000 } from './1764900000000-bootstrap-record';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   RoleAdministration1764400000000,
   RefreshTokens1764500000000,
   PasswordResets1764600000000,
+  NormaliseIdentifiers1764700000000,
   BootstrapRecord1764900000000,
 ];

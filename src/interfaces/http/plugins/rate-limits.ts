@@ -1,5 +1,6 @@
 import rateLimit, { type FastifyRateLimitStoreCtor, normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import { Email } from '../../../domain/users/email';
 import { HttpProblemError } from '../problem';
 
 /**
@@ -98,7 +99,8 @@ function perEmailLimiter(app: FastifyInstance, max: number): Limiter {
     timeWindow: 3_600_000,
     keyGenerator: (request) => {
       const email = (request.body as { email?: unknown } | undefined)?.email;
-      return `reset-email:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
+      // The address's key, so look-alike spellings of one address (case, accents) share one budget.
+      return `reset-email:${typeof email === 'string' ? Email.normalize(email) : ''}`;
     },
   });
   const handler: preHandlerHookHandler = async (request) => {

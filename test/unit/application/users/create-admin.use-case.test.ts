@@ -105,6 +105,17 @@ describe('CreateAdminUseCase', () => {
     expect(outbox.events).toEqual([]);
   });
 
+  it('leaves everything as it is when a user has the e-mail spelled with a decomposed accent (#22)', async () => {
+    const { createAdmin, users, outbox } = setup();
+    users.seed(UserMother.pending({ email: 'jose\u0301@example.com' }));
+
+    const outcome = await createAdmin.execute({ ...input, email: 'Jos\u00e9@Example.com' });
+
+    expect(outcome).toEqual({ created: false, reason: 'exists' });
+    expect(users.count).toBe(1);
+    expect(outbox.events).toEqual([]);
+  });
+
   it('is idempotent: a second start with the same variables creates nothing', async () => {
     const { createAdmin, users } = setup();
 
@@ -134,6 +145,7 @@ describe('CreateAdminUseCase', () => {
     ['ADMIN_USERNAME', { username: 'no spaces allowed' }],
     ['ADMIN_USERNAME', { username: 'ab' }],
     ['ADMIN_EMAIL', { email: 'not-an-email' }],
+    ['ADMIN_EMAIL', { email: 'root\u200b@example.com' }],
     ['ADMIN_PASSWORD', { password: 'short' }],
     ['ADMIN_PASSWORD', { password: 'x'.repeat(129) }],
     ['ADMIN_NAME', { name: '   ' }],

@@ -20,7 +20,7 @@ function setup() {
     const result = await listUsers.execute({ actor: reader, page, pageSize, filter });
     return { ids: result.users.map((u) => u._id), total: result.pagination.total_document, pagination: result.pagination };
   };
-  return { listUsers, list, ada, bob, cy, dee };
+  return { users, ids, listUsers, list, ada, bob, cy, dee };
 }
 
 describe('ListUsersUseCase filters', () => {
@@ -75,6 +75,16 @@ describe('ListUsersUseCase filters', () => {
     // A prefix only: "adams" is inside Dee's name, not at its start.
     expect(await list({ q: 'adams' })).toMatchObject({ ids: [], total: 0 });
     expect(await list({ q: '  dee  ' })).toMatchObject({ ids: [dee.id], total: 1 });
+  });
+
+  it('finds a user stored composed (NFC) by e-mail and by q spelled with a decomposed accent (issue #22)', async () => {
+    const { users, ids, list } = setup();
+    const jose = UserMother.joined({ id: ids.next(), name: 'Jos\u00e9 Su\u00e1rez', username: 'jose', email: 'jos\u00e9@example.com' });
+    users.seed(jose);
+
+    expect(await list({ email: 'JOSE\u0301@example.com' })).toMatchObject({ ids: [jose.id], total: 1 });
+    expect(await list({ q: 'jose\u0301@' })).toMatchObject({ ids: [jose.id], total: 1 });
+    expect(await list({ q: 'Jose\u0301 Sua\u0301' })).toMatchObject({ ids: [jose.id], total: 1 });
   });
 
   it('refuses a blank q, naming the field', async () => {
