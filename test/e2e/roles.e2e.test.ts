@@ -1,5 +1,5 @@
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { startTestApp, type TestApp, type TestResponse } from '../support/test-app';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const NO_SUCH_ROLE = '01a1fc99-dead-7000-8000-0000000000f1';
@@ -119,6 +119,68 @@ describe('role administration (#11)', () => {
     expect((await app.request('DELETE', `/v1/users/${person.id}`, { token: admin })).status).toBe(204);
     expect((await remove(role._id, { 'if-match': '"1"' })).status).toBe(204);
     expect((await get(role._id)).status).toBe(404);
+  });
+
+  describe('a role deleted while a write gives it to a user (#22): never a 500, always one consistent winner', () => {
+    const ROUNDS = 15;
+    /** Each round starts one of the two a little later than the other, in turn, so the rounds meet at different points. */
+    const staggered = <A, B>(round: number, first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> => {
+      const lag = [0, 1, 3, 6, 10][round % 5]!;
+      const later = <T>(start: () => Promise<T>) => new Promise<void>((resolve) => setTimeout(resolve, lag)).then(start);
+      return round % 2 === 0 ? Promise.all([first(), later(second)]) : Promise.all([later(first), second()]);
+    };
+
+    /**
+     * Both answers of a round and what the service holds after it, as one line, or null when they agree: the delete
+     * won (the write finds no such role: 400 ROLE_NOT_FOUND, the role gone, nobody holds it) or the write did (it
+     * succeeded, the delete is refused with 409 ROLE_IN_USE, the role stays and the user holds it).
+     */
+    const disagreement = (write: TestResponse, deleted: TestResponse, written: number, after: { roleStatus: number; held: boolean }): string | null => {
+      const answers = `write ${write.status} ${write.body?.code ?? ''}, delete ${deleted.status} ${deleted.body?.code ?? ''}`;
+      const deleteWon = deleted.status === 204 && write.status === 400 && write.body?.code === 'ROLE_NOT_FOUND';
+      const writeWon = write.status === written && deleted.status === 409 && deleted.body?.code === 'ROLE_IN_USE';
+      if (!deleteWon && !writeWon) return answers;
+      if (deleteWon && (after.roleStatus !== 404 || after.held)) return `${answers}, yet the role answers ${after.roleStatus}, held: ${after.held}`;
+      if (writeWon && (after.roleStatus !== 200 || !after.held)) return `${answers}, yet the role answers ${after.roleStatus}, held: ${after.held}`;
+      return null;
+    };
+
+    it('PATCH /v1/users/{id} {role} racing DELETE /v1/roles/{role}', async () => {
+      const person = await holder(SEEDED_ROLES.member, 'member');
+      const disagreements: string[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const role = (await create({ name: unique('raced'), permissions: [] })).body;
+        const [write, deleted] = await staggered(
+          round,
+          () => app.request('PATCH', `/v1/users/${person.id}`, { token: admin, json: { role: role.name } }),
+          () => remove(role._id),
+        );
+        const user = (await app.request('GET', `/v1/users/${person.id}`, { token: admin })).body;
+        const after = { roleStatus: (await get(role._id)).status, held: user.role._id === role._id };
+        const wrong = disagreement(write, deleted, 200, after);
+        if (wrong) disagreements.push(`round ${round}: ${wrong}`);
+      }
+      expect(disagreements).toEqual([]);
+    });
+
+    it('POST /v1/users/invite naming the role racing DELETE /v1/roles/{role}', async () => {
+      const disagreements: string[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const role = (await create({ name: unique('raced'), permissions: [] })).body;
+        const email = `${unique('raced-invitee')}@example.com`;
+        const [write, deleted] = await staggered(
+          round,
+          () => app.request('POST', '/v1/users/invite', { token: admin, json: { email, role: role.name } }),
+          () => remove(role._id),
+        );
+        const invited: { role: { _id: string } }[] = (await app.request('GET', `/v1/users?email=${encodeURIComponent(email)}`, { token: admin })).body.users;
+        const after = { roleStatus: (await get(role._id)).status, held: invited.some((user) => user.role._id === role._id) };
+        if (invited.length > 0 && !after.held) disagreements.push(`round ${round}: the invitee holds ${invited[0]!.role._id}`);
+        const wrong = disagreement(write, deleted, 201, after);
+        if (wrong) disagreements.push(`round ${round}: ${wrong}`);
+      }
+      expect(disagreements).toEqual([]);
+    });
   });
 
   it('applies a role change made through one replica on the other at its next request (two instances, one database)', async () => {

@@ -5,7 +5,7 @@ import { type HeldPermission, RoleEntity, type RoleState } from '../../../domain
 import { RoleChangedConcurrentlyError, RoleInUseError, RoleNameTakenError } from '../../../domain/roles/role.errors';
 import { roleNameKey } from '../../../domain/roles/role-name';
 import { BatchedLookup } from './batched-lookup';
-import { uniqueViolationOn } from './database-errors';
+import { foreignKeyViolationOn, uniqueViolationOn } from './database-errors';
 import { isMysqlFamily } from './data-source';
 import { type RoleRecord, RoleSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
@@ -124,8 +124,7 @@ export class TypeOrmRoleRepository implements RoleRepository, RoleStore {
         .execute());
     } catch (error) {
       // A user given the role after the count (the foreign key refuses the delete).
-      if (isForeignKeyViolation(error)) throw new RoleInUseError(0);
-      throw error;
+      throw foreignKeyViolationOn(error) !== null ? new RoleInUseError(0) : error;
     }
     if (affected === 0) throw new RoleChangedConcurrentlyError();
   }
@@ -184,16 +183,4 @@ function toRecord(state: RoleState): RoleRecord {
     updatedAt: state.updatedAt ?? null,
     updatedBy: state.updatedBy ?? null,
   };
-}
-
-function isForeignKeyViolation(error: unknown): boolean {
-  const e = error as { code?: string; errno?: number; message?: string; driverError?: unknown };
-  const inner = (e?.driverError ?? e) as { code?: string; errno?: number; message?: string };
-  return (
-    inner?.code === 'ER_ROW_IS_REFERENCED_2' ||
-    inner?.code === 'ER_ROW_IS_REFERENCED' ||
-    inner?.errno === 1451 ||
-    inner?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
-    /FOREIGN KEY constraint failed/.test(inner?.message ?? '')
-  );
 }

@@ -11,7 +11,8 @@ import {
   UsernameAlreadyTakenError,
 } from '../../../domain/users/user.errors';
 import { Username } from '../../../domain/users/username';
-import { uniqueViolationOn } from './database-errors';
+import { RoleNotFoundError } from '../../../domain/roles/role-not-found.error';
+import { foreignKeyViolationOn, uniqueViolationOn } from './database-errors';
 import type { PlainInsertStatements } from './plain-insert-statements';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { InvitationSchema, LoginAttemptSchema, RoleSchema, type UserRecord, UserSchema } from './records';
@@ -116,7 +117,7 @@ export class TypeOrmUserRepository implements UserRepository {
         this.counted(+1);
         this.filteredTotalsMoved(user.roleId);
       } catch (error) {
-        throw takenKeyError(error);
+        throw refusedWriteError(error, user);
       }
     });
   }
@@ -130,7 +131,7 @@ export class TypeOrmUserRepository implements UserRepository {
       try {
         ({ affected } = await this.repository.update({ id: user.id, version, ...LIVE }, { ...record, version: () => 'version + 1' }));
       } catch (error) {
-        throw takenKeyError(error);
+        throw refusedWriteError(error, user);
       }
       await this.saved(user, affected);
       this.filteredTotalsMoved();
@@ -275,10 +276,15 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 }
 
-function takenKeyError(error: unknown): unknown {
+/** A write a key refused, as the domain says it: an address or username taken, or a role deleted since it was read. */
+function refusedWriteError(error: unknown, user: User): unknown {
   const index = uniqueViolationOn(error);
   if (index?.includes('email')) return new EmailAlreadyTakenError();
   if (index?.includes('username')) return new UsernameAlreadyTakenError();
+  // The user's role is its row's one foreign key (SQLite does not name it): a role deleted meanwhile.
+  const reference = foreignKeyViolationOn(error);
+  const roleGone = reference !== null && reference.kind !== 'still-referenced' && (reference.constraint === '' || reference.constraint.includes('role'));
+  if (roleGone) return new RoleNotFoundError(user.roleId);
   return error;
 }
 
