@@ -4,11 +4,18 @@ import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 
+/** An accepted request: the look-up and the record, to run once the caller has its answer. */
+export interface AcceptedPasswordResetRequest {
+  /** Looks the address up and, for an active user, records `PasswordResetRequested`; safe to run again after a failure. */
+  record(): Promise<void>;
+}
+
 /**
  * Someone asks for a password-reset mail for an address. Only an active (joined, not deactivated)
  * user gets one: `PasswordResetRequested` is recorded through the outbox, and the mailer issues the
- * token when it sends the mail (the event carries none). The caller learns nothing: every address,
- * known or not, runs the same transaction with the same look-up, and the answer never differs.
+ * token when it sends the mail (the event carries none). The caller learns nothing, by content or by
+ * time: `execute` only checks the address's form, the same work for every address, and the look-up
+ * (whose commit writes for a known address only) is handed back to run after the answer.
  */
 export class RequestPasswordResetUseCase {
   private readonly unitOfWork: UnitOfWork;
@@ -21,8 +28,12 @@ export class RequestPasswordResetUseCase {
     this.ids = deps.idGenerator;
   }
 
-  async execute(input: { email: string }): Promise<void> {
+  async execute(input: { email: string }): Promise<AcceptedPasswordResetRequest> {
     const email = Email.parse(input.email);
+    return { record: () => this.record(email) };
+  }
+
+  private async record(email: Email): Promise<void> {
     // Built inside the closure: a unit of work may run it again after a deadlock.
     await this.unitOfWork.run(async ({ users, outbox }) => {
       const { items } = await users.list({ offset: 0, limit: 1 }, { emailKey: email.normalized });

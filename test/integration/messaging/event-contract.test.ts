@@ -197,7 +197,9 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
         unitOfWork: new TypeOrmAdapters(dataSource).unitOfWork(),
         clock: { now: () => new Date() },
         idGenerator: { next: () => (resetEventId = resetIds.next()) },
-      }).execute({ email: 'Bootstrap.Admin@example.com' });
+      })
+        .execute({ email: 'Bootstrap.Admin@example.com' })
+        .then((accepted) => accepted.record());
       record({ userId: admin.userId, eventIds: [resetEventId], types: ['PasswordResetRequested'] });
       // Role administration (#11): Role* events are keyed by the role id (`userId` here holds it).
       await roleLifecycle(new TypeOrmAdapters(dataSource).unitOfWork(), record);

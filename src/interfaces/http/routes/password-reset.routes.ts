@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConfirmPasswordResetUseCase } from '../../../application/password-reset/confirm-password-reset.use-case';
 import type { RequestPasswordResetUseCase } from '../../../application/password-reset/request-password-reset.use-case';
+import { AfterAnswer } from '../after-answer';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { anyRequestProblems, bodyProblems, problemResponse, throttledProblem, unavailableProblem } from '../schemas';
 
@@ -11,6 +12,10 @@ export const PASSWORD_RESET_ACCEPTED = {
 
 export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswordResetUseCase; confirmPasswordReset: ConfirmPasswordResetUseCase }) {
   return async (app: FastifyInstance): Promise<void> => {
+    // The look-up runs after the answer: its time (a write for a known address only) is not the answer's.
+    const afterAnswer = new AfterAnswer({ logger: app.log });
+    app.addHook('onClose', () => afterAnswer.drain());
+
     app.post<{ Body: { email: string } }>(
       '/auth/password-reset',
       {
@@ -23,7 +28,8 @@ export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswor
           description:
             'Always 202 with the same body, whether or not an active account has the address (and for pending or deactivated ' +
             'users). For an active user the mailer sends a single-use link (PASSWORD_RESET_TTL); a newer request replaces an ' +
-            'older link. Limited per client address (ADDRESS_RATE_LIMIT) and per target address (PASSWORD_RESET_RATE_LIMIT).',
+            'older link. The address is looked up after the answer, so its time is the same for every address. Limited per ' +
+            'client address (ADDRESS_RATE_LIMIT) and per target address (PASSWORD_RESET_RATE_LIMIT).',
           security: [],
           body: {
             type: 'object',
@@ -46,7 +52,8 @@ export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswor
         },
       },
       async (request, reply) => {
-        await deps.requestPasswordReset.execute({ email: request.body.email });
+        const accepted = await deps.requestPasswordReset.execute({ email: request.body.email });
+        afterAnswer.run('password-reset request', () => accepted.record());
         return reply.code(202).header('cache-control', 'no-store').send(PASSWORD_RESET_ACCEPTED);
       },
     );

@@ -59,7 +59,7 @@ function setup() {
   /** Request, then let the mailer handle the event it recorded; answers the mailed token. */
   const mailedToken = async (email = 'ada@example.com') => {
     const before = outbox.events.length;
-    await request.execute({ email });
+    await (await request.execute({ email })).record();
     const event = outbox.events[before];
     if (!event) throw new Error('no event recorded');
     await issue.execute({ eventId: event.id, userId: event.aggregateId });
@@ -79,7 +79,7 @@ describe('RequestPasswordResetUseCase', () => {
   it('records PasswordResetRequested for an active user, matched case-insensitively, with no secret in it', async () => {
     const { request, outbox, ada, clock } = setup();
 
-    await request.execute({ email: '  ADA@example.COM ' });
+    await (await request.execute({ email: '  ADA@example.COM ' })).record();
 
     expect(outbox.events).toHaveLength(1);
     const [event] = outbox.events;
@@ -95,9 +95,20 @@ describe('RequestPasswordResetUseCase', () => {
     const { request, outbox, users } = setup();
     users.seed(UserMother.pending({ email: 'pending@example.com' }), UserMother.deactivated({ email: 'gone@example.com' }));
 
-    await expect(request.execute({ email })).resolves.toBeUndefined();
+    const accepted = await request.execute({ email });
+    await expect(accepted.record()).resolves.toBeUndefined();
 
     expect(outbox.events).toEqual([]);
+  });
+
+  it('records nothing before `record` runs: the answer waits for no write', async () => {
+    const { request, outbox } = setup();
+
+    const accepted = await request.execute({ email: 'ada@example.com' });
+
+    expect(outbox.events).toEqual([]);
+    await accepted.record();
+    expect(outbox.events).toHaveLength(1);
   });
 
   it('refuses a malformed address with a validation error', async () => {
@@ -122,7 +133,7 @@ describe('IssuePasswordResetUseCase', () => {
 
   it('sends nothing for an event handled before', async () => {
     const { request, issue, outbox, mailer, processedEvents } = setup();
-    await request.execute({ email: 'ada@example.com' });
+    await (await request.execute({ email: 'ada@example.com' })).record();
     const [event] = outbox.events;
 
     await expect(issue.execute({ eventId: event.id, userId: event.aggregateId })).resolves.toBe('sent');
@@ -134,7 +145,7 @@ describe('IssuePasswordResetUseCase', () => {
 
   it('sends nothing to a user deactivated since the request, and records the event as handled', async () => {
     const { request, issue, outbox, mailer, deactivateAda, ada } = setup();
-    await request.execute({ email: 'ada@example.com' });
+    await (await request.execute({ email: 'ada@example.com' })).record();
     await deactivateAda();
     const [event] = outbox.events;
 
