@@ -22,11 +22,16 @@ node:
 	@bash scripts/ensure-node.sh $(NODE_ENV)
 
 # Installs exactly the locked versions, again when the lock file or the node running it changes
-# (native addons are built for one node).
+# (native addons are built for one node). npm ci's postinstall records that node's ABI in
+# node_modules/.install-node.json, which each process compares with its own at start; an install
+# older than that record gets it here.
 install: node
 	@$(WITH_NODE) want="$$(node -v) $$(cat package.json package-lock.json | sha256sum | cut -c1-16)"; \
-	  [ "$$(cat node_modules/.install-stamp 2>/dev/null)" = "$$want" ] || \
-	  { echo "installing the locked dependencies with node $$(node -v)"; $(NPM) ci --no-audit --no-fund && echo "$$want" > node_modules/.install-stamp; }
+	  if [ "$$(cat node_modules/.install-stamp 2>/dev/null)" = "$$want" ]; then \
+	    [ -f node_modules/.install-node.json ] || $(NPM) run --silent postinstall; \
+	  else \
+	    echo "installing the locked dependencies with node $$(node -v)"; $(NPM) ci --no-audit --no-fund && echo "$$want" > node_modules/.install-stamp; \
+	  fi
 
 build: install
 	@$(WITH_NODE) $(NPM) run build

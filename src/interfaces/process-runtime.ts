@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { describeError, type Logger } from '../infrastructure/logging/logger';
 import type { AppContainer } from '../infrastructure/container';
 import { hasPendingMigrations, runMigrations } from '../infrastructure/persistence/typeorm/migrate';
+import { assertSupportedServer } from '../infrastructure/persistence/typeorm/server-version';
 import { type Config, ConfigError } from '../infrastructure/config/config';
 import { kafkaConditionOf } from '../infrastructure/messaging/kafka-conditions';
 import { KafkaTopicProvisioner, type TopicSpec, type TopicsOutcome } from '../infrastructure/messaging/kafka-topic-provisioner';
@@ -118,6 +119,8 @@ async function waitForMigrations({ dataSource, logger }: { dataSource: DataSourc
  * The waits keep the process alive: while the database is away nothing else may (no socket is
  * open yet), and a process whose event loop empties exits with status 0 — a migrate step that
  * "succeeded" without migrating, an api that vanished before it listened.
+ * Then a MySQL/MariaDB older than the service supports (or a MariaDB behind mysql://) is refused
+ * with a ConfigError naming the version found and the minimum: waiting would not fix it.
  */
 export async function connectDatabase({ dataSource, logger }: { dataSource: DataSource; logger: Logger }, signal?: AbortSignal): Promise<void> {
   for (let attempt = 1; !dataSource.isInitialized; attempt++) {
@@ -130,6 +133,7 @@ export async function connectDatabase({ dataSource, logger }: { dataSource: Data
       await sleepUnlessAborted(wait, signal);
     }
   }
+  await assertSupportedServer(dataSource);
 }
 
 /** Prints a configuration error and exits: a bad value stops the process with a message naming it. */

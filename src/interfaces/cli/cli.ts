@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../infrastructure/config/config';
+import { ConfigError, loadConfig } from '../../infrastructure/config/config';
 import { buildContainer } from '../../infrastructure/container';
 import { createLogger } from '../../infrastructure/logging/logger';
 import { routeProcessWarnings } from '../../infrastructure/logging/process-warnings';
@@ -62,7 +62,7 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(outcome.created ? `admin ${values.username} created\n` : 'a user with that username or e-mail exists already; nothing changed\n');
     return outcome.created ? 0 : 1;
   } catch (error) {
-    process.stderr.write(`${error instanceof DomainError ? error.message : describeError(error)}\n`);
+    process.stderr.write(`${error instanceof DomainError || error instanceof ConfigError ? error.message : describeError(error)}\n`);
     return 1;
   } finally {
     await container.dispose();

@@ -1,3 +1,5 @@
+// First: dependencies installed for another node stop the start here, before an addon crashes it.
+import '../installed-node-guard';
 import '../thread-pool';
 import { loadConfig } from '../../infrastructure/config/config';
 import { createLogger } from '../../infrastructure/logging/logger';

@@ -1,3 +1,5 @@
+// First: dependencies installed for another node stop the start here, before an addon crashes it.
+import '../installed-node-guard';
 import '../thread-pool';
 /**
  * The mailer process (`npm run start:mailer`): consumes the invitation events from Kafka and
