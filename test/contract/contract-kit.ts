@@ -31,6 +31,8 @@ export interface ContractStores {
    * the table): this is the one probe each implementation supplies for itself.
    */
   storedEvents(): Promise<StoredEvent[]>;
+  /** The number the outbox gave each committed event among its aggregate's events, by event id (the relay's order). */
+  storedSequences(): Promise<Map<string, number>>;
 }
 
 /** An outbox event as stored: `data` as JSON carries it. */

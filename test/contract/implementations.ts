@@ -26,7 +26,16 @@ export async function inMemoryStores(): Promise<ContractStores> {
     { id: SEEDED_ROLES.member, name: 'member', permissions: [] },
   ]);
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles });
-  return { users, invitations, processedEvents, unitOfWork, roles, refreshTokens: new InMemoryRefreshTokenStore(), storedEvents: async () => [...outbox.events] };
+  return {
+    users,
+    invitations,
+    processedEvents,
+    unitOfWork,
+    roles,
+    refreshTokens: new InMemoryRefreshTokenStore(),
+    storedEvents: async () => outbox.events.map((e) => ({ id: e.id, type: e.type, aggregateId: e.aggregateId, occurredAt: e.occurredAt, data: e.data })),
+    storedSequences: async () => new Map(outbox.events.map((e) => [e.id, e.sequence])),
+  };
 }
 
 /**
@@ -44,7 +53,7 @@ export function contractTargets(filter = process.env.CONTRACT_TARGETS): Database
 }
 
 /** Every table the contracts write, children first (invitations reference users). */
-const CONTRACT_TABLES = ['invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'users'];
+const CONTRACT_TABLES = ['invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'event_sequences', 'users'];
 
 /**
  * Opens `target` once for the enclosing describe (migrated; destroyed after it) and returns the
@@ -87,6 +96,8 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
           occurredAt: row.occurredAt,
           data: JSON.parse(row.payload) as unknown,
         })),
+      storedSequences: async () =>
+        new Map((await db.getRepository(OutboxSchema).find()).map((row) => [row.id, Number(row.aggregateSequence)])),
     };
   };
 }

@@ -19,15 +19,20 @@ function stored(event: DomainEvent): StoredEvent {
  * are saved with the change that caused them, so they are there after a commit and not after a
  * rollback. Read back through `storedEvents`, the probe each implementation supplies.
  */
-export function describeOutboxContract(name: string, makeSubject: MakeStores<'unitOfWork' | 'storedEvents'>, options: ContractOptions = {}): void {
+export function describeOutboxContract(
+  name: string,
+  makeSubject: MakeStores<'unitOfWork' | 'storedEvents' | 'storedSequences'>,
+  options: ContractOptions = {},
+): void {
   const test = contractIt(options);
 
   describe(`${name} honours the Outbox contract`, () => {
     let unitOfWork: UnitOfWork;
     let storedEvents: () => Promise<StoredEvent[]>;
+    let storedSequences: () => Promise<Map<string, number>>;
 
     beforeEach(async () => {
-      ({ unitOfWork, storedEvents } = await makeSubject());
+      ({ unitOfWork, storedEvents, storedSequences } = await makeSubject());
     });
 
     const append = (events: readonly DomainEvent[]) => unitOfWork.run(({ outbox }) => outbox.append(events));
@@ -86,6 +91,63 @@ export function describeOutboxContract(name: string, makeSubject: MakeStores<'un
         }),
       ).rejects.toBeInstanceOf(EmailAlreadyTakenError);
       expect(await storedEvents()).toEqual([]);
+    });
+
+    // The order the relay publishes an aggregate's events in (issue #22): decided where they are stored,
+    // in commit order, never by the ids (UUIDv7 from the clock of whichever replica wrote them).
+    test('numbers each aggregate\'s events 1, 2, 3… in the order appended, across appends and runs, each aggregate apart', async () => {
+      const [x, y] = [newId(), newId()];
+      const [x1, y1, x2, x3, y2] = [eventAbout(x), eventAbout(y), eventAbout(x), eventAbout(x), eventAbout(y)];
+      await unitOfWork.run(async ({ outbox }) => {
+        await outbox.append([x1!, y1!, x2!]);
+        await outbox.append([x3!]);
+      });
+      await append([y2!]);
+      const sequences = await storedSequences();
+      expect([x1, x2, x3, y1, y2].map((e) => sequences.get(e!.id))).toEqual([1, 2, 3, 1, 2]);
+    });
+
+    test('leaves no gap: a run that rolls back uses up no number, the next committed event takes it', async () => {
+      const aggregate = newId();
+      const [first, lost, next] = [eventAbout(aggregate), eventAbout(aggregate), eventAbout(aggregate)];
+      await append([first]);
+      const failure = new Error('fails after the append');
+      await expect(
+        unitOfWork.run(async ({ outbox }) => {
+          await outbox.append([lost]);
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      await append([next]);
+      const sequences = await storedSequences();
+      expect([...sequences.entries()].sort((a, b) => a[1] - b[1])).toEqual([
+        [first.id, 1],
+        [next.id, 2],
+      ]);
+    });
+
+    test('numbers two runs appending for one aggregate at once in the order they commit', async () => {
+      const aggregate = newId();
+      const [early, late] = [eventAbout(aggregate), eventAbout(aggregate)];
+      let release: () => void = () => undefined;
+      const latch = new Promise<void>((resolve) => (release = resolve));
+      let appended: () => void = () => undefined;
+      const earlyAppended = new Promise<void>((resolve) => (appended = resolve));
+      const committed: string[] = [];
+      // The first run appends, then stays open; the second appends for the same aggregate meanwhile.
+      const first = unitOfWork
+        .run(async ({ outbox }) => {
+          await outbox.append([early]);
+          appended();
+          await latch;
+        })
+        .then(() => committed.push(early.id));
+      await earlyAppended;
+      const second = unitOfWork.run(({ outbox }) => outbox.append([late])).then(() => committed.push(late.id));
+      release();
+      await Promise.all([first, second]);
+      const sequences = await storedSequences();
+      expect(committed.map((id) => sequences.get(id))).toEqual([1, 2]);
     });
 
     test('stores an event once: appending an id it holds already fails the run, which then holds nothing', async () => {

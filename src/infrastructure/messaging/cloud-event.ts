@@ -14,6 +14,11 @@ export interface CloudEvent<D = unknown> {
   dataschema?: string;
   /** Extension attribute: the x-request-id of the HTTP request that caused the event, when there was one. */
   requestid?: string;
+  /**
+   * Extension attribute: this event's place among the events of its `subject` (1, 2, 3, … with no gap), in
+   * the order their changes committed. Absent only on events recorded before the version that numbers them.
+   */
+  subjectsequence?: number;
   data: D;
 }
 
@@ -27,6 +32,8 @@ export interface OutboxMessage {
   occurredAt: Date;
   /** x-request-id of the causing request; null or absent when none. */
   requestId?: string | null;
+  /** The event's place among its aggregate's events (`subjectsequence`); null or absent on rows of an older version. */
+  sequence?: number | null;
 }
 
 /** Where the relay hands committed events: Kafka, or the in-process bus of the embedded default. */
@@ -89,7 +96,10 @@ export class MalformedOutboxPayloadError extends Error {
   }
 }
 
-/** The CloudEvent of an outbox row: `id` = the row id, `subject` = the user id, `data` = the parsed payload. */
+/**
+ * The CloudEvent of an outbox row: `id` = the row id, `subject` = the user id (the role id for Role*),
+ * `subjectsequence` = the row's number among its aggregate's events, `data` = the parsed payload.
+ */
 export function toCloudEvent(message: OutboxMessage, source: string = DEFAULT_EVENT_SOURCE): CloudEvent {
   let data: unknown;
   try {
@@ -109,6 +119,7 @@ export function toCloudEvent(message: OutboxMessage, source: string = DEFAULT_EV
     datacontenttype: 'application/json',
     ...(dataschema !== undefined ? { dataschema } : {}),
     ...(message.requestId ? { requestid: message.requestId } : {}),
+    ...(message.sequence ? { subjectsequence: message.sequence } : {}),
     data,
   };
 }

@@ -14,14 +14,22 @@ export interface OutboxRow {
   occurred_at: Date | string;
   attempts: number | string;
   request_id?: string | null;
+  aggregate_sequence?: number | string | null;
 }
 
+/** A row's place in its aggregate's order; 0 (before every number) for a row written before numbers existed. */
+const MINE = 'COALESCE(o.aggregate_sequence, 0)';
+const THEIRS = 'COALESCE(o2.aggregate_sequence, 0)';
+
 /**
- * The oldest unpublished rows that are each the oldest unpublished row of their user, in id
- * (= creation, ids are UUIDv7) order. A user's next event becomes claimable only once the one
- * before it is marked published, which happens only after the publisher acknowledged it: one
- * user's events reach the topic in order even with several relays. Uses ix_outbox_pending for
- * the scan and ix_outbox_aggregate for the check.
+ * The oldest unpublished rows that are each the first unpublished row of their aggregate (user or
+ * role) in its sequence: `aggregate_sequence`, numbered by the database in commit order (see
+ * TypeOrmOutbox), not the id, which is a UUIDv7 from the clock of whichever replica wrote it. Rows
+ * written by an older version have no number and come first, in id order among themselves.
+ * A user's next event becomes claimable only once the one before it is marked published, which
+ * happens only after the publisher acknowledged it: one user's events reach the topic in order even
+ * with several relays. Across users the batch is in id order (ix_outbox_pending); the check reads
+ * ix_outbox_aggregate_sequence.
  *
  * With `skipLocked` (MySQL/MariaDB, inside a transaction) the rows are locked until the
  * transaction ends and rows another relay holds are skipped; the NOT EXISTS subquery is a plain
@@ -30,9 +38,10 @@ export interface OutboxRow {
 export function claimSql(limit: number, skipLocked: boolean): string {
   assertPositiveInteger(limit, 'limit');
   return (
-    'SELECT o.id, o.aggregate_id, o.type, o.payload, o.occurred_at, o.attempts, o.request_id FROM outbox_events o ' +
+    'SELECT o.id, o.aggregate_id, o.type, o.payload, o.occurred_at, o.attempts, o.request_id, o.aggregate_sequence FROM outbox_events o ' +
     'WHERE o.published_at IS NULL AND NOT EXISTS (' +
-    'SELECT 1 FROM outbox_events o2 WHERE o2.aggregate_id = o.aggregate_id AND o2.published_at IS NULL AND o2.id < o.id' +
+    'SELECT 1 FROM outbox_events o2 WHERE o2.aggregate_id = o.aggregate_id AND o2.published_at IS NULL AND (' +
+    `${THEIRS} < ${MINE} OR (${THEIRS} = ${MINE} AND o2.id < o.id))` +
     `) ORDER BY o.id LIMIT ${limit}` +
     (skipLocked ? ' FOR UPDATE SKIP LOCKED' : '')
   );
@@ -79,6 +88,7 @@ export function toOutboxMessage(row: OutboxRow): OutboxMessage {
     payload: row.payload,
     occurredAt: fromSqlDatetime(row.occurred_at),
     requestId: row.request_id ?? null,
+    sequence: row.aggregate_sequence === null || row.aggregate_sequence === undefined ? null : Number(row.aggregate_sequence),
   };
 }
 

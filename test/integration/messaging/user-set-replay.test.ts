@@ -124,6 +124,21 @@ describe('a consumer keeps a correct copy of the user set from the user-events t
     expect([...truth.values()].some((user) => renamed.includes(user.role._id))).toBe(true);
   });
 
+  it('numbers each subject\'s events 1, 2, 3, … with no gap, in partition order (`subjectsequence`, docs/events)', () => {
+    const perSubject = new Map<string, number[]>();
+    const seen = new Set<string>();
+    for (const message of orderedByOffset(messages)) {
+      const event = JSON.parse(message.value) as CloudEvent;
+      if (seen.has(event.id)) continue;
+      seen.add(event.id);
+      perSubject.set(event.subject, [...(perSubject.get(event.subject) ?? []), event.subjectsequence ?? 0]);
+    }
+    expect(perSubject.size).toBeGreaterThan(5);
+    for (const [subject, sequences] of perSubject) {
+      expect([subject, sequences]).toEqual([subject, sequences.map((_, i) => i + 1)]);
+    }
+  });
+
   it('carries no secret: no password, hash or invitation token in any event', () => {
     const secrets = [...scenario.passwords, ...mailer.sent.map((mail) => CapturingMailer.tokenOf(mail))];
     expect(secrets.length).toBeGreaterThan(0);

@@ -9,7 +9,11 @@ export interface StoredEvent {
   readonly aggregateId: string;
   readonly occurredAt: Date;
   readonly data: Record<string, unknown>;
+  /** Its place among its aggregate's events, 1, 2, 3, …: numbered when its run commits, so in commit order. */
+  readonly sequence: number;
 }
+
+type AppendedEvent = Omit<StoredEvent, 'sequence'>;
 
 interface Faults {
   next: Error | null;
@@ -17,7 +21,9 @@ interface Faults {
 
 export class InMemoryOutbox implements Outbox {
   private stored: StoredEvent[] = [];
-  private readonly appendedHere: StoredEvent[] = [];
+  /** The last number each aggregate was given (the adapter's `event_sequences`). */
+  private lastSequences = new Map<string, number>();
+  private readonly appendedHere: AppendedEvent[] = [];
   private closed = false;
 
   /** `faults` is shared with transactional copies, so a failure armed here hits the next append anywhere. */
@@ -31,11 +37,12 @@ export class InMemoryOutbox implements Outbox {
       this.faults.next = null;
       throw fault;
     }
-    const rows = events.map(toStored);
+    const rows = events.map(toAppended);
     for (const row of rows) {
       if (this.stored.some((e) => e.id === row.id)) throw new Error(`InMemoryOutbox: duplicate event id ${row.id}`);
     }
-    this.stored.push(...rows);
+    // Held here at once (appended outside a run, it is committed); a run's events are numbered again when it commits.
+    this.stored.push(...rows.map((row) => this.numbered(row, this.lastSequences)));
     this.appendedHere.push(...rows);
   }
 
@@ -54,31 +61,45 @@ export class InMemoryOutbox implements Outbox {
   beginTransaction(): InMemoryOutbox {
     const copy = new InMemoryOutbox(this.faults);
     copy.stored = [...this.stored];
+    copy.lastSequences = new Map(this.lastSequences);
     return copy;
   }
 
+  /**
+   * Numbers the transaction's events after what is committed by then, as the adapter's counter row
+   * (locked until commit) does: of two runs appending for one aggregate, the one committing first
+   * takes the lower numbers.
+   */
   prepareCommit(transaction: InMemoryOutbox): () => void {
     const staged = [...this.stored];
+    const lastSequences = new Map(this.lastSequences);
     for (const row of transaction.appendedHere) {
       if (staged.some((e) => e.id === row.id)) throw new Error(`InMemoryOutbox: duplicate event id ${row.id}`);
-      staged.push(row);
+      staged.push(this.numbered(row, lastSequences));
     }
     return () => {
       this.stored = staged;
+      this.lastSequences = lastSequences;
     };
   }
 
   close(): void {
     this.closed = true;
   }
+
+  private numbered(row: AppendedEvent, lastSequences: Map<string, number>): StoredEvent {
+    const sequence = (lastSequences.get(row.aggregateId) ?? 0) + 1;
+    lastSequences.set(row.aggregateId, sequence);
+    return Object.freeze({ ...row, sequence });
+  }
 }
 
-function toStored(event: DomainEvent): StoredEvent {
-  return Object.freeze({
+function toAppended(event: DomainEvent): AppendedEvent {
+  return {
     id: event.id,
     type: event.type,
     aggregateId: event.aggregateId,
     occurredAt: new Date(event.occurredAt),
     data: JSON.parse(JSON.stringify(event.data)) as Record<string, unknown>,
-  });
+  };
 }

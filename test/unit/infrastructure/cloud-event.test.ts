@@ -32,6 +32,18 @@ describe('the request id on events', () => {
   });
 });
 
+describe('the subject sequence on events', () => {
+  it('becomes the `subjectsequence` extension attribute, a JSON integer', () => {
+    const event = toCloudEvent({ ...message, sequence: 7 });
+    expect(event.subjectsequence).toBe(7);
+    expect(JSON.parse(JSON.stringify(event)).subjectsequence).toBe(7);
+  });
+
+  it('is left out for a row written before events were numbered', () => {
+    for (const sequence of [null, undefined]) expect('subjectsequence' in toCloudEvent({ ...message, sequence })).toBe(false);
+  });
+});
+
 describe('the request id in log lines', () => {
   function capture() {
     const lines: Record<string, unknown>[] = [];

@@ -8,6 +8,7 @@ import { RoleAdministration1764400000000 } from './1764400000000-role-administra
 import { RefreshTokens1764500000000 } from './1764500000000-refresh-tokens';
 import { PasswordResets1764600000000 } from './1764600000000-password-resets';
 import { NormaliseIdentifiers1764700000000 } from './1764700000000-normalise-identifiers';
+import { EventSequence1764800000000 } from './1764800000000-event-sequence';
 import { BootstrapRecord1764900000000 } from './1764900000000-bootstrap-record';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
@@ -22,5 +23,6 @@ export const MIGRATIONS = [
   RefreshTokens1764500000000,
   PasswordResets1764600000000,
   NormaliseIdentifiers1764700000000,
+  EventSequence1764800000000,
   BootstrapRecord1764900000000,
 ];

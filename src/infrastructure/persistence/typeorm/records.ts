@@ -60,6 +60,8 @@ export interface OutboxRecord {
   attempts: number;
   /** x-request-id of the request that caused the event, if any. */
   requestId: string | null;
+  /** The event's place among its aggregate's events (1, 2, 3, …), taken from `event_sequences` in its transaction. Null on rows of an older version. */
+  aggregateSequence: number | null;
 }
 
 export interface InvitationRecord {
@@ -177,6 +179,7 @@ export const OutboxSchema = new EntitySchema<OutboxRecord>({
     publishedAt: { ...datetime, nullable: true, name: 'published_at' },
     attempts: { type: Number, default: 0 },
     requestId: { type: String, length: 128, nullable: true, name: 'request_id' },
+    aggregateSequence: { type: Number, nullable: true, name: 'aggregate_sequence' },
   },
 });
 
