@@ -146,10 +146,10 @@ describe('the whole stack across processes', () => {
     expect((await http('POST', '/v1/users/invite', { email: 'stack.joiner@example.com', name: 'Stack Joiner' }, token)).status).toBe(201);
 
     await smtp.waitFor((messages) => messages.some((m) => m.envelopeTo.includes('stack.joiner@example.com')), 20_000, 'the invitation mail');
-    const [mail] = smtp.messagesTo('stack.joiner@example.com');
-    expect(mail.parsed.from).toContain('no-reply@stack.example.test');
-    expect(mail.parsed.html).toContain('/invitations/accept?token=');
-    const secret = tokenFromText(mail.parsed.text)!;
+    const mail = await smtp.messagesTo('stack.joiner@example.com')[0]!.parsed();
+    expect(mail.from).toContain('no-reply@stack.example.test');
+    expect(mail.html).toContain('/invitations/accept?token=');
+    const secret = tokenFromText(mail.text)!;
     expect(secret).toBeTruthy();
 
     const page = await http('GET', `/invitations/accept?token=${secret}`);
@@ -170,8 +170,8 @@ describe('the whole stack across processes', () => {
     expect(requested.status).toBe(202);
 
     await smtp.waitFor(() => smtp.messagesTo(email).length > mailsBefore, 20_000, 'the password-reset mail');
-    const mail = smtp.messagesTo(email)[mailsBefore]!;
-    const link = /\/password-reset\?token=([^\s"'<>&]+)/.exec(mail.parsed.text ?? '');
+    const mail = await smtp.messagesTo(email)[mailsBefore]!.parsed();
+    const link = /\/password-reset\?token=([^\s"'<>&]+)/.exec(mail.text ?? '');
     expect(link).not.toBeNull();
     const secret = decodeURIComponent(link![1]!);
 

@@ -6,7 +6,7 @@
  * answered 201 is in the database with its event published.
  *
  * The mailer's side (stopped mid-burst: no mail lost, none doubled) is covered by
- * test/integration/mailer/invitation-mail-worker.test.ts ("stopped mid-burst and started again").
+ * test/integration/mailer/kafka-mail-worker.test.ts ("stopped mid-burst and started again").
  */
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';

@@ -11,14 +11,19 @@
  *
  * A refused command means the message was not accepted, so it is not recorded.
  */
+import { type AddressObject, simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 
+/** A message as mailparser reads it, in the few fields the tests look at. */
 export interface ParsedMail {
-  /** Header names lower-cased; the first occurrence, unfolded and with RFC 2047 words decoded. */
+  /** Header names lower-cased; the first occurrence as written, unfolded (RFC 2047 words left encoded). */
   headers: Record<string, string>;
+  /** Decoded. */
   subject?: string;
+  /** Each address as `Name <address>`, or the bare address, joined by ', '. */
   from?: string;
   to?: string;
+  /** The bodies decoded (line ends as mailparser gives them: LF). */
   text?: string;
   html?: string;
 }
@@ -30,7 +35,8 @@ export interface ReceivedMail {
   /** The authenticated user of the session, if any. */
   user?: string;
   raw: string;
-  parsed: ParsedMail;
+  /** The message parsed, on the first call (the benchmark receives thousands of mails and reads none of them). */
+  parsed(): Promise<ParsedMail>;
   receivedAt: Date;
 }
 
@@ -237,110 +243,43 @@ export class SmtpTestServer {
 
   private record(raw: string, session: SMTPServerSession): void {
     const from = session.envelope.mailFrom;
-    let parsed: ParsedMail | undefined;
+    let parsed: Promise<ParsedMail> | undefined;
     this.messages.push({
       envelopeFrom: from ? from.address : '',
       envelopeTo: session.envelope.rcptTo.map((r) => r.address),
       user: typeof session.user === 'string' ? session.user : undefined,
       raw,
-      // Parsed when first read: the benchmark receives thousands of mails and reads none of them.
-      get parsed() {
-        return (parsed ??= parseMail(raw));
-      },
+      parsed: () => (parsed ??= parseMail(raw)),
       receivedAt: new Date(),
     });
     for (const waiter of [...this.waiters]) waiter();
   }
 }
 
-// -------------------------------------------------------------------------------------------
-// A small MIME reader: enough for what nodemailer writes (multipart/alternative, text/plain and
-// text/html in quoted-printable, base64, 7bit or 8bit; RFC 2047 encoded words in headers).
-// -------------------------------------------------------------------------------------------
-
-export function parseMail(raw: string): ParsedMail {
-  const { headers, body } = splitEntity(raw);
-  const mail: ParsedMail = {
-    headers,
-    subject: headers.subject,
-    from: headers.from,
-    to: headers.to,
-  };
-  collectBodies(headers, body, mail);
-  return mail;
-}
-
-function splitEntity(raw: string): { headers: Record<string, string>; body: string } {
-  const match = /\r?\n\r?\n/.exec(raw);
-  const head = match ? raw.slice(0, match.index) : raw;
-  const body = match ? raw.slice(match.index + match[0].length) : '';
+/** Reads a message (from the SMTP server or an .eml file) with mailparser. */
+export async function parseMail(raw: string): Promise<ParsedMail> {
+  const mail = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
   const headers: Record<string, string> = {};
-  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    const name = line.slice(0, colon).trim().toLowerCase();
-    if (!(name in headers)) headers[name] = decodeWords(line.slice(colon + 1).trim());
+  for (const { key, line } of mail.headerLines) {
+    if (!(key in headers)) headers[key] = line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
   }
-  return { headers, body };
+  return {
+    headers,
+    subject: mail.subject,
+    from: addresses(mail.from),
+    to: addresses(mail.to),
+    text: mail.text,
+    html: mail.html === false ? undefined : mail.html,
+  };
 }
 
-function collectBodies(headers: Record<string, string>, body: string, mail: ParsedMail): void {
-  const contentType = (headers['content-type'] ?? 'text/plain').toLowerCase();
-  if (contentType.startsWith('multipart/')) {
-    const boundary = /boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
-    if (!boundary) return;
-    const parts = body.split(new RegExp(`\\r?\\n?--${escapeRegExp(boundary)}(?:--)?[ \\t]*\\r?\\n?`));
-    for (const part of parts) {
-      if (part.trim() === '') continue;
-      const entity = splitEntity(part);
-      if (Object.keys(entity.headers).length === 0) continue;
-      collectBodies(entity.headers, entity.body, mail);
-    }
-    return;
-  }
-  const decoded = decodeBody(body, headers['content-transfer-encoding']);
-  if (contentType.startsWith('text/plain') && mail.text === undefined) mail.text = decoded;
-  if (contentType.startsWith('text/html') && mail.html === undefined) mail.html = decoded;
-}
-
-function decodeBody(body: string, encoding = '7bit'): string {
-  switch (encoding.toLowerCase()) {
-    case 'quoted-printable':
-      return decodeQuotedPrintable(body);
-    case 'base64':
-      return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-    default:
-      return body;
-  }
-}
-
-function decodeQuotedPrintable(text: string): string {
-  const joined = text.replace(/=\r?\n/g, '');
-  const bytes: number[] = [];
-  for (let i = 0; i < joined.length; i++) {
-    const hex = joined.slice(i + 1, i + 3);
-    if (joined[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
-      bytes.push(parseInt(hex, 16));
-      i += 2;
-    } else {
-      bytes.push(...Buffer.from(joined[i], 'utf8'));
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-function decodeWords(value: string): string {
-  return value
-    .replace(/(=\?[^?]+\?[BbQq]\?[^?]*\?=)\s+(?==\?)/g, '$1')
-    .replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (_all, _charset: string, kind: string, text: string) =>
-      kind.toUpperCase() === 'B'
-        ? Buffer.from(text, 'base64').toString('utf8')
-        : decodeQuotedPrintable(text.replace(/_/g, ' ')),
-    );
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** `Name <address>` or the bare address, as written, without the quotes mailparser's `text` adds. */
+function addresses(header: AddressObject | AddressObject[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  return (Array.isArray(header) ? header : [header])
+    .flatMap((h) => h.value)
+    .map(({ name, address }) => (name ? `${name} <${address ?? ''}>` : (address ?? '')))
+    .join(', ');
 }
 
 /** The invitation token of the first accept link in a text, percent-decoded. */

@@ -3,7 +3,7 @@ import { type Config, loadConfig } from '../../infrastructure/config/config';
 import { type AppContainer, buildContainer, type Overrides } from '../../infrastructure/container';
 import { createLogger, type Logger } from '../../infrastructure/logging/logger';
 import { startMetricsServer } from '../../infrastructure/observability/metrics-server';
-import { subscribeInvitationMails } from '../mailer/in-process-invitation-mails';
+import { subscribeMails } from '../mailer/in-process-mails';
 import { describeError } from '../../infrastructure/logging/logger';
 import { prepareDatabase } from '../process-runtime';
 import { sleepUnlessAborted as sleep } from '../../infrastructure/system/backoff';
@@ -66,7 +66,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
 async function startEventFlow(container: AppContainer): Promise<() => Promise<void>> {
   const { config, logger, inProcessBus, eventPublisher } = container.cradle;
   const unsubscribe = inProcessBus
-    ? subscribeInvitationMails(inProcessBus, {
+    ? subscribeMails(inProcessBus, {
         issueInvitation: container.cradle.issueInvitation,
         issuePasswordReset: container.cradle.issuePasswordReset,
         logger,

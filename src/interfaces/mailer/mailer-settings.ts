@@ -1,6 +1,6 @@
 import { ConfigError } from '../../infrastructure/config/config';
 import { MAILER_VARIABLES, readVariables } from '../../infrastructure/config/variables';
-import { defaultDeadLetterTopic } from './invitation-mail-worker';
+import { defaultDeadLetterTopic } from '../../infrastructure/messaging/consumer/kafka-mail-worker';
 
 /** Settings only the mailer process reads: the MAILER_* rows of the configuration's one table (infrastructure/config/variables.ts). */
 export interface MailerSettings {

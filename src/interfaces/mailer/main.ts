@@ -18,10 +18,10 @@ import { createLogger } from '../../infrastructure/logging/logger';
 import { routeProcessWarnings } from '../../infrastructure/logging/process-warnings';
 import { MailerMetrics } from '../../infrastructure/observability/mailer-metrics';
 import { type MetricsServer, startMetricsServer } from '../../infrastructure/observability/metrics-server';
+import { KafkaMailWorker } from '../../infrastructure/messaging/consumer/kafka-mail-worker';
 import { hasPendingMigrations } from '../../infrastructure/persistence/typeorm/migrate';
 import { describeError } from '../../infrastructure/logging/logger';
 import { connectDatabase, exitOnStartupError } from '../process-runtime';
-import { InvitationMailWorker } from './invitation-mail-worker';
 import { loadMailerSettings, type MailerSettings } from './mailer-settings';
 
 const GRACE_MS = 30_000;
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   // Its own root: no HTTP, no admin bootstrap, no relay (those are the API's business).
   const container = buildMailerContainer(config, logger);
   const abort = new AbortController();
-  let worker: InvitationMailWorker | null = null;
+  let worker: KafkaMailWorker | null = null;
   let metricsServer: MetricsServer | null = null;
   const metrics = new MailerMetrics();
   let shuttingDown = false;
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     const { issueInvitation, issuePasswordReset, mailer } = container.cradle;
     // Not fatal: mails are retried until SMTP answers; this only says so early.
     mailer.verify?.().catch((error: unknown) => logger.warn({ reason: describeError(error) }, 'the SMTP server does not accept us yet'));
-    worker = new InvitationMailWorker({
+    worker = new KafkaMailWorker({
       issueInvitation,
       issuePasswordReset,
       logger,

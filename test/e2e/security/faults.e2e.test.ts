@@ -11,7 +11,7 @@ import { createDataSource } from '../../../src/infrastructure/persistence/typeor
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
 import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
-import { InvitationMailWorker } from '../../../src/interfaces/mailer/invitation-mail-worker';
+import { KafkaMailWorker } from '../../../src/infrastructure/messaging/consumer/kafka-mail-worker';
 import { buildIssueInvitation, invitedCloudEvent } from '../../integration/mailer/fixtures/issue-invitation.fixture';
 import { SmtpTestServer, tokenFromText } from '../../support/smtp-test-server';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
@@ -115,7 +115,7 @@ describe('faults: the SMTP server refuses a quarter of its commands at random', 
   let smtp: SmtpTestServer;
   let mailer: NodemailerMailer;
   let kafka: Kafka;
-  let worker: InvitationMailWorker | undefined;
+  let worker: KafkaMailWorker | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase('ac_faults_smtp');
@@ -154,7 +154,7 @@ describe('faults: the SMTP server refuses a quarter of its commands at random', 
     }
 
     smtp.refuseRandomly(0.25);
-    worker = new InvitationMailWorker({
+    worker = new KafkaMailWorker({
       issueInvitation: buildIssueInvitation(dataSource, mailer),
       logger,
       kafka: { brokers, clientId: 'faults-test-worker', topic },
@@ -177,6 +177,6 @@ describe('faults: the SMTP server refuses a quarter of its commands at random', 
     expect([...mailed()].filter((to) => !emails.includes(to))).toEqual([]);
     expect(mailed().size).toBe(30);
     expect(smtp.faults.length).toBeGreaterThan(0); // the server did refuse commands
-    for (const email of emails) expect(tokenFromText(smtp.messagesTo(email).at(-1)?.parsed.text)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    for (const email of emails) expect(tokenFromText((await smtp.messagesTo(email).at(-1)?.parsed())?.text)).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });

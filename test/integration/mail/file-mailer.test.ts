@@ -55,7 +55,7 @@ describe('FileMailer', () => {
     const raw = await readFile(file, 'utf8');
     expect(raw).toMatch(/\r\n\r\n/); // RFC 822: CRLF line ends, headers then a blank line
     expect(raw).not.toMatch(/[^\r]\n/);
-    const mail = parseMail(raw);
+    const mail = await parseMail(raw);
     expect(mail.from).toBe(FROM);
     expect(mail.to).toBe('Ada Lovelace <ada@example.com>');
     expect(mail.subject).toBe('Your invitation to Access Control');

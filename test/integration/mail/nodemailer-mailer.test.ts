@@ -104,12 +104,13 @@ describe('NodemailerMailer', () => {
     const [mail] = smtp.messagesTo(to);
     expect(mail.user).toBe('mailer'); // authenticated with the decoded credentials of the URL
     expect(mail.envelopeFrom).toBe('no-reply@ac.example.test');
-    expect(mail.parsed.from).toBe(FROM);
-    expect(mail.parsed.to).toContain(to);
-    expect(mail.parsed.subject).toBe('Your invitation to Access Control');
-    expect(mail.parsed.headers['content-type']).toMatch(/^multipart\/alternative/);
+    const parsed = await mail.parsed();
+    expect(parsed.from).toBe(FROM);
+    expect(parsed.to).toContain(to);
+    expect(parsed.subject).toBe('Your invitation to Access Control');
+    expect(parsed.headers['content-type']).toMatch(/^multipart\/alternative/);
 
-    const { text, html } = mail.parsed;
+    const { text, html } = parsed;
     expect(tokenFromText(text)).toBe(TOKEN);
     expect(tokenFromText(html)).toBe(TOKEN);
     expect(text).toContain(`https://ac.example.test/invitations/accept?token=${TOKEN}`);
@@ -127,10 +128,10 @@ describe('NodemailerMailer', () => {
   it('escapes an address and a link in the HTML body', async () => {
     const to = 'o.brien&sons@example.com';
     await mailer().sendInvitation(invitation(to, { name: undefined, link: 'https://ac.example.test/invitations/accept?token=a&b="c"' }));
-    const [mail] = smtp.messagesTo(to);
-    expect(mail.parsed.text).toMatch(/^Hello,\r?\n\r?\nYou have been invited/);
-    expect(mail.parsed.html).toContain('<strong>o.brien&amp;sons@example.com</strong>');
-    expect(mail.parsed.html).toContain('href="https://ac.example.test/invitations/accept?token=a&amp;b=&quot;c&quot;"');
+    const mail = await smtp.messagesTo(to)[0]!.parsed();
+    expect(mail.text).toMatch(/^Hello,\r?\n\r?\nYou have been invited/);
+    expect(mail.html).toContain('<strong>o.brien&amp;sons@example.com</strong>');
+    expect(mail.html).toContain('href="https://ac.example.test/invitations/accept?token=a&amp;b=&quot;c&quot;"');
   });
 
   it('a 4xx answer is a temporary failure, and the next attempt goes through', async () => {

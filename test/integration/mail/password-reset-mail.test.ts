@@ -32,7 +32,7 @@ describe('the password-reset mail', () => {
     await mailer.sendPasswordReset({ to: 'ada@example.com', name: 'Ada Lovelace', link, expiresAt: new Date('2026-01-31T13:00:00.123Z') });
 
     const [file] = await readdir(path.join(dataDir, 'mail'));
-    const mail = parseMail(await readFile(path.join(dataDir, 'mail', file!), 'utf8'));
+    const mail = await parseMail(await readFile(path.join(dataDir, 'mail', file!), 'utf8'));
     expect(mail.subject).toBe('Reset your Access Control password');
     expect(mail.to).toBe('Ada Lovelace <ada@example.com>');
     expect(resetTokenIn(mail.text)).toBe('Res_et-123456789');

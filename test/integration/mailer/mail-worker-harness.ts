@@ -20,7 +20,7 @@ import { createDataSource } from '../../../src/infrastructure/persistence/typeor
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
 import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
-import { InvitationMailWorker, type InvitationMailWorkerOptions } from '../../../src/interfaces/mailer/invitation-mail-worker';
+import { KafkaMailWorker, type KafkaMailWorkerOptions } from '../../../src/infrastructure/messaging/consumer/kafka-mail-worker';
 import { SmtpTestServer, tokenFromText } from '../../support/smtp-test-server';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { buildIssueInvitation, invitedCloudEvent } from './fixtures/issue-invitation.fixture';
@@ -47,7 +47,7 @@ export function mailWorkerHarness() {
   let kafka: Kafka;
   let admin: Admin;
   let producer: Producer;
-  const workers: InvitationMailWorker[] = [];
+  const workers: KafkaMailWorker[] = [];
   const children: ChildProcess[] = [];
   const logLines: string[] = [];
   const logger = createLogger(
@@ -124,8 +124,8 @@ export function mailWorkerHarness() {
     await producer.send({ topic, acks: -1, messages });
   }
 
-  async function startWorker(topic: string, options: Partial<InvitationMailWorkerOptions> = {}): Promise<InvitationMailWorker> {
-    const worker = new InvitationMailWorker({
+  async function startWorker(topic: string, options: Partial<KafkaMailWorkerOptions> = {}): Promise<KafkaMailWorker> {
+    const worker = new KafkaMailWorker({
       issueInvitation: buildIssueInvitation(dataSource, mailer),
       logger,
       kafka: { brokers, clientId: 'mailer-test-worker', topic },
@@ -168,8 +168,8 @@ export function mailWorkerHarness() {
   }
 
   /** The token of every mail to the address, oldest first (and remembered for the log check). */
-  function tokensMailedTo(email: string): string[] {
-    const tokens = smtp.messagesTo(email).map((m) => tokenFromText(m.parsed.text));
+  async function tokensMailedTo(email: string): Promise<string[]> {
+    const tokens = await Promise.all(smtp.messagesTo(email).map(async (m) => tokenFromText((await m.parsed()).text)));
     for (const token of tokens) {
       expect(token).toBeDefined();
       sentTokens.push(token!);
@@ -179,7 +179,7 @@ export function mailWorkerHarness() {
 
   async function expectOneValidMailEach(invitees: Invitee[]): Promise<void> {
     for (const { user, email } of invitees) {
-      const tokens = tokensMailedTo(email);
+      const tokens = await tokensMailedTo(email);
       expect({ email, mails: tokens.length }).toEqual({ email, mails: 1 });
       expect(sha256(tokens[0])).toBe(await storedTokenHash(user.id));
     }

@@ -171,7 +171,7 @@ describe('the mailer process on a fresh cluster', () => {
     await new TypeOrmAdapters(dataSource).users().add(user);
     await producer.send({ topic, acks: -1, messages: [{ key: event.subject, value: JSON.stringify(event) }] });
     await smtp.waitFor(() => smtp.messagesTo(email).length > 0, 30_000, `the invitation mail to ${email}`);
-    expect(tokenFromText(smtp.messagesTo(email)[0]!.parsed.text)).toBeTruthy();
+    expect(tokenFromText((await smtp.messagesTo(email)[0]!.parsed()).text)).toBeTruthy();
   }
 
   it('started before its broker is up and before its topic exists: stays alive, /healthz 200, /readyz 503 with the reason, one warning per condition however often it retries', async () => {

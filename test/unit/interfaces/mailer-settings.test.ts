@@ -1,6 +1,6 @@
 import { CONFIG_VARIABLES, ConfigError } from '../../../src/infrastructure/config/config';
 import { ENVIRONMENT } from '../../../src/infrastructure/config/variables';
-import { DEFAULT_MAILER_GROUP_ID, DEFAULT_MAILS_IN_FLIGHT, defaultDeadLetterTopic } from '../../../src/interfaces/mailer/invitation-mail-worker';
+import { DEFAULT_MAILER_GROUP_ID, DEFAULT_MAILS_IN_FLIGHT, defaultDeadLetterTopic } from '../../../src/infrastructure/messaging/consumer/kafka-mail-worker';
 import { loadDeadLetterTopic, loadMailerSettings, MAILER_VARIABLES } from '../../../src/interfaces/mailer/mailer-settings';
 
 const TOPIC = 'access-control.user-events.v1';

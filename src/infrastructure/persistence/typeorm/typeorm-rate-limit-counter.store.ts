@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { RateLimitCounter, RateLimitWindow } from '../../../application/ports/rate-limit-counter.port';
 import { isMysqlFamily } from './data-source';
+import { retryDeadlocks } from './deadlock-retry';
 import { RateLimitCounterSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 
@@ -17,7 +18,6 @@ export interface TypeOrmRateLimitCounterDeps {
 
 /** Keys deleted per statement: a short delete holds its row locks only briefly. */
 const PURGE_BATCH = 500;
-const DEADLOCK_ATTEMPTS = 3;
 
 /**
  * Throttle counters in the database, shared by every replica. A hit is one upsert that counts into
@@ -88,6 +88,8 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
   private async hitMysql(counterKey: string, now: Date, newEnd: Date): Promise<RateLimitWindow> {
     const end = this.datetime(newEnd);
     const at = this.datetime(now);
+    // InnoDB may end a hit as a deadlock's victim (a purge deleting the same ended window); the
+    // statement was rolled back whole, so running it again counts the hit exactly once.
     const result = await retryDeadlocks(() => this.query(this.hitSql, [counterKey, end, at, at, end]));
     // One affected row: inserted, the window's first hit. Two: updated, and the count is the insert id.
     const { affectedRows, insertId } = result.raw as { affectedRows: number; insertId: number | string };
@@ -144,20 +146,5 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
   private windowEnd(): ColumnMetadata {
     this.windowEndColumn ??= this.dataSource.getMetadata(RateLimitCounterSchema).findColumnWithPropertyName('windowEnd')!;
     return this.windowEndColumn;
-  }
-}
-
-/**
- * InnoDB may end a hit as a deadlock's victim (a purge deleting the same ended window); the
- * statement was rolled back whole, so running it again counts the hit exactly once.
- */
-async function retryDeadlocks<T>(statement: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await statement();
-    } catch (error) {
-      const e = error as { code?: string; driverError?: { code?: string } };
-      if ((e?.driverError?.code ?? e?.code) !== 'ER_LOCK_DEADLOCK' || attempt >= DEADLOCK_ATTEMPTS) throw error;
-    }
   }
 }

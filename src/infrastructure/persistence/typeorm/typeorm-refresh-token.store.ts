@@ -1,9 +1,9 @@
 import { type DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
 import type { RefreshToken, RefreshTokenStore } from '../../../application/ports/refresh-token-store.port';
+import { retryDeadlocks } from './deadlock-retry';
 import { type RefreshTokenRecord, RefreshTokenSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 
-const DEADLOCK_ATTEMPTS = 3;
 /** Tokens deleted per statement by the purge: a short delete holds its row locks only briefly. */
 const PURGE_BATCH = 500;
 
@@ -98,16 +98,8 @@ export class TypeOrmRefreshTokenStore implements RefreshTokenStore {
    * A revocation of a family racing an exchange in it can deadlock on InnoDB (the revocation locks the
    * family's index range, the exchange inserts into it): the victim was rolled back whole and runs again.
    */
-  private async withDeadlockRetry<T>(work: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.queue.serialize(work);
-      } catch (error) {
-        const e = error as { code?: string; driverError?: { code?: string } };
-        if ((e?.driverError?.code ?? e?.code) !== 'ER_LOCK_DEADLOCK' || attempt >= DEADLOCK_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
-      }
-    }
+  private withDeadlockRetry<T>(work: () => Promise<T>): Promise<T> {
+    return retryDeadlocks(() => this.queue.serialize(work));
   }
 }
 

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { TransactionScope, UnitOfWork } from '../../../application/ports/unit-of-work.port';
+import { retryDeadlocks } from './deadlock-retry';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
 import { TypeOrmOutbox } from './typeorm-outbox.store';
@@ -52,32 +53,14 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           passwordResets: new TypeOrmPasswordResetStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
         });
       });
+    // A deadlock's victim was rolled back whole and runs again (a revoke racing the mailer's token insert
+    // on the same user is such a case): safe because everything the closure writes is built inside it,
+    // as every use case's is (test/unit/application/unit-of-work-retry.test.ts).
     const result = await this.sqliteWriteQueue.serialize(() => retryDeadlocks(transaction));
     // Committed: the user total moves by what the (last, successful) attempt added or removed.
     this.services.userTotalCache.adjust(users?.uncommittedUserDelta ?? 0);
     if (users) this.services.userTotalCache.filtered.committed(users.uncommittedTotalChanges);
     if (outbox && outbox.appended > 0) this.onEventsCommitted();
     return result;
-  }
-}
-
-/**
- * InnoDB resolves a deadlock by rolling back one whole transaction ("try restarting transaction"):
- * nothing of it was written, so it is run again, a few times, before the caller sees the error
- * (a revoke racing the mailer's token insert on the same user is such a case). Running the closure
- * again is safe only when everything it writes is built inside it: an aggregate built outside
- * would hand its events over to the first attempt and none to the second. Every use case is run
- * with a unit of work that retries each closure (test/unit/application/unit-of-work-retry.test.ts).
- */
-async function retryDeadlocks<T>(transaction: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await transaction();
-    } catch (error) {
-      const e = error as { code?: string; driverError?: { code?: string } };
-      const deadlock = (e?.driverError?.code ?? e?.code) === 'ER_LOCK_DEADLOCK';
-      if (!deadlock || attempt >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.floor(Math.random() * 10)));
-    }
   }
 }

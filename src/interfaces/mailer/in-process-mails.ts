@@ -1,6 +1,6 @@
 import type { Logger } from '../../infrastructure/logging/logger';
 import type { CloudEvent, InProcessEventBus } from '../../infrastructure/messaging/cloud-event';
-import { handleMailEvent, type IssueInvitation, type IssuePasswordReset, safeErrorText } from './invitation-mail-handler';
+import { handleMailEvent, type IssueInvitation, type IssuePasswordReset, safeErrorText } from '../../infrastructure/messaging/consumer/mail-event-handler';
 
 /**
  * The embedded default's mailer (no KAFKA_BROKERS): the same handling as the Kafka worker,
@@ -14,11 +14,11 @@ import { handleMailEvent, type IssueInvitation, type IssuePasswordReset, safeErr
  *
  * Returns the unsubscribe function; call it before the bus closes.
  */
-export function subscribeInvitationMails(
+export function subscribeMails(
   bus: Pick<InProcessEventBus, 'subscribe'>,
   deps: { issueInvitation: IssueInvitation; issuePasswordReset?: IssuePasswordReset; logger: Logger },
 ): () => void {
-  const logger = deps.logger.child({ component: 'invitation-mails' });
+  const logger = deps.logger.child({ component: 'in-process-mails' });
   return bus.subscribe(async (event: CloudEvent) => {
     let outcome;
     try {

@@ -22,7 +22,7 @@ import { createDataSource } from '../../../src/infrastructure/persistence/typeor
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
 import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
-import { subscribeInvitationMails } from '../../../src/interfaces/mailer/in-process-invitation-mails';
+import { subscribeMails } from '../../../src/interfaces/mailer/in-process-mails';
 import { parseMail, tokenFromText } from '../../support/smtp-test-server';
 import { buildIssueInvitation, invitedCloudEvent } from './fixtures/issue-invitation.fixture';
 
@@ -82,12 +82,12 @@ function stubUseCase(answer: (input: IssueInvitationInput) => Promise<IssueInvit
   };
 }
 
-describe('subscribeInvitationMails (in-process bus)', () => {
+describe('subscribeMails (in-process bus)', () => {
   it('hands a mail event to the use case with its id and subject, and logs the outcome', async () => {
     const { logger, lines } = capture();
     const { calls, issueInvitation } = stubUseCase(async () => 'sent');
     const bus = createInProcessEventBus();
-    subscribeInvitationMails(bus, { issueInvitation, logger });
+    subscribeMails(bus, { issueInvitation, logger });
 
     const invited = event();
     const resent = event({ type: 'UserInvitationResent' });
@@ -104,7 +104,7 @@ describe('subscribeInvitationMails (in-process bus)', () => {
     const { logger } = capture();
     const { calls, issueInvitation } = stubUseCase(async () => 'sent');
     const bus = createInProcessEventBus();
-    subscribeInvitationMails(bus, { issueInvitation, logger });
+    subscribeMails(bus, { issueInvitation, logger });
 
     const userId = ids.next();
     const noSubject = event({ subject: undefined, data: { user_id: userId } });
@@ -119,7 +119,7 @@ describe('subscribeInvitationMails (in-process bus)', () => {
       throw new MailDeliveryError('SMTP delivery failed (permanent, EENVELOPE at RCPT TO): 550 Mailbox unavailable', true);
     });
     const bus = createInProcessEventBus();
-    subscribeInvitationMails(bus, { issueInvitation, logger });
+    subscribeMails(bus, { issueInvitation, logger });
 
     const bounced = event();
     await expect(bus.publish([bounced])).resolves.toBeUndefined();
@@ -135,7 +135,7 @@ describe('subscribeInvitationMails (in-process bus)', () => {
     const { logger, lines } = capture();
     const { calls, issueInvitation } = stubUseCase(async () => 'sent');
     const bus = createInProcessEventBus();
-    subscribeInvitationMails(bus, { issueInvitation, logger });
+    subscribeMails(bus, { issueInvitation, logger });
 
     await expect(
       bus.publish([
@@ -161,7 +161,7 @@ describe('subscribeInvitationMails (in-process bus)', () => {
       throw temporary;
     });
     const bus = createInProcessEventBus();
-    subscribeInvitationMails(bus, { issueInvitation, logger });
+    subscribeMails(bus, { issueInvitation, logger });
 
     await expect(bus.publish([event()])).rejects.toBe(temporary);
     expect(lines.filter((l) => l.msg.startsWith('event dead-lettered'))).toHaveLength(0);
@@ -174,7 +174,7 @@ describe('subscribeInvitationMails (in-process bus)', () => {
       throw new Error('connect failed for mysql://app:Sup3rSecret@db.internal:3306/ac');
     });
     const bus = createInProcessEventBus();
-    subscribeInvitationMails(bus, { issueInvitation, logger });
+    subscribeMails(bus, { issueInvitation, logger });
 
     await expect(bus.publish([event()])).rejects.toThrow('connect failed');
     expect(raw.join('')).toContain('connect failed for mysql://***@db.internal');
@@ -185,7 +185,7 @@ describe('subscribeInvitationMails (in-process bus)', () => {
     const { logger } = capture();
     const { calls, issueInvitation } = stubUseCase(async () => 'sent');
     const bus = createInProcessEventBus();
-    const unsubscribe = subscribeInvitationMails(bus, { issueInvitation, logger });
+    const unsubscribe = subscribeMails(bus, { issueInvitation, logger });
     unsubscribe();
     await bus.publish([event()]);
     expect(calls).toHaveLength(0);
@@ -212,7 +212,7 @@ describe('subscribeInvitationMails (in-process bus)', () => {
       const mailer = new FileMailer({ dataDir, from: 'Access Control <no-reply@localhost>', logger });
       const issueInvitation = buildIssueInvitation(dataSource, mailer);
       const bus = createInProcessEventBus();
-      subscribeInvitationMails(bus, { issueInvitation, logger });
+      subscribeMails(bus, { issueInvitation, logger });
 
       const member: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
       const user = User.invite({ id: ids.next(), email: Email.parse('grace@example.com'), role: member, invitedBy: ids.next(), now: new Date(), newId: () => ids.next() });
@@ -224,7 +224,7 @@ describe('subscribeInvitationMails (in-process bus)', () => {
 
       const files = await readdir(path.join(dataDir, 'mail'));
       expect(files).toHaveLength(1);
-      const mail = parseMail(await readFile(path.join(dataDir, 'mail', files[0]), 'utf8'));
+      const mail = await parseMail(await readFile(path.join(dataDir, 'mail', files[0]), 'utf8'));
       expect(mail.to).toBe('grace@example.com');
       expect(tokenFromText(mail.text)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     });

@@ -1,7 +1,7 @@
 import { type IHeaders, type Kafka, type KafkaMessage, Partitioners, type Producer } from 'kafkajs';
-import type { Logger } from '../../infrastructure/logging/logger';
-import { kafkaConditionOf } from '../../infrastructure/messaging/kafka-conditions';
-import type { MailEventOutcome } from './invitation-mail-handler';
+import type { Logger } from '../../logging/logger';
+import { kafkaConditionOf } from '../kafka-conditions';
+import type { MailEventOutcome } from './mail-event-handler';
 
 export type DeadLetter = Extract<MailEventOutcome, { action: 'dead-letter' }>;
 

@@ -5,13 +5,13 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { InvitationMailWorker } from '../../../src/interfaces/mailer/invitation-mail-worker';
+import { KafkaMailWorker } from '../../../src/infrastructure/messaging/consumer/kafka-mail-worker';
 import { buildIssueInvitation } from './fixtures/issue-invitation.fixture';
 import { brokers, mailWorkerHarness, sha256 } from './mail-worker-harness';
 
 jest.setTimeout(60_000);
 
-describe('InvitationMailWorker stopped, killed and started early (Kafka + SMTP + database)', () => {
+describe('KafkaMailWorker stopped, killed and started early (Kafka + SMTP + database)', () => {
   const h = mailWorkerHarness();
   const { workers, children, logLines, logger, newTopic, invite, message, produce, startWorker, waitUntilCommitted, storedTokenHash, processedCount, tokensMailedTo, expectOneValidMailEach } = h;
 
@@ -100,7 +100,7 @@ describe('InvitationMailWorker stopped, killed and started early (Kafka + SMTP +
     expect(counts.every((n) => n === 1 || n === 2)).toBe(true);
     expect(counts.filter((n) => n === 2).length).toBeLessThanOrEqual(concurrency * inFlight);
     for (const { user, email } of invitees) {
-      const tokens = tokensMailedTo(email);
+      const tokens = await tokensMailedTo(email);
       // The last mail holds the live token; an earlier duplicate's token was replaced.
       expect(sha256(tokens[tokens.length - 1])).toBe(await storedTokenHash(user.id));
     }
@@ -109,7 +109,7 @@ describe('InvitationMailWorker stopped, killed and started early (Kafka + SMTP +
 
   it('started before its topic exists, on a broker that would auto-create it: waits, not ready, creates nothing, and consumes once the topic is created', async () => {
     const topic = `mailer-test-${randomUUID()}`;
-    const worker = new InvitationMailWorker({
+    const worker = new KafkaMailWorker({
       issueInvitation: buildIssueInvitation(h.dataSource, h.mailer),
       logger,
       kafka: { brokers, clientId: 'mailer-test-worker', topic },
@@ -148,7 +148,7 @@ describe('InvitationMailWorker stopped, killed and started early (Kafka + SMTP +
   });
 
   it('stopped while it waits for its topic: start() and stop() both return, and it says it is stopped', async () => {
-    const worker = new InvitationMailWorker({
+    const worker = new KafkaMailWorker({
       issueInvitation: buildIssueInvitation(h.dataSource, h.mailer),
       logger,
       kafka: { brokers, clientId: 'mailer-test-worker', topic: `mailer-test-${randomUUID()}` },

@@ -10,7 +10,7 @@ import { ids, type Invitee, mailWorkerHarness, member, sha256, SMTP_PASSWORD } f
 
 jest.setTimeout(60_000);
 
-describe('InvitationMailWorker delivering (Kafka + SMTP + database)', () => {
+describe('KafkaMailWorker delivering (Kafka + SMTP + database)', () => {
   const h = mailWorkerHarness();
   const { logLines, logger, newTopic, invite, message, produce, startWorker, waitUntilCommitted, storedTokenHash, processedCount, tokensMailedTo, expectOneValidMailEach, readTopic, header } = h;
 
@@ -28,7 +28,7 @@ describe('InvitationMailWorker delivering (Kafka + SMTP + database)', () => {
     await expectOneValidMailEach(invitees);
     expect(await processedCount(invitees.map((i) => i.event.id))).toBe(6);
     const mail = h.smtp.messagesTo(invitees[0].email)[0];
-    expect(mail.parsed.text).toContain(`https://ac.example.test/invitations/accept?token=`);
+    expect((await mail.parsed()).text).toContain(`https://ac.example.test/invitations/accept?token=`);
     burst = { topic, invitees };
   });
 
@@ -74,7 +74,7 @@ describe('InvitationMailWorker delivering (Kafka + SMTP + database)', () => {
       // SMTP latency later, and the live token is the resent one.
       const [invitedMail, resentMail] = h.smtp.messagesTo(first.email);
       expect(resentMail!.receivedAt.getTime() - invitedMail!.receivedAt.getTime()).toBeGreaterThanOrEqual(140);
-      const tokens = tokensMailedTo(first.email);
+      const tokens = await tokensMailedTo(first.email);
       expect(sha256(tokens[1]!)).toBe(await storedTokenHash(first.user.id));
     } finally {
       h.smtp.setLatency(0);

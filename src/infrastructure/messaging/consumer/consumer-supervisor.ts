@@ -1,7 +1,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
-import type { Logger } from '../../infrastructure/logging/logger';
-import { type KafkaCondition, type KafkaConditionKind, kafkaConditionOf, TopicMissingError } from '../../infrastructure/messaging/kafka-conditions';
-import { backoffDelay, sleepUnlessAborted } from '../../infrastructure/system/backoff';
+import type { Logger } from '../../logging/logger';
+import { type KafkaCondition, type KafkaConditionKind, kafkaConditionOf, TopicMissingError } from '../kafka-conditions';
+import { backoffDelay, sleepUnlessAborted } from '../../system/backoff';
 
 export type ConsumerState = 'starting' | 'waiting' | 'consuming' | 'stopped';
 

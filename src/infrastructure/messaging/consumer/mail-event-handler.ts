@@ -1,14 +1,15 @@
-import type { IssueInvitationOutcome, IssueInvitationUseCase } from '../../application/invitations/issue-invitation.use-case';
-import type { IssuePasswordResetOutcome, IssuePasswordResetUseCase } from '../../application/password-reset/issue-password-reset.use-case';
-import { MailDeliveryError } from '../../application/ports/mailer.port';
-import { PASSWORD_RESET_REQUESTED } from '../../domain/users/password-reset';
-import { MAIL_EVENT_TYPES } from '../../infrastructure/messaging/cloud-event';
-import { describeError } from '../../infrastructure/logging/logger';
+import type { IssueInvitationOutcome, IssueInvitationUseCase } from '../../../application/invitations/issue-invitation.use-case';
+import type { IssuePasswordResetOutcome, IssuePasswordResetUseCase } from '../../../application/password-reset/issue-password-reset.use-case';
+import { MailDeliveryError } from '../../../application/ports/mailer.port';
+import { PASSWORD_RESET_REQUESTED } from '../../../domain/users/password-reset';
+import { MAIL_EVENT_TYPES } from '../cloud-event';
+import { describeError } from '../../logging/logger';
 
 /**
- * The handling both mailer paths share (the Kafka worker and the in-process subscription):
- * read a CloudEvent, ask IssueInvitationUseCase for the mail when its type asks for one, and
- * say what became of it. A temporary failure is thrown; everything else is an outcome.
+ * The handling both mailer paths share (KafkaMailWorker and the in-process subscription,
+ * src/interfaces/mailer/in-process-mails.ts): read a CloudEvent, ask IssueInvitationUseCase or
+ * IssuePasswordResetUseCase for the mail its type asks for, and say what became of it. A temporary
+ * failure is thrown; everything else is an outcome.
  */
 
 export type DeadLetterReason = 'malformed-event' | 'permanent-delivery-failure';

@@ -1,4 +1,4 @@
-import { handleMailEvent, isTemporaryFailure } from '../../../src/interfaces/mailer/invitation-mail-handler';
+import { handleMailEvent, isTemporaryFailure } from '../../../src/infrastructure/messaging/consumer/mail-event-handler';
 
 const USER = '0198c0de-0000-7000-8000-000000000001';
 const EVENT = '0198c0de-0000-7000-8000-0000000000e1';

@@ -1,7 +1,7 @@
 import { type EachBatchPayload, Kafka, type KafkaMessage, logLevel } from 'kafkajs';
-import type { Logger } from '../../infrastructure/logging/logger';
-import type { MailerMetricsRecorder } from '../../infrastructure/observability/mailer-metrics';
-import { backoffDelay, sleepUnlessAborted } from '../../infrastructure/system/backoff';
+import type { Logger } from '../../logging/logger';
+import type { MailerMetricsRecorder } from '../../observability/mailer-metrics';
+import { backoffDelay, sleepUnlessAborted } from '../../system/backoff';
 import { ConsumerSupervisor, type ConsumerStatus } from './consumer-supervisor';
 import { type DeadLetter, DeadLetterPublisher, type MessageOrigin } from './dead-letter-publisher';
 import {
@@ -12,7 +12,7 @@ import {
   MalformedEventError,
   type MailEventOutcome,
   safeErrorText,
-} from './invitation-mail-handler';
+} from './mail-event-handler';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log';
 import { consumeBatchInWindow } from './partition-window';
 
@@ -23,7 +23,7 @@ export function defaultDeadLetterTopic(topic: string): string {
   return `${topic}.mailer-dlq`;
 }
 
-export interface InvitationMailWorkerOptions {
+export interface KafkaMailWorkerOptions {
   issueInvitation: IssueInvitation;
   /** PasswordResetRequested (issue #10); without it such an event is a temporary failure. */
   issuePasswordReset?: IssuePasswordReset;
@@ -64,8 +64,9 @@ export interface InvitationMailWorkerOptions {
 const CLIENT_RETRY = { initialRetryTime: 300, maxRetryTime: 5_000, retries: 5 };
 
 /**
- * The mailer process: a Kafka consumer group on the events topic that mails an invitation for
- * each UserInvited / UserInvitationResent event.
+ * The mailer process's consumer: a Kafka consumer group on the events topic that sends the mail
+ * each mail event asks for (an invitation for UserInvited / UserInvitationResent, a reset link for
+ * PasswordResetRequested; see mail-event-handler.ts). Started by src/interfaces/mailer/main.ts.
  *
  * - Within a partition, the messages of different users are handled at once (up to
  *   `mailsInFlightPerPartition`, see partition-window.ts), one user's in order. Offsets are
@@ -86,12 +87,12 @@ const CLIENT_RETRY = { initialRetryTime: 300, maxRetryTime: 5_000, retries: 5 };
  *   kafkajs gave up on) never ends the worker: consumer-supervisor.ts waits it out and starts a new
  *   consumer, and `status()` says meanwhile that it is not consuming.
  */
-export class InvitationMailWorker {
+export class KafkaMailWorker {
   readonly topic: string;
   readonly groupId: string;
   readonly deadLetterTopic: string;
   private readonly logger: Logger;
-  private readonly options: InvitationMailWorkerOptions;
+  private readonly options: KafkaMailWorkerOptions;
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly deadLetters: DeadLetterPublisher;
@@ -101,7 +102,7 @@ export class InvitationMailWorker {
   private readonly stopController = new AbortController();
   private stopped: Promise<void> | null = null;
 
-  constructor(options: InvitationMailWorkerOptions) {
+  constructor(options: KafkaMailWorkerOptions) {
     this.options = options;
     this.topic = options.kafka.topic;
     this.groupId = options.groupId ?? DEFAULT_MAILER_GROUP_ID;
@@ -109,7 +110,7 @@ export class InvitationMailWorker {
     if (this.deadLetterTopic === this.topic) throw new Error('the dead-letter topic must differ from the events topic');
     this.initialDelayMs = options.retry?.initialDelayMs ?? 500;
     this.maxDelayMs = Math.max(this.initialDelayMs, options.retry?.maxDelayMs ?? 60_000);
-    this.logger = options.logger.child({ component: 'invitation-mail-worker' });
+    this.logger = options.logger.child({ component: 'kafka-mail-worker' });
     const client = { clientId: options.kafka.clientId, brokers: options.kafka.brokers };
     const kafka = new Kafka({
       ...client,

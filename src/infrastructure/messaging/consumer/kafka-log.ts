@@ -1,5 +1,5 @@
 import { type LogEntry, type logCreator, logLevel } from 'kafkajs';
-import type { Logger } from '../../infrastructure/logging/logger';
+import type { Logger } from '../../logging/logger';
 
 /** The kafkajs level that lets through what `logger` would write: kafkajs speaks only at pino debug and trace. */
 export function kafkaLogLevel(logger: Logger): logLevel {
