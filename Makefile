@@ -62,6 +62,7 @@ test: install lint
 	@$(WITH_NODE) $(NPM) run build
 	@bash scripts/ensure-chromium.sh
 	@bash scripts/ensure-kubectl.sh
+	@bash scripts/ensure-go-oidc.sh
 	@mkdir -p .cache
 	@bash scripts/container-engine.sh .cache/container-engine.env
 	@$(WITH_NODE) source .cache/container-engine.env && bash scripts/container-images.sh

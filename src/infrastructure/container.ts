@@ -46,6 +46,20 @@ import { DeleteRoleUseCase } from '../application/roles/delete-role.use-case';
 import { GetRoleUseCase } from '../application/roles/get-role.use-case';
 import { ListRolesUseCase } from '../application/roles/list-roles.use-case';
 import { UpdateRoleUseCase } from '../application/roles/update-role.use-case';
+import type { ServiceAccountCredentials } from '../application/ports/service-account-credentials.port';
+import { AddServiceAccountSecretUseCase } from '../application/service-accounts/add-service-account-secret.use-case';
+import { CreateServiceAccountUseCase } from '../application/service-accounts/create-service-account.use-case';
+import { DeleteServiceAccountSecretUseCase } from '../application/service-accounts/delete-service-account-secret.use-case';
+import { DeleteServiceAccountUseCase } from '../application/service-accounts/delete-service-account.use-case';
+import {
+  GetServiceAccountUseCase,
+  ListServiceAccountSecretsUseCase,
+  ListServiceAccountsUseCase,
+} from '../application/service-accounts/read-service-accounts.use-case';
+import { ReplaceServiceAccountKeysUseCase } from '../application/service-accounts/replace-service-account-keys.use-case';
+import { UpdateServiceAccountUseCase } from '../application/service-accounts/update-service-account.use-case';
+import { ServiceAccountCredentialVerifier } from './crypto/service-account-credential-verifier';
+import { TypeOrmServiceAccountRepository } from './persistence/typeorm/typeorm-service-account.repository';
 import type { Config } from './config/config';
 import { Argon2PasswordHasher } from './crypto/argon2-password-hasher';
 import { JwtTokenIssuer } from './crypto/jwt-token-issuer';
@@ -130,6 +144,20 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   createRole: CreateRoleUseCase;
   updateRole: UpdateRoleUseCase;
   deleteRole: DeleteRoleUseCase;
+  /** Service accounts (#21): read, changed in a unit of work, and their credentials' store (secrets' last use, assertion jtis). */
+  serviceAccountRepository: TypeOrmServiceAccountRepository;
+  serviceAccountCredentialStore: TypeOrmServiceAccountRepository;
+  /** Verifies a service account's secret or client assertion (the token endpoint's client authentication). */
+  serviceAccountCredentials: ServiceAccountCredentials;
+  listServiceAccounts: ListServiceAccountsUseCase;
+  getServiceAccount: GetServiceAccountUseCase;
+  createServiceAccount: CreateServiceAccountUseCase;
+  updateServiceAccount: UpdateServiceAccountUseCase;
+  deleteServiceAccount: DeleteServiceAccountUseCase;
+  addServiceAccountSecret: AddServiceAccountSecretUseCase;
+  listServiceAccountSecrets: ListServiceAccountSecretsUseCase;
+  deleteServiceAccountSecret: DeleteServiceAccountSecretUseCase;
+  replaceServiceAccountKeys: ReplaceServiceAccountKeysUseCase;
   /** Refresh tokens (issue #10), stored hashed, in families; their lifetimes from REFRESH_TOKEN_*. */
   refreshTokenStore: RefreshTokenStore;
   refreshTokenPolicy: RefreshTokenPolicy;
@@ -272,6 +300,20 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     createRole: asClass(CreateRoleUseCase).singleton(),
     updateRole: asClass(UpdateRoleUseCase).singleton(),
     deleteRole: asClass(DeleteRoleUseCase).singleton(),
+    serviceAccountRepository: asFunction(
+      ({ dataSource, sqliteWriteQueue }: Cradle) => new TypeOrmServiceAccountRepository({ manager: dataSource.manager, sqliteWriteQueue }),
+    ).singleton(),
+    serviceAccountCredentialStore: asFunction(({ serviceAccountRepository }: Cradle) => serviceAccountRepository).singleton(),
+    serviceAccountCredentials: asClass(ServiceAccountCredentialVerifier).singleton(),
+    listServiceAccounts: asClass(ListServiceAccountsUseCase).singleton(),
+    getServiceAccount: asClass(GetServiceAccountUseCase).singleton(),
+    createServiceAccount: asClass(CreateServiceAccountUseCase).singleton(),
+    updateServiceAccount: asClass(UpdateServiceAccountUseCase).singleton(),
+    deleteServiceAccount: asClass(DeleteServiceAccountUseCase).singleton(),
+    addServiceAccountSecret: asClass(AddServiceAccountSecretUseCase).singleton(),
+    listServiceAccountSecrets: asClass(ListServiceAccountSecretsUseCase).singleton(),
+    deleteServiceAccountSecret: asClass(DeleteServiceAccountSecretUseCase).singleton(),
+    replaceServiceAccountKeys: asClass(ReplaceServiceAccountKeysUseCase).singleton(),
     refreshTokenStore: asFunction(
       ({ dataSource, sqliteWriteQueue, logger }: Cradle) =>
         new TypeOrmRefreshTokenStore({

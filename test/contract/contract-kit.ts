@@ -3,6 +3,7 @@ import type { InvitationRepository } from '../../src/application/ports/invitatio
 import type { ProcessedEventStore } from '../../src/application/ports/processed-event-store.port';
 import type { RefreshTokenStore } from '../../src/application/ports/refresh-token-store.port';
 import type { RoleRepository } from '../../src/application/ports/role-repository.port';
+import type { ServiceAccountCredentialStore, ServiceAccountRepository } from '../../src/application/ports/service-account-repository.port';
 import type { UnitOfWork } from '../../src/application/ports/unit-of-work.port';
 import type { UserRepository } from '../../src/application/ports/user-repository.port';
 import type { Invitation } from '../../src/domain/invitations/invitation';
@@ -26,6 +27,8 @@ export interface ContractStores {
   refreshTokens: RefreshTokenStore;
   /** The roles as committed: the built-in admin and member, as the migration seeds them, and no other. */
   roles: RoleRepository;
+  /** Service accounts as committed (none at first), and the credential store over them. */
+  serviceAccounts: ServiceAccountRepository & ServiceAccountCredentialStore;
   /**
    * The events the outbox holds, committed, in any order. The port has no read (the relay reads
    * the table): this is the one probe each implementation supplies for itself.

@@ -5,6 +5,7 @@ import { describeOutboxContract } from './outbox.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
 import { describeRefreshTokenStoreContract } from './refresh-token-store.contract';
 import { describeRoleStoreContract } from './role-store.contract';
+import { describeServiceAccountStoreContract } from './service-account-store.contract';
 import { describeSingleUseTokenStoreContract } from './single-use-token-store.contract';
 import { describeUnitOfWorkContract } from './unit-of-work.contract';
 import { describeUserAdministrationContract } from './user-administration.contract';
@@ -15,7 +16,7 @@ import { describeUserRepositoryContract } from './user-repository.contract';
  * TypeORM adapters on every real database (CONTRACT_TARGETS=sqlite narrows it while developing):
  * a behaviour the application relies on holds on both, or a case here says which side differs.
  */
-function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
+function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles' | 'serviceAccounts', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
   describeUserAdministrationContract(names.users, makeStores, options);
   describeSingleUseTokenStoreContract(names.invitations, 'invitations', makeStores, options);
@@ -26,6 +27,7 @@ function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' 
   describeRefreshTokenStoreContract(names.refreshTokens, makeStores, options);
   describeSingleUseTokenStoreContract(names.passwordResets, 'passwordResets', makeStores, options);
   describeRoleStoreContract(names.roles, makeStores, options);
+  describeServiceAccountStoreContract(names.serviceAccounts, makeStores, options);
 }
 
 /*
@@ -48,6 +50,7 @@ describe('in-memory fakes', () => {
       refreshTokens: 'InMemoryRefreshTokenStore',
       passwordResets: 'InMemoryPasswordResetStore',
       roles: 'InMemoryRoleRepository',
+      serviceAccounts: 'InMemoryServiceAccountRepository',
     },
     inMemoryStores,
   );
@@ -64,6 +67,7 @@ describe.each(contractTargets())('TypeORM adapters on $name', (target) => {
       refreshTokens: 'TypeOrmRefreshTokenStore',
       passwordResets: 'TypeOrmPasswordResetStore',
       roles: 'TypeOrmRoleRepository',
+      serviceAccounts: 'TypeOrmServiceAccountRepository',
     },
     typeOrmStoresOn(target),
   );

@@ -8,6 +8,8 @@ import { InMemoryUnitOfWork } from '../support/fakes/in-memory-unit-of-work';
 import { InMemoryUserRepository } from '../support/fakes/in-memory-user.repository';
 import { InMemoryRefreshTokenStore } from '../support/fakes/in-memory-refresh-token.store';
 import { InMemoryRoleRepository } from '../support/fakes/in-memory-role.repository';
+import { InMemoryServiceAccountRepository } from '../support/fakes/in-memory-service-account.repository';
+import { TypeOrmServiceAccountRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-service-account.repository';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { TypeOrmRoleRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
 import { TypeOrmRefreshTokenStore } from '../../src/infrastructure/persistence/typeorm/typeorm-refresh-token.store';
@@ -25,7 +27,8 @@ export async function inMemoryStores(): Promise<ContractStores> {
     { id: SEEDED_ROLES.admin, name: 'admin', permissions: SEEDED_PERMISSIONS.map((p) => p.name) },
     { id: SEEDED_ROLES.member, name: 'member', permissions: [] },
   ]);
-  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles });
+  const serviceAccounts = new InMemoryServiceAccountRepository();
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles, serviceAccounts });
   return {
     users,
     invitations,
@@ -33,6 +36,7 @@ export async function inMemoryStores(): Promise<ContractStores> {
     unitOfWork,
     roles,
     refreshTokens: new InMemoryRefreshTokenStore(),
+    serviceAccounts,
     storedEvents: async () => outbox.events.map((e) => ({ id: e.id, type: e.type, aggregateId: e.aggregateId, occurredAt: e.occurredAt, data: e.data })),
     storedSequences: async () => new Map(outbox.events.map((e) => [e.id, e.sequence])),
   };
@@ -53,7 +57,7 @@ export function contractTargets(filter = process.env.CONTRACT_TARGETS): Database
 }
 
 /** Every table the contracts write, children first (invitations reference users). */
-const CONTRACT_TABLES = ['invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'event_sequences', 'users'];
+const CONTRACT_TABLES = ['service_account_secrets', 'service_accounts', 'client_assertion_jtis', 'invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'event_sequences', 'users'];
 
 /**
  * Opens `target` once for the enclosing describe (migrated; destroyed after it) and returns the
@@ -88,6 +92,7 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
       unitOfWork: adapters.unitOfWork(),
       roles: new TypeOrmRoleRepository({ manager: db.manager, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
       refreshTokens: new TypeOrmRefreshTokenStore({ dataSource: db, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
+      serviceAccounts: new TypeOrmServiceAccountRepository({ manager: db.manager, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
       storedEvents: async () =>
         (await db.getRepository(OutboxSchema).find()).map((row) => ({
           id: row.id,

@@ -23,8 +23,9 @@ export function ensureBuilt(): void {
 }
 
 /** Resolves once the process logs that it listens (it must log at info or below); rejects if it exits or takes over 30 s. */
-export async function startApiProcess(name: string, env: Record<string, string>): Promise<ApiProcess> {
-  const port = await freePort();
+export async function startApiProcess(name: string, env: Record<string, string>, options: { port?: number } = {}): Promise<ApiProcess> {
+  // A port chosen beforehand lets PUBLIC_URL (the tokens' issuer) name it.
+  const port = options.port ?? (await freePort());
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `ac-${name}-`));
   const child = spawn(process.execPath, [API_SCRIPT], {
     env: { PATH: process.env.PATH ?? '', METRICS_PORT: '0', ...env, PORT: String(port), DATA_DIR: dataDir },

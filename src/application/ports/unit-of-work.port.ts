@@ -3,6 +3,7 @@ import type { Outbox } from './outbox.port';
 import type { PasswordResetStore } from './password-reset-store.port';
 import type { ProcessedEventStore } from './processed-event-store.port';
 import type { RoleStore } from './role-repository.port';
+import type { ServiceAccountStore } from './service-account-repository.port';
 import type { UserRepository } from './user-repository.port';
 
 export interface TransactionScope {
@@ -12,6 +13,7 @@ export interface TransactionScope {
   processedEvents: ProcessedEventStore;
   roles: RoleStore;
   passwordResets: PasswordResetStore;
+  serviceAccounts: ServiceAccountStore;
 }
 
 /** Runs `work` in one database transaction: all of it commits, or none of it. */

@@ -15,6 +15,8 @@ export const Permissions = {
   permissionsRead: 'permissions:read',
   rolesRead: 'roles:read',
   rolesWrite: 'roles:write',
+  serviceAccountsRead: 'service-accounts:read',
+  serviceAccountsWrite: 'service-accounts:write',
 } as const;
 
 export type PermissionName = (typeof Permissions)[keyof typeof Permissions];

@@ -18,12 +18,12 @@ export class RoleNameTakenError extends DomainError {
   }
 }
 
-/** A role users still hold (pending, active or deactivated) cannot be deleted. */
+/** A role users (pending, active or deactivated) or service accounts still hold cannot be deleted. */
 export class RoleInUseError extends DomainError {
   readonly code = 'ROLE_IN_USE';
 
   constructor(readonly holders: number) {
-    super(holders > 0 ? `${holders} user(s) hold this role: give them another one first` : 'Users hold this role: give them another one first', {
+    super(holders > 0 ? `${holders} user(s) or service account(s) hold this role: give them another one first` : 'Users or service accounts hold this role: give them another one first', {
       holders,
     });
   }

@@ -66,6 +66,12 @@ export const EVENT_TYPES = [
   'RoleChanged',
   'RoleDeleted',
   'PasswordResetRequested',
+  'ServiceAccountCreated',
+  'ServiceAccountChanged',
+  'ServiceAccountDeleted',
+  'ServiceAccountSecretAdded',
+  'ServiceAccountSecretRemoved',
+  'ServiceAccountKeysChanged',
 ] as const;
 export const MAIL_EVENT_TYPES: readonly string[] = ['UserInvited', 'UserInvitationResent', 'PasswordResetRequested'];
 

@@ -20,12 +20,17 @@ import { openApiOptions } from './openapi';
 import { problem } from './problem';
 import { accountRoutes } from './routes/account.routes';
 import { authRoutes } from './routes/auth.routes';
+import { discoveryRoutes } from './routes/discovery.routes';
+import { oauthTokenRoutes } from './routes/oauth-token.routes';
+import { authorizationServerMetadata } from './oauth/authorization-server-metadata';
+import { refreshTokenGrant } from './oauth/refresh-token.grant';
 import { invitationsRoutes } from './routes/invitations.routes';
 import { pagesRoutes } from './routes/pages.routes';
 import { passwordResetPagesRoutes } from './routes/password-reset-pages.routes';
 import { passwordResetRoutes } from './routes/password-reset.routes';
 import { permissionsRoutes } from './routes/permissions.routes';
 import { rolesRoutes } from './routes/roles.routes';
+import { serviceAccountsRoutes } from './routes/service-accounts.routes';
 import { systemRoutes } from './routes/system.routes';
 import { userAdministrationRoutes } from './routes/user-administration.routes';
 import { usersRoutes } from './routes/users.routes';
@@ -151,6 +156,16 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   });
 
   await app.register(systemRoutes({ readiness: cradle.readiness, verificationKeys: cradle.verificationKeys }));
+  // OAuth (#21): the token endpoint's grants, which discovery publishes as they are.
+  const grants = [refreshTokenGrant({ refreshSession: cradle.refreshSession, accessTokenTtlSeconds: config.jwt.ttlSeconds })];
+  const metadata = authorizationServerMetadata({
+    issuer: config.jwt.issuer,
+    publicUrl: config.publicUrl,
+    algorithms: cradle.verificationKeys.map((key) => key.alg),
+    grants,
+  });
+  await app.register(discoveryRoutes({ metadata }));
+  await app.register(oauthTokenRoutes({ grants }));
   await app.register(
     pagesRoutes({ inspectInvitation: cradle.inspectInvitation, acceptInvitation: cradle.acceptInvitation, appUrl: config.appUrl }),
   );
@@ -187,6 +202,19 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
           createRole: cradle.createRole,
           updateRole: cradle.updateRole,
           deleteRole: cradle.deleteRole,
+        }),
+      );
+      await v1.register(
+        serviceAccountsRoutes({
+          listServiceAccounts: cradle.listServiceAccounts,
+          getServiceAccount: cradle.getServiceAccount,
+          createServiceAccount: cradle.createServiceAccount,
+          updateServiceAccount: cradle.updateServiceAccount,
+          deleteServiceAccount: cradle.deleteServiceAccount,
+          addServiceAccountSecret: cradle.addServiceAccountSecret,
+          listServiceAccountSecrets: cradle.listServiceAccountSecrets,
+          deleteServiceAccountSecret: cradle.deleteServiceAccountSecret,
+          replaceServiceAccountKeys: cradle.replaceServiceAccountKeys,
         }),
       );
       await v1.register(

@@ -7,6 +7,8 @@ Every error is \`application/problem+json\` (RFC 9457) with a stable \`code\`; v
 failing fields in \`errors\`. Beyond what each operation lists: a path no operation has answers 404
 (under \`/v1\`, 401 first without a valid token), a known path asked with another method 405 with \`Allow\`.
 A request body may hold only the fields its operation names: any other field is a 400 naming it.
+The OAuth token endpoint (\`POST /oauth/token\`) speaks OAuth instead: its errors are RFC 6749's
+\`{error, error_description}\`, and it ignores form fields it does not know, as RFC 6749 says.
 Every answer carries \`x-request-id\` (the caller's own when it is a sane token).`;
 
 /**
@@ -63,6 +65,7 @@ export function openApiOptions(config: Config): FastifyDynamicSwaggerOptions {
         { name: 'invitations', description: 'What an invitee and an inviter do with an invitation' },
         { name: 'permissions', description: 'The permission list' },
         { name: 'roles', description: 'Roles and the permissions they grant' },
+        { name: 'service-accounts', description: 'Other services’ own identities: their roles, secrets and public keys' },
         { name: 'operations', description: 'Probes and metrics for the platform' },
       ],
       components: {

@@ -45,6 +45,13 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   ROLE_IN_USE: { status: 409, title: 'Role is held by users' },
   BUILT_IN_ROLE: { status: 409, title: 'Built-in role' },
   ROLE_CHANGED_CONCURRENTLY: { status: 409, title: 'Role changed meanwhile' },
+  // Service accounts (#21): addressed by path id (404); a change that would leave an account without any credential is a 409.
+  NO_SUCH_SERVICE_ACCOUNT: { status: 404, title: 'No such service account' },
+  NO_SUCH_SERVICE_ACCOUNT_SECRET: { status: 404, title: 'No such secret' },
+  SERVICE_ACCOUNT_NAME_TAKEN: { status: 409, title: 'Service account name already taken' },
+  SERVICE_ACCOUNT_CHANGED_CONCURRENTLY: { status: 409, title: 'Service account changed meanwhile' },
+  LAST_CREDENTIAL: { status: 409, title: 'The last credential stays' },
+  TOO_MANY_SECRETS: { status: 409, title: 'Too many secrets' },
   INVITATION_EXPIRED: { status: 410, title: 'Invitation expired' },
   // Gone like an expired one, and the page at the link says 410 too.
   INVITATION_USED: { status: 410, title: 'Invitation already used' },

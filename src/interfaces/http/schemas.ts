@@ -128,12 +128,13 @@ export const JwkSchema = {
     n: { ...base64url, description: '`RSA` only: the modulus' },
     e: { ...base64url, description: '`RSA` only: the public exponent' },
   },
-  if: { properties: { kty: { const: 'EC' } } },
-  then: { properties: { crv: { const: 'P-256' }, alg: { const: 'ES256' }, x: base64url, y: base64url }, required: ['crv', 'x', 'y'] },
+  if: { type: 'object', properties: { kty: { const: 'EC' } } },
+  then: { type: 'object', properties: { crv: { const: 'P-256' }, alg: { const: 'ES256' }, x: base64url, y: base64url }, required: ['crv', 'x', 'y'] },
   else: {
-    if: { properties: { kty: { const: 'RSA' } } },
-    then: { properties: { alg: { const: 'RS256' }, n: base64url, e: base64url }, required: ['n', 'e'] },
-    else: { properties: { crv: { const: 'Ed25519' }, alg: { const: 'EdDSA' }, x: base64url }, required: ['crv', 'x'] },
+    type: 'object',
+    if: { type: 'object', properties: { kty: { const: 'RSA' } } },
+    then: { type: 'object', properties: { alg: { const: 'RS256' }, n: base64url, e: base64url }, required: ['n', 'e'] },
+    else: { type: 'object', properties: { crv: { const: 'Ed25519' }, alg: { const: 'EdDSA' }, x: base64url }, required: ['crv', 'x'] },
   },
 } as const;
 

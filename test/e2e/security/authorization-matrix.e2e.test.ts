@@ -26,10 +26,14 @@ interface Cell {
   /** Builds the request for one caller: the path may need a fresh pending user. */
   prepare?: () => Promise<{ path?: string; json?: unknown }>;
   json?: unknown;
+  /** A form body instead (the OAuth token endpoint). */
+  form?: string;
   expected: Record<Caller, number>;
 }
 
 const all = (status: number): Record<Caller, number> => ({ anonymous: status, admin: status, member: status, inviter: status, reader: status });
+const adminOnly = (status: number): Record<Caller, number> => ({ anonymous: 401, admin: status, member: 403, inviter: 403, reader: 403 });
+const ED25519_KEY = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'matrix' };
 
 describe('authorization matrix (every route × every role)', () => {
   const mailer = new CapturingMailer();
@@ -52,6 +56,21 @@ describe('authorization matrix (every route × every role)', () => {
     const created = await app.request('POST', '/v1/roles', { token: await app.signIn(), json: { name: `matrix-role-${++counter}`, permissions: [] } });
     if (created.status !== 201) throw new Error(`fixture role failed: ${created.status}`);
     return created.body._id;
+  };
+
+  /** A fresh service account of the member role, made by the admin (#21). */
+  const serviceAccount = async (): Promise<string> => {
+    const created = await app.request('POST', '/v1/service-accounts', { token: await app.signIn(), json: { name: `matrix-sa-${++counter}`, role: 'member' } });
+    if (created.status !== 201) throw new Error(`fixture service account failed: ${created.status}`);
+    return created.body._id;
+  };
+
+  /** The path of the second secret of a fresh service account (the first stays: never the last credential). */
+  const secondSecret = async (): Promise<string> => {
+    const id = await serviceAccount();
+    const added = await app.request('POST', `/v1/service-accounts/${id}/secrets`, { token: await app.signIn(), json: {} });
+    if (added.status !== 201) throw new Error(`fixture secret failed: ${added.status}`);
+    return `/v1/service-accounts/${id}/secrets/${added.body._id}`;
   };
 
   beforeAll(async () => {
@@ -164,6 +183,47 @@ describe('authorization matrix (every route × every role)', () => {
       prepare: async () => ({ path: `/v1/roles/${await customRole()}` }),
       expected: { anonymous: 401, admin: 204, member: 403, inviter: 403, reader: 403 },
     },
+    // Service accounts (#21): only the admin holds service-accounts:read and :write; each change on a fresh account.
+    { method: 'GET', path: '/v1/service-accounts', expected: adminOnly(200) },
+    {
+      method: 'POST',
+      path: '/v1/service-accounts',
+      prepare: async () => ({ json: { name: `matrix-sa-${++counter}`, role: 'member' } }),
+      expected: adminOnly(201),
+    },
+    { method: 'GET', path: '/v1/service-accounts/:id', prepare: async () => ({ path: `/v1/service-accounts/${await serviceAccount()}` }), expected: adminOnly(200) },
+    {
+      method: 'PATCH',
+      path: '/v1/service-accounts/:id',
+      prepare: async () => ({ path: `/v1/service-accounts/${await serviceAccount()}` }),
+      json: { disabled: true },
+      expected: adminOnly(200),
+    },
+    { method: 'DELETE', path: '/v1/service-accounts/:id', prepare: async () => ({ path: `/v1/service-accounts/${await serviceAccount()}` }), expected: adminOnly(204) },
+    {
+      method: 'GET',
+      path: '/v1/service-accounts/:id/secrets',
+      prepare: async () => ({ path: `/v1/service-accounts/${await serviceAccount()}/secrets` }),
+      expected: adminOnly(200),
+    },
+    {
+      method: 'POST',
+      path: '/v1/service-accounts/:id/secrets',
+      prepare: async () => ({ path: `/v1/service-accounts/${await serviceAccount()}/secrets`, json: {} }),
+      expected: adminOnly(201),
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/service-accounts/:id/secrets/:secretId',
+      prepare: async () => ({ path: await secondSecret() }),
+      expected: adminOnly(204),
+    },
+    {
+      method: 'PUT',
+      path: '/v1/service-accounts/:id/keys',
+      prepare: async () => ({ path: `/v1/service-accounts/${await serviceAccount()}/keys`, json: { keys: [ED25519_KEY] } }),
+      expected: adminOnly(200),
+    },
     { method: 'POST', path: '/v1/resources', json: { name: 'anything' }, expected: { anonymous: 401, admin: 404, member: 404, inviter: 404, reader: 404 } },
     // Own account and refresh (#10): a valid token is all /v1/me needs; refresh takes no bearer (an unknown token: 401 for all).
     { method: 'GET', path: '/v1/me', expected: { anonymous: 401, admin: 200, member: 200, inviter: 200, reader: 200 } },
@@ -174,6 +234,8 @@ describe('authorization matrix (every route × every role)', () => {
       expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 },
     },
     { method: 'POST', path: '/v1/auth/refresh', json: { refreshToken: 'x'.repeat(43) }, expected: all(401) },
+    // The OAuth token endpoint (#21): no bearer token; an unknown refresh token is invalid_grant (400) for all, in OAuth's JSON.
+    { method: 'POST', path: '/oauth/token', form: `grant_type=refresh_token&refresh_token=${'x'.repeat(43)}`, expected: all(400) },
     // Password reset (#10): public, a bearer token changes nothing (a fresh address each call, under the per-address limit).
     {
       method: 'POST',
@@ -185,7 +247,7 @@ describe('authorization matrix (every route × every role)', () => {
     { method: 'POST', path: '/v1/auth/signout', expected: { anonymous: 401, admin: 204, member: 204, inviter: 204, reader: 204 } },
   ];
 
-  it('answers exactly the expected status for each of the 24 routes × 5 callers (120 cells)', async () => {
+  it('answers exactly the expected status for each of the 34 routes × 5 callers (170 cells)', async () => {
     const actual: string[] = [];
     const expected: string[] = [];
     for (const cell of MATRIX) {
@@ -195,10 +257,14 @@ describe('authorization matrix (every route × every role)', () => {
         const response = await app.request(cell.method, prepared.path ?? cell.path, {
           token: caller === 'anonymous' ? undefined : tokens[caller],
           ...(json !== undefined ? { json } : {}),
+          ...(cell.form !== undefined ? { body: cell.form, headers: { 'content-type': 'application/x-www-form-urlencoded' } } : {}),
         });
         actual.push(`${cell.method} ${cell.path} as ${caller} → ${response.status}`);
         expected.push(`${cell.method} ${cell.path} as ${caller} → ${cell.expected[caller]}`);
-        if (response.status >= 400) {
+        if (response.status >= 400 && cell.path === '/oauth/token') {
+          expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+          expect(response.body).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
+        } else if (response.status >= 400) {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
           expect(response.body).toMatchObject({ status: response.status, code: expect.any(String) });
         }
@@ -208,7 +274,7 @@ describe('authorization matrix (every route × every role)', () => {
       }
     }
     expect(actual).toEqual(expected);
-    expect(actual).toHaveLength(120);
+    expect(actual).toHaveLength(170);
   });
 
   it('a denied invite or revoke changes nothing: no user row, and the pending user is still there', async () => {

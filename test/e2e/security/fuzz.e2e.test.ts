@@ -66,6 +66,18 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/password-reset', authenticated: false },
   { method: 'POST', path: '/password-reset', authenticated: false },
   { method: 'POST', path: '/v1/auth/password-reset/confirm', authenticated: false },
+  // The OAuth token endpoint (#21): form bodies, and every refusal in RFC 6749 §5.2's JSON rather than problem+json.
+  { method: 'POST', path: '/oauth/token', authenticated: false },
+  // Service accounts (#21): the secret's delete after the secrets' list and add; the keys before the account's delete.
+  { method: 'GET', path: '/v1/service-accounts', authenticated: true },
+  { method: 'POST', path: '/v1/service-accounts', authenticated: true },
+  { method: 'GET', path: '/v1/service-accounts/{id}', authenticated: true },
+  { method: 'PATCH', path: '/v1/service-accounts/{id}', authenticated: true },
+  { method: 'GET', path: '/v1/service-accounts/{id}/secrets', authenticated: true },
+  { method: 'POST', path: '/v1/service-accounts/{id}/secrets', authenticated: true },
+  { method: 'DELETE', path: '/v1/service-accounts/{id}/secrets/{secretId}', authenticated: true },
+  { method: 'PUT', path: '/v1/service-accounts/{id}/keys', authenticated: true },
+  { method: 'DELETE', path: '/v1/service-accounts/{id}', authenticated: true },
   { method: 'POST', path: '/v1/resources', authenticated: true },
 ];
 
@@ -149,7 +161,8 @@ const pollution = fc.constantFrom(
  */
 function plausible(schema: JsonSchema): fc.Arbitrary<unknown> {
   const required = (schema.required ?? []).filter((k) => schema.properties && k in schema.properties);
-  const value = fc.constantFrom('someone@example.com', 'fuzz.user', 'a long enough passphrase');
+  // 'member' names a role that exists: `{name: "member", role: "member"}` creates a service account.
+  const value = fc.constantFrom('someone@example.com', 'fuzz.user', 'a long enough passphrase', 'member');
   // A list (a role's permissions) is plausible empty: `{name: "fuzz.user", permissions: []}` creates a role.
   const plausibleFor = (k: string) => (schema.properties![k]!.type === 'array' ? fc.constant([]) : value);
   return fc.record(Object.fromEntries(required.map((k) => [k, plausibleFor(k)])));
@@ -189,6 +202,26 @@ function textOf(value: unknown): string {
   } catch {
     return Object.prototype.toString.call(value);
   }
+}
+
+/** The token endpoint's forms: from its schema, and grants of every kind, often with a real refresh token of the fuzz's own user. */
+function oauthForms(schema: JsonSchema | undefined, refreshTokens: string[]): fc.Arbitrary<string | undefined> {
+  const grant = fc.record(
+    {
+      grant_type: fc.constantFrom('refresh_token', 'refresh_token', 'client_credentials', 'password', 'authorization_code', '', 'REFRESH_TOKEN'),
+      refresh_token: fc.oneof(fc.constantFrom(...refreshTokens, 'x'.repeat(43), '', 'x'.repeat(129)), safeString(60)),
+      scope: safeString(20),
+      client_id: safeString(20),
+    },
+    { requiredKeys: ['grant_type'] },
+  );
+  return fc.oneof(
+    { weight: 4, arbitrary: formBodies(schema, refreshTokens) },
+    { weight: 4, arbitrary: grant.map((value) => formEncode(value)) },
+    { weight: 1, arbitrary: fc.constantFrom('grant_type=refresh_token&grant_type=refresh_token', 'grant_type=refresh_token&refresh_token=a&refresh_token=b', '{"grant_type":"refresh_token"}') },
+    // A well-formed exchange of a token nobody holds: the grant itself is reached in every run, not by chance.
+    { weight: 1, arbitrary: fc.constant(`grant_type=refresh_token&refresh_token=${'x'.repeat(43)}`) },
+  );
 }
 
 /** Form bodies from the schema, often with the token of a real pending invitation, so the form itself is rendered again. */
@@ -250,6 +283,7 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
   const pendingIds: string[] = [];
   const pendingTokens: string[] = [];
   const resetTokens: string[] = [];
+  const refreshTokens: string[] = [];
   const mailer = new CapturingMailer();
   const statuses = new Map<string, Map<number, number>>();
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
@@ -265,10 +299,21 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     }
     const rows: { id: string }[] = await app.api.container.cradle.dataSource.query("SELECT id FROM users WHERE email_key LIKE 'pending-%'");
     pendingIds.push(...rows.map((r) => r.id));
+    // Real service accounts (#21), each with a second secret, so their routes are reached with ids that exist.
+    for (let i = 0; i < 3; i++) {
+      const account = await app.request('POST', '/v1/service-accounts', { token: adminToken, json: { name: `fuzz-sa-${i}`, role: 'member' } });
+      const secret = await app.request('POST', `/v1/service-accounts/${account.body._id}/secrets`, { token: adminToken, json: {} });
+      pendingIds.push(account.body._id, secret.body._id);
+    }
     const deadline = Date.now() + 10_000;
     while (mailer.sent.length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     pendingTokens.push(...mailer.sent.map((mail) => CapturingMailer.tokenOf(mail)));
     expect(pendingTokens).toHaveLength(5);
+    await app.addJoinedUser({ username: 'fuzz-refresher', password: 'refresher-password-1', email: 'refresher@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
+    for (let i = 0; i < 5; i++) {
+      const signedIn = await app.request('POST', '/v1/auth/signin', { json: { username: 'fuzz-refresher', password: 'refresher-password-1' } });
+      refreshTokens.push(signedIn.body.refreshToken as string);
+    }
     for (let i = 0; i < 5; i++) {
       const email = `fuzz-reset-${i}@example.com`;
       await app.addJoinedUser({ username: `fuzz-reset-${i}`, password: 'reset-password-1', email, role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
@@ -283,9 +328,9 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     if (process.env.FUZZ_REPORT) console.log(JSON.stringify([...statuses].map(([route, counts]) => [route, Object.fromEntries(counts)]), null, 1));
   });
 
-  it('reads every fuzzed route from the OpenAPI document (26 documented, 1 unknown)', () => {
+  it('reads every fuzzed route from the OpenAPI document (36 documented, 1 unknown)', () => {
     const documented = ROUTES.filter((r) => doc.paths[r.path]?.[r.method.toLowerCase()]);
-    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(26);
+    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(36);
     expect(doc.paths['/v1/resources']).toBeUndefined();
   });
 
@@ -297,6 +342,8 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     const [media, bodyContent] = Object.entries(operation?.requestBody?.content ?? {})[0] ?? ['application/json', undefined];
     const bodySchema = bodyContent?.schema;
     let formsRendered = 0;
+    const oauth = route.path === '/oauth/token';
+    const oauthErrors = new Set<string>();
     const counts = new Map<number, number>();
     statuses.set(`${route.method} ${route.path}`, counts);
     const token = () => (route.path === '/v1/auth/signout' || route.path === '/v1/me/password' ? leaverToken : adminToken);
@@ -309,14 +356,14 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
 
     await fc.assert(
       fc.asyncProperty(
-        media === FORM_MEDIA ? formBodies(bodySchema, route.path === '/password-reset' ? resetTokens : pendingTokens) : bodies(bodySchema),
+        oauth ? oauthForms(bodySchema, refreshTokens) : media === FORM_MEDIA ? formBodies(bodySchema, route.path === '/password-reset' ? resetTokens : pendingTokens) : bodies(bodySchema),
         queryStrings,
         fc.oneof({ weight: 3, arbitrary: fc.constant(media) }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
         authorizations(token),
         ids,
         fc.option(fc.dictionary(fc.constantFrom('x-request-id', 'accept', 'x-forwarded-for', 'accept-encoding', 'x-junk'), printable, { maxKeys: 3 }), { nil: undefined }),
         async (body, query, contentType, authorization, id, extraHeaders) => {
-          const target = route.path.replace('{id}', id) + query;
+          const target = route.path.replace('{id}', id).replace('{secretId}', id) + query;
           const headers: Record<string, string> = { ...extraHeaders };
           if (route.authenticated) headers.authorization = authorization;
           if (body !== undefined && contentType !== '') headers['content-type'] = contentType;
@@ -333,6 +380,14 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
           const page = String(response.headers['content-type']).startsWith('text/html');
           if (page && (response.text.match(/<script/gi) ?? []).length > 1) throw new Error(`unescaped markup: ${what}`);
           if (page && /<form id="(accept|reset-form)"/.test(response.text)) formsRendered++;
+          // The token endpoint's refusals are RFC 6749 §5.2 JSON (problem+json only from Node's parser, before any route).
+          if (oauth && response.status >= 400 && String(response.headers['content-type']).startsWith('application/json')) {
+            const refusal = JSON.parse(response.text) as Record<string, unknown>;
+            if (typeof refusal.error !== 'string' || typeof refusal.error_description !== 'string') throw new Error(`not an OAuth error: ${what}`);
+            if (response.headers['cache-control'] !== 'no-store') throw new Error(`OAuth error without no-store: ${what}`);
+            oauthErrors.add(refusal.error);
+            return;
+          }
           // Any other error is problem+json (the contract above allows text/html only where the document declares it).
           if (response.status >= 400 && !page) {
             if (!String(response.headers['content-type']).startsWith('application/problem+json')) throw new Error(`not problem+json: ${what}`);
@@ -351,7 +406,9 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     // (The password change's handler refuses a wrong current password with a 400 of its own: WRONG_CURRENT_PASSWORD.)
     if (route.authenticated && route.path !== '/v1/resources' && route.path !== '/v1/me/password') expect([...counts.keys()].some((s) => s !== 400 && s !== 401 && s !== 413 && s !== 415)).toBe(true);
     // The form was rendered again with what the fuzz entered, not only dead-link pages.
-    if (media === FORM_MEDIA) expect(formsRendered).toBeGreaterThan(0);
+    // The token endpoint's grant was reached: refresh tokens were looked up and refused (or exchanged).
+    if (oauth) expect([...oauthErrors]).toEqual(expect.arrayContaining(['invalid_request', 'unsupported_grant_type', 'invalid_grant']));
+    if (media === FORM_MEDIA && !oauth) expect(formsRendered).toBeGreaterThan(0);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeBefore);
   });

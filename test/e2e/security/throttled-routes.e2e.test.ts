@@ -119,6 +119,8 @@ describe('throttles and outcomes declared on the routes', () => {
       'POST /v1/auth/password-reset': ['address', 'reset-email'],
       'POST /v1/auth/password-reset/confirm': 'address',
       'POST /password-reset': 'address',
+      // The OAuth token endpoint (#21): the budget of POST /v1/auth/refresh, whose exchange it is.
+      'POST /oauth/token': 'address',
     });
   });
 
@@ -136,7 +138,8 @@ describe('throttles and outcomes declared on the routes', () => {
         refused: [...Array<boolean>(LIMIT).fill(false), true],
         statuses,
       });
-      expect(responses[LIMIT]!.body).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+      // The OAuth token endpoint (#21) says it in OAuth's format (RFC 6749 §5.2), as its every refusal.
+      expect(responses[LIMIT]!.body).toMatchObject(route.url === '/oauth/token' ? { error: 'invalid_request' } : { code: 'TOO_MANY_REQUESTS' });
     }
   });
 

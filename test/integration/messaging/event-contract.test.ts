@@ -14,6 +14,7 @@ import { type CloudEvent, dataSchemaFor, EVENT_TYPES } from '../../../src/infras
 import type { TransactionScope, UnitOfWork } from '../../../src/application/ports/unit-of-work.port';
 import { RequestPasswordResetUseCase } from '../../../src/application/password-reset/request-password-reset.use-case';
 import { RoleEntity } from '../../../src/domain/roles/role.entity';
+import { ServiceAccount } from '../../../src/domain/service-accounts/service-account';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { KafkaEventPublisher } from '../../../src/infrastructure/messaging/kafka-event-publisher';
@@ -203,6 +204,8 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
       record({ userId: admin.userId, eventIds: [resetEventId], types: ['PasswordResetRequested'] });
       // Role administration (#11): Role* events are keyed by the role id (`userId` here holds it).
       await roleLifecycle(new TypeOrmAdapters(dataSource).unitOfWork(), record);
+      // Service accounts (#21): ServiceAccount* events are keyed by the account id.
+      await serviceAccountLifecycle(new TypeOrmAdapters(dataSource).unitOfWork(), record);
 
       const publisher = new KafkaEventPublisher({ brokers: kafkaBrokers(), topic, clientId: 'contract-test', logger: capturingLogger('warn').logger });
       const relay = new OutboxRelay({ dataSource, publisher, logger: capturingLogger('warn').logger });
@@ -246,7 +249,7 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
         expect(Object.keys(event).filter((k) => !envelopeFields.includes(k))).toEqual([]);
         expect(Object.keys(event.data).filter((k) => !dataFields.includes(k))).toEqual([]);
         const w = written.find((x) => x.eventId === event.id)!;
-        expect([event.type, event.subject, event.data.user_id ?? event.data.role_id]).toEqual([w.type, w.userId, w.userId]);
+        expect([event.type, event.subject, event.data.user_id ?? event.data.service_account_id ?? event.data.role_id]).toEqual([w.type, w.userId, w.userId]);
       }
     });
 
@@ -302,5 +305,49 @@ async function roleLifecycle(
     role.delete(by);
     await roles.delete(role, SEEDED_ROLES.member);
     return role;
+  });
+}
+
+/** A service account created, changed, given a second secret, re-keyed, rid of its first secret, then deleted (#21). */
+async function serviceAccountLifecycle(
+  unitOfWork: UnitOfWork,
+  record: (w: { userId: string; eventIds: string[]; types: string[] }) => void,
+): Promise<void> {
+  const ids = new UuidV7IdGenerator();
+  const by = () => ({ by: ids.next(), now: new Date(), newId: () => ids.next() });
+  const accountId = ids.next();
+  const firstSecret = ids.next();
+  const commit = async (work: (accounts: TransactionScope['serviceAccounts']) => Promise<ServiceAccount>) => {
+    const events = await unitOfWork.run(async (scope) => {
+      const account = await work(scope.serviceAccounts);
+      const pulled = account.pullDomainEvents();
+      await scope.outbox.append(pulled);
+      return pulled;
+    });
+    record({ userId: events[0]!.aggregateId, eventIds: events.map((e) => e.id), types: events.map((e) => e.type) });
+  };
+  const change = (edit: (account: ServiceAccount) => void) =>
+    commit(async (accounts) => {
+      const account = (await accounts.findForChange(accountId))!;
+      edit(account);
+      await accounts.update(account);
+      return account;
+    });
+  await commit(async (accounts) => {
+    const account = ServiceAccount.create({
+      id: accountId, clientId: ids.next(), name: 'reports', description: 'Nightly', roleId: SEEDED_ROLES.member, secret: { id: firstSecret, hash: 'a'.repeat(64) }, ...by(),
+    });
+    await accounts.insert(account);
+    return account;
+  });
+  await change((account) => account.change({ name: 'reporting', description: null, roleId: SEEDED_ROLES.admin, disabled: true, ...by() }));
+  await change((account) => account.addSecret({ id: ids.next(), hash: 'b'.repeat(64), expiresAt: new Date(Date.now() + 3_600_000) }, by()));
+  await change((account) => account.replaceKeys([{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }], by()));
+  await change((account) => account.removeSecret(firstSecret, by()));
+  await commit(async (accounts) => {
+    const account = (await accounts.findForChange(accountId))!;
+    account.delete(by());
+    await accounts.delete(account);
+    return account;
   });
 }

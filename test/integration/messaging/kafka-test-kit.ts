@@ -145,7 +145,8 @@ export function keysOf(value: unknown): string[] {
 
 /** Secrets an event must never carry: a field named like one, or an argon2 hash anywhere. */
 export function secretsIn(json: string): string[] {
-  const found = keysOf(JSON.parse(json)).filter((key) => /password|hash|token|secret/i.test(key));
+  // An id names a secret without carrying it (a service account's `secret_id`, #21).
+  const found = keysOf(JSON.parse(json)).filter((key) => /password|hash|token|secret/i.test(key) && !/_id$/.test(key));
   if (json.includes('$argon2')) found.push('$argon2');
   return found;
 }

@@ -61,9 +61,9 @@ export class InMemoryRoleRepository implements RoleRepository {
 
   // ---- transactions, driven by InMemoryUnitOfWork ----
 
-  /** A copy for one transaction; `users` is that transaction's, for counting a role's holders. */
-  beginTransaction(users: UserRepository & { all(): { roleId: string }[] }): InMemoryRoleStore {
-    return new InMemoryRoleStore(new Map(this.states), users);
+  /** A copy for one transaction; `users` (and `serviceAccounts`, #21) are that transaction's, for counting a role's holders. */
+  beginTransaction(users: UserRepository & { all(): { roleId: string }[] }, serviceAccounts?: { all(): { roleId: string }[] }): InMemoryRoleStore {
+    return new InMemoryRoleStore(new Map(this.states), users, serviceAccounts);
   }
 
   /** Replays the copy's writes on what is committed now; throws (applying nothing) on a conflict. */
@@ -87,6 +87,7 @@ export class InMemoryRoleStore extends TransactionalFake implements RoleStore {
   constructor(
     private readonly states: Map<string, RoleState>,
     private readonly users: { all(): { roleId: string }[] },
+    private readonly serviceAccounts?: { all(): { roleId: string }[] },
   ) {
     super();
   }
@@ -122,7 +123,7 @@ export class InMemoryRoleStore extends TransactionalFake implements RoleStore {
 
   async delete(role: RoleEntity): Promise<void> {
     await this.io();
-    const holders = this.users.all().filter((u) => u.roleId === role.id).length;
+    const holders = [...this.users.all(), ...(this.serviceAccounts?.all() ?? [])].filter((u) => u.roleId === role.id).length;
     if (holders > 0) throw new RoleInUseError(holders);
     this.write({ kind: 'delete', id: role.id, readVersion: role.snapshot().readVersion });
   }

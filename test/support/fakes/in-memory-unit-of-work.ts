@@ -5,6 +5,7 @@ import type { InMemoryOutbox } from './in-memory-outbox';
 import { InMemoryPasswordResetStore } from './in-memory-password-reset.store';
 import { InMemoryProcessedEventStore } from './in-memory-processed-event.store';
 import { InMemoryRoleRepository } from './in-memory-role.repository';
+import { InMemoryServiceAccountRepository } from './in-memory-service-account.repository';
 import type { InMemoryUserRepository } from './in-memory-user.repository';
 
 export interface InMemoryStores {
@@ -18,6 +19,8 @@ export interface InMemoryStores {
   roles?: InMemoryRoleRepository;
   /** A fresh, empty one when not given. */
   passwordResets?: InMemoryPasswordResetStore;
+  /** A fresh, empty one when not given. */
+  serviceAccounts?: InMemoryServiceAccountRepository;
   /**
    * Run every closure once more after a first attempt that is rolled back, as the TypeORM unit
    * of work does after a deadlock: a use case must be correct when its closure runs twice.
@@ -43,6 +46,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
   readonly processedEvents: InMemoryProcessedEventStore;
   readonly roles: InMemoryRoleRepository;
   readonly passwordResets: InMemoryPasswordResetStore;
+  readonly serviceAccounts: InMemoryServiceAccountRepository;
   /** Attempts rolled back on purpose to exercise the retry (not counted in `rollbacks`). */
   retriedAttempts = 0;
   private readonly retryEveryRun: boolean;
@@ -55,6 +59,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     this.processedEvents = stores.processedEvents ?? new InMemoryProcessedEventStore();
     this.roles = stores.roles ?? new InMemoryRoleRepository();
     this.passwordResets = stores.passwordResets ?? new InMemoryPasswordResetStore();
+    this.serviceAccounts = stores.serviceAccounts ?? new InMemoryServiceAccountRepository();
     // As the foreign key does: a user's row deleted (or erased) takes its invitation with it.
     this.users.linkInvitations(this.invitations);
   }
@@ -86,6 +91,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         this.processedEvents.prepareCommit(scope.processedEvents),
         this.roles.prepareCommit(scope.roles),
         this.passwordResets.prepareCommit(scope.passwordResets),
+        this.serviceAccounts.prepareCommit(scope.serviceAccounts),
       ];
       for (const step of apply) step();
       this.commits += 1;
@@ -102,13 +108,15 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     const users = this.users.beginTransaction();
     const invitations = this.invitations.beginTransaction();
     users.linkInvitations(invitations);
+    const serviceAccounts = this.serviceAccounts.beginTransaction();
     return {
       users,
       outbox: this.outbox.beginTransaction(),
       invitations,
       processedEvents: this.processedEvents.beginTransaction(),
-      roles: this.roles.beginTransaction(users),
+      roles: this.roles.beginTransaction(users, serviceAccounts),
       passwordResets: this.passwordResets.beginTransaction(),
+      serviceAccounts,
     };
   }
 
@@ -119,5 +127,6 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     scope.processedEvents.close();
     scope.roles.close();
     scope.passwordResets.close();
+    scope.serviceAccounts.close();
   }
 }

@@ -14,6 +14,14 @@ import {
 } from '../../../src/domain/roles/role.errors';
 import { DomainError, ValidationError } from '../../../src/domain/shared/domain-error';
 import {
+  LastCredentialError,
+  NoSuchServiceAccountError,
+  NoSuchServiceAccountSecretError,
+  ServiceAccountChangedConcurrentlyError,
+  ServiceAccountNameTakenError,
+  TooManySecretsError,
+} from '../../../src/domain/service-accounts/service-account.errors';
+import {
   EmailAlreadyTakenError,
   InvalidCredentialsError,
   LastActiveAdminError,
@@ -57,6 +65,12 @@ const DOMAIN_ERRORS: DomainError[] = [
   new RoleInUseError(2),
   new BuiltInRoleError('deleted'),
   new RoleChangedConcurrentlyError(),
+  new NoSuchServiceAccountError(),
+  new NoSuchServiceAccountSecretError(),
+  new ServiceAccountNameTakenError('reports'),
+  new ServiceAccountChangedConcurrentlyError(),
+  new LastCredentialError(),
+  new TooManySecretsError(5),
 ];
 
 /** The `code = '...'` of every error class in the given source folders. */

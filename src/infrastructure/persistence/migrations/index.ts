@@ -10,6 +10,7 @@ import { PasswordResets1764600000000 } from './1764600000000-password-resets';
 import { NormaliseIdentifiers1764700000000 } from './1764700000000-normalise-identifiers';
 import { EventSequence1764800000000 } from './1764800000000-event-sequence';
 import { BootstrapRecord1764900000000 } from './1764900000000-bootstrap-record';
+import { ServiceAccounts1765000000000 } from './1765000000000-service-accounts';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   NormaliseIdentifiers1764700000000,
   EventSequence1764800000000,
   BootstrapRecord1764900000000,
+  ServiceAccounts1765000000000,
 ];

@@ -1,4 +1,5 @@
 import { EntitySchema } from 'typeorm';
+import { ClientAssertionJtiSchema, ServiceAccountSchema, ServiceAccountSecretSchema } from './service-account-records';
 
 /** Row shapes. Domain classes stay free of mapping concerns; repositories translate. */
 export interface RoleRecord {
@@ -265,4 +266,7 @@ export const ENTITY_SCHEMAS = [
   ProcessedEventSchema,
   RefreshTokenSchema,
   PasswordResetSchema,
+  ServiceAccountSchema,
+  ServiceAccountSecretSchema,
+  ClientAssertionJtiSchema,
 ];

@@ -110,7 +110,11 @@ export class TypeOrmRoleRepository implements RoleRepository, RoleStore {
     const rows = (await this.manager.query(`SELECT COUNT(*) AS n FROM users WHERE role_id = ? AND status <> 'deleted'${lock}`, [
       state.id,
     ])) as { n: number | string }[];
-    const holders = Number(rows[0]?.n ?? 0);
+    // Service accounts hold roles too (#21): their rows are never erased, so each counts.
+    const accounts = (await this.manager.query(`SELECT COUNT(*) AS n FROM service_accounts WHERE role_id = ?${lock}`, [state.id])) as {
+      n: number | string;
+    }[];
+    const holders = Number(rows[0]?.n ?? 0) + Number(accounts[0]?.n ?? 0);
     if (holders > 0) throw new RoleInUseError(holders);
     // An erased user's row keeps a role only because the foreign key wants one.
     await this.manager.query("UPDATE users SET role_id = ? WHERE role_id = ? AND status = 'deleted'", [fallbackRoleId, state.id]);

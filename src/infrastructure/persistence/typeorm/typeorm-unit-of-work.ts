@@ -7,6 +7,7 @@ import { TypeOrmOutbox } from './typeorm-outbox.store';
 import { TypeOrmPasswordResetStore } from './typeorm-password-reset.store';
 import { TypeOrmProcessedEventStore } from './typeorm-processed-event.store';
 import { TypeOrmRoleRepository } from './typeorm-role.repository';
+import { TypeOrmServiceAccountRepository } from './typeorm-service-account.repository';
 import { TypeOrmUserRepository, type UserPersistenceServices } from './typeorm-user.repository';
 
 export interface TypeOrmUnitOfWorkDeps extends UserPersistenceServices {
@@ -51,6 +52,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           processedEvents: new TypeOrmProcessedEventStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           roles: new TypeOrmRoleRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
           passwordResets: new TypeOrmPasswordResetStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
+          serviceAccounts: new TypeOrmServiceAccountRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
         });
       });
     // A deadlock's victim was rolled back whole and runs again (a revoke racing the mailer's token insert

@@ -1,0 +1,109 @@
+import { createHash, createPublicKey, type JsonWebKey, timingSafeEqual } from 'node:crypto';
+import { createDecoder, createVerifier } from 'fast-jwt';
+import type { Clock } from '../../application/ports/clock.port';
+import type {
+  AssertionAudience,
+  AuthenticatedServiceAccount,
+  ServiceAccountCredentials,
+} from '../../application/ports/service-account-credentials.port';
+import type { ServiceAccountCredentialStore } from '../../application/ports/service-account-repository.port';
+import { algorithmOf } from '../../domain/service-accounts/public-jwk-set';
+import { MAX_SECRETS, type ServiceAccountState } from '../../domain/service-accounts/service-account';
+
+/** The algorithms a client assertion may be signed with: never `none`, never HS*. */
+export const CLIENT_ASSERTION_ALGORITHMS = ['ES256', 'RS256', 'EdDSA'] as const;
+/** RFC 7523 leaves the lifetime to the server: an assertion expires at most this far ahead. */
+export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+const MAX_CLIENT_ID = 64;
+const MAX_SECRET = 512;
+const MAX_ASSERTION = 8192;
+const MAX_JTI = 256;
+/** Compared in place of a secret that is not there, so every attempt compares MAX_SECRETS hashes. */
+const DUMMY_HASH = createHash('sha256').update('no secret is stored here').digest();
+
+const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * Verifies service accounts' credentials: a secret against the SHA-256s stored (every slot compared in
+ * constant time, dummy hashes standing in for an unknown client or missing slots, so the time says
+ * nothing of which failed), or an RFC 7523 client assertion against the account's registered keys, its
+ * `jti` remembered in the database until it expires so no replica accepts it twice.
+ */
+export class ServiceAccountCredentialVerifier implements ServiceAccountCredentials {
+  private readonly store: ServiceAccountCredentialStore;
+  private readonly clock: Clock;
+  private readonly decode = createDecoder({ complete: true });
+
+  constructor(deps: { serviceAccountCredentialStore: ServiceAccountCredentialStore; clock: Clock }) {
+    this.store = deps.serviceAccountCredentialStore;
+    this.clock = deps.clock;
+  }
+
+  async authenticateWithSecret(clientId: string, secret: string): Promise<AuthenticatedServiceAccount | null> {
+    const presented = sha256(secret.length <= MAX_SECRET ? secret : '');
+    const account = clientId.length > 0 && clientId.length <= MAX_CLIENT_ID ? await this.store.findByClientId(clientId) : null;
+    const now = this.clock.now();
+    const secrets = account?.secrets ?? [];
+    let matched: (typeof secrets)[number] | undefined;
+    // No early exit: as many comparisons for an unknown client as for a wrong secret.
+    for (let slot = 0; slot < MAX_SECRETS; slot++) {
+      const stored = secrets[slot];
+      const hash = stored && /^[0-9a-f]{64}$/.test(stored.hash) ? Buffer.from(stored.hash, 'hex') : DUMMY_HASH;
+      if (timingSafeEqual(hash, presented) && stored && matched === undefined) matched = stored;
+    }
+    if (!account || !matched || secret.length > MAX_SECRET || account.disabled) return null;
+    if (matched.expiresAt && matched.expiresAt.getTime() <= now.getTime()) return null;
+    await this.store.markSecretUsed(matched.id, now);
+    return authenticated(account, 'client_secret');
+  }
+
+  async authenticateWithAssertion(clientAssertion: string, audience: AssertionAudience): Promise<AuthenticatedServiceAccount | null> {
+    if (clientAssertion.length === 0 || clientAssertion.length > MAX_ASSERTION) return null;
+    let header: { alg?: unknown; kid?: unknown };
+    let claims: { iss?: unknown; sub?: unknown };
+    try {
+      ({ header, payload: claims } = this.decode(clientAssertion) as { header: typeof header; payload: typeof claims });
+    } catch {
+      return null;
+    }
+    const alg = header.alg;
+    if (typeof alg !== 'string' || !(CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg)) return null;
+    if (typeof header.kid !== 'string') return null;
+    const clientId = claims.iss;
+    if (typeof clientId !== 'string' || clientId !== claims.sub || clientId.length === 0 || clientId.length > MAX_CLIENT_ID) return null;
+
+    const account = await this.store.findByClientId(clientId);
+    if (!account || account.disabled) return null;
+    const jwk = account.keys.find((k) => k.kid === header.kid);
+    if (!jwk || algorithmOf(jwk) !== alg) return null;
+
+    const now = this.clock.now();
+    let verified: { exp?: unknown; jti?: unknown };
+    try {
+      const key = createPublicKey({ key: { ...jwk } as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+      const verify = createVerifier({
+        key,
+        algorithms: [alg as (typeof CLIENT_ASSERTION_ALGORITHMS)[number]],
+        allowedIss: clientId,
+        allowedSub: clientId,
+        allowedAud: [audience.tokenEndpointUrl, audience.issuer],
+        requiredClaims: ['iss', 'sub', 'aud', 'exp', 'jti'],
+        clockTimestamp: now.getTime(),
+        cache: false,
+      });
+      verified = verify(clientAssertion) as typeof verified;
+    } catch {
+      return null;
+    }
+    const { exp, jti } = verified;
+    if (typeof exp !== 'number' || exp * 1000 > now.getTime() + MAX_ASSERTION_LIFETIME_SECONDS * 1000) return null;
+    if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI) return null;
+    const remembered = createHash('sha256').update(`${clientId}\n${jti}`, 'utf8').digest('hex');
+    if (!(await this.store.rememberAssertion(remembered, new Date(exp * 1000), now))) return null;
+    return authenticated(account, 'private_key_jwt');
+  }
+}
+
+function authenticated(account: ServiceAccountState, method: AuthenticatedServiceAccount['method']): AuthenticatedServiceAccount {
+  return { id: account.id, clientId: account.clientId, roleId: account.roleId, method };
+}

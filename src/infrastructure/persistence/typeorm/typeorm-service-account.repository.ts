@@ -1,0 +1,221 @@
+import { In, LessThan, type EntityManager } from 'typeorm';
+import type {
+  ServiceAccountCredentialStore,
+  ServiceAccountRepository,
+  ServiceAccountStore,
+} from '../../../application/ports/service-account-repository.port';
+import type { Slice } from '../../../application/shared/pagination';
+import type { PublicJwk } from '../../../domain/service-accounts/public-jwk-set';
+import { ServiceAccount, type ServiceAccountSecretState, type ServiceAccountState } from '../../../domain/service-accounts/service-account';
+import { ServiceAccountChangedConcurrentlyError, ServiceAccountNameTakenError } from '../../../domain/service-accounts/service-account.errors';
+import { serviceAccountNameKey } from '../../../domain/service-accounts/service-account-name';
+import { uniqueViolationOn } from './database-errors';
+import {
+  ClientAssertionJtiSchema,
+  type ServiceAccountRecord,
+  ServiceAccountSchema,
+  type ServiceAccountSecretRecord,
+  ServiceAccountSecretSchema,
+} from './service-account-records';
+import type { SqliteWriteQueue } from './sqlite-write-queue';
+
+export interface TypeOrmServiceAccountRepositoryDeps {
+  /** The data source's manager, or a unit of work's transaction's. */
+  manager: EntityManager;
+  sqliteWriteQueue: SqliteWriteQueue;
+}
+
+/** Expired client-assertion rows are swept at most this often per process (they are ignored anyway). */
+const SWEEP_EVERY_MS = 60_000;
+
+/**
+ * Service accounts and their secrets: the reads (ServiceAccountRepository), the writes of a unit of work
+ * (ServiceAccountStore, on a transaction's manager), and what verifying credentials reads and writes
+ * (ServiceAccountCredentialStore).
+ */
+export class TypeOrmServiceAccountRepository implements ServiceAccountRepository, ServiceAccountStore, ServiceAccountCredentialStore {
+  private readonly manager: EntityManager;
+  private readonly queue: SqliteWriteQueue;
+  private lastSweep = 0;
+
+  constructor(deps: TypeOrmServiceAccountRepositoryDeps) {
+    this.manager = deps.manager;
+    this.queue = deps.sqliteWriteQueue;
+  }
+
+  async findById(id: string): Promise<ServiceAccountState | null> {
+    return this.queue.outside(this.manager, async () => (await this.load({ id }))[0] ?? null);
+  }
+
+  async list({ offset, limit }: Slice): Promise<{ items: ServiceAccountState[]; total: number }> {
+    return this.queue.outside(this.manager, async () => {
+      const accounts = this.manager.getRepository(ServiceAccountSchema);
+      const [records, total] = await Promise.all([accounts.find({ order: { id: 'ASC' }, skip: offset, take: limit }), accounts.count()]);
+      return { items: await this.withSecrets(records), total };
+    });
+  }
+
+  async findByClientId(clientId: string): Promise<ServiceAccountState | null> {
+    return this.queue.outside(this.manager, async () => (await this.load({ clientId }))[0] ?? null);
+  }
+
+  async markSecretUsed(secretId: string, at: Date): Promise<void> {
+    await this.queue.outside(this.manager, () =>
+      this.manager.getRepository(ServiceAccountSecretSchema).update({ id: secretId }, { lastUsedAt: at }),
+    );
+  }
+
+  async rememberAssertion(key: string, expiresAt: Date, now: Date): Promise<boolean> {
+    return this.queue.outside(this.manager, async () => {
+      const jtis = this.manager.getRepository(ClientAssertionJtiSchema);
+      await this.sweep(now);
+      try {
+        await jtis.insert({ id: key, expiresAt });
+        return true;
+      } catch (error) {
+        if (uniqueViolationOn(error) === null) throw error;
+      }
+      // Remembered already: accepted again only once that row has expired (never twice: the update is conditional).
+      const { affected } = await this.manager
+        .createQueryBuilder()
+        .update(ClientAssertionJtiSchema)
+        .set({ expiresAt })
+        .where('id = :key AND expires_at <= :now', { key, now })
+        .execute();
+      return (affected ?? 0) > 0;
+    });
+  }
+
+  async findForChange(id: string): Promise<ServiceAccount | null> {
+    this.requireTransaction();
+    const state = (await this.load({ id }))[0];
+    return state ? ServiceAccount.restore(state) : null;
+  }
+
+  async insert(account: ServiceAccount): Promise<void> {
+    this.requireTransaction();
+    const { state } = account.snapshot();
+    try {
+      await this.manager.getRepository(ServiceAccountSchema).insert(toRecord(state));
+    } catch (error) {
+      throw uniqueViolationOn(error) !== null ? new ServiceAccountNameTakenError(state.name) : error;
+    }
+    await this.insertSecrets(state.id, state.secrets);
+  }
+
+  async update(account: ServiceAccount): Promise<void> {
+    this.requireTransaction();
+    const { state, readVersion } = account.snapshot();
+    const { id, clientId: _clientId, createdAt: _createdAt, createdBy: _createdBy, ...fields } = toRecord(state);
+    let affected: number | null | undefined;
+    try {
+      ({ affected } = await this.manager
+        .createQueryBuilder()
+        .update(ServiceAccountSchema)
+        .set(fields)
+        .where('id = :id AND version = :readVersion', { id, readVersion })
+        .execute());
+    } catch (error) {
+      throw uniqueViolationOn(error) !== null ? new ServiceAccountNameTakenError(state.name) : error;
+    }
+    if (affected === 0) throw new ServiceAccountChangedConcurrentlyError();
+    const secrets = this.manager.getRepository(ServiceAccountSecretSchema);
+    const stored = new Set((await secrets.find({ where: { serviceAccountId: id }, select: { id: true } })).map((s) => s.id));
+    const kept = new Set(state.secrets.map((s) => s.id));
+    const removed = [...stored].filter((s) => !kept.has(s));
+    if (removed.length > 0) await secrets.delete({ id: In(removed), serviceAccountId: id });
+    await this.insertSecrets(id, state.secrets.filter((s) => !stored.has(s.id)));
+  }
+
+  async delete(account: ServiceAccount): Promise<void> {
+    this.requireTransaction();
+    const { state, readVersion } = account.snapshot();
+    // The secrets go with the row (ON DELETE CASCADE); deleted first all the same, for a SQLite with foreign keys off.
+    await this.manager.getRepository(ServiceAccountSecretSchema).delete({ serviceAccountId: state.id });
+    const { affected } = await this.manager
+      .createQueryBuilder()
+      .delete()
+      .from(ServiceAccountSchema)
+      .where('id = :id AND version = :readVersion', { id: state.id, readVersion })
+      .execute();
+    if (affected === 0) throw new ServiceAccountChangedConcurrentlyError();
+  }
+
+  private requireTransaction(): void {
+    if (!this.manager.queryRunner) throw new Error('TypeOrmServiceAccountRepository: changes run in a unit of work');
+  }
+
+  private async sweep(now: Date): Promise<void> {
+    if (now.getTime() - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now.getTime();
+    await this.manager.getRepository(ClientAssertionJtiSchema).delete({ expiresAt: LessThan(now) });
+  }
+
+  private async insertSecrets(accountId: string, secrets: readonly ServiceAccountSecretState[]): Promise<void> {
+    if (secrets.length === 0) return;
+    await this.manager.getRepository(ServiceAccountSecretSchema).insert(
+      secrets.map((s): ServiceAccountSecretRecord => ({
+        id: s.id,
+        serviceAccountId: accountId,
+        secretHash: s.hash,
+        createdAt: s.createdAt,
+        expiresAt: s.expiresAt ?? null,
+        lastUsedAt: s.lastUsedAt ?? null,
+      })),
+    );
+  }
+
+  private async load(where: { id: string } | { clientId: string }): Promise<ServiceAccountState[]> {
+    return this.withSecrets(await this.manager.getRepository(ServiceAccountSchema).find({ where }));
+  }
+
+  private async withSecrets(records: ServiceAccountRecord[]): Promise<ServiceAccountState[]> {
+    if (records.length === 0) return [];
+    const secrets = await this.manager
+      .getRepository(ServiceAccountSecretSchema)
+      .find({ where: { serviceAccountId: In(records.map((r) => r.id)) }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return records.map((record) => toState(record, secrets.filter((s) => s.serviceAccountId === record.id)));
+  }
+}
+
+function toRecord(state: ServiceAccountState): ServiceAccountRecord {
+  return {
+    id: state.id,
+    clientId: state.clientId,
+    name: state.name,
+    nameKey: serviceAccountNameKey(state.name),
+    description: state.description ?? null,
+    roleId: state.roleId,
+    disabled: state.disabled ? 1 : 0,
+    jwks: state.keys.length > 0 ? JSON.stringify(state.keys) : null,
+    version: state.version,
+    createdAt: state.createdAt,
+    createdBy: state.createdBy ?? null,
+    updatedAt: state.updatedAt ?? null,
+    updatedBy: state.updatedBy ?? null,
+  };
+}
+
+function toState(record: ServiceAccountRecord, secrets: ServiceAccountSecretRecord[]): ServiceAccountState {
+  return {
+    id: record.id,
+    clientId: record.clientId,
+    name: record.name,
+    ...(record.description !== null ? { description: record.description } : {}),
+    roleId: record.roleId,
+    disabled: Number(record.disabled) === 1,
+    keys: record.jwks ? (JSON.parse(record.jwks) as PublicJwk[]) : [],
+    secrets: secrets.map((s) => ({
+      id: s.id,
+      hash: s.secretHash,
+      createdAt: s.createdAt,
+      ...(s.expiresAt ? { expiresAt: s.expiresAt } : {}),
+      ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}),
+    })),
+    version: Number(record.version),
+    createdAt: record.createdAt,
+    ...(record.createdBy ? { createdBy: record.createdBy } : {}),
+    ...(record.updatedAt ? { updatedAt: record.updatedAt } : {}),
+    ...(record.updatedBy ? { updatedBy: record.updatedBy } : {}),
+  };
+}

@@ -1,0 +1,34 @@
+import type { RefreshSessionUseCase } from '../../../application/auth/refresh-session.use-case';
+import { OAuthError } from './oauth-error';
+import type { TokenGrant, TokenResponse } from './token-grant';
+
+/** Opaque refresh tokens are 43 characters of base64url; anything longer cannot be one (as POST /v1/auth/refresh). */
+export const REFRESH_TOKEN_MAX_LENGTH = 128;
+
+/**
+ * `grant_type=refresh_token` (RFC 6749 §6) for a public client: the refresh token is the credential. The
+ * same use case as POST /v1/auth/refresh, so rotation, reuse detection and every refusal are the same; a
+ * refusal is `invalid_grant`, whatever its reason (as the 401 there is one answer for all).
+ */
+export function refreshTokenGrant(deps: { refreshSession: RefreshSessionUseCase; accessTokenTtlSeconds: number }): TokenGrant {
+  return {
+    grantType: 'refresh_token',
+    clientAuthMethods: ['none'],
+    async exchange(parameters): Promise<TokenResponse> {
+      const refreshToken = parameters.refresh_token;
+      if (refreshToken === undefined || refreshToken === '') throw new OAuthError('invalid_request', 'refresh_token is required');
+      // Access tokens carry no scope (permissions are read from the role at each request): none can be narrowed to.
+      if (parameters.scope !== undefined && parameters.scope !== '') {
+        throw new OAuthError('invalid_scope', 'These tokens carry no scope: send no scope parameter');
+      }
+      if (refreshToken.length > REFRESH_TOKEN_MAX_LENGTH) throw new OAuthError('invalid_grant', 'The refresh token is not valid: sign in again');
+      const tokens = await deps.refreshSession.execute({ refreshToken });
+      return {
+        access_token: tokens.accessToken,
+        token_type: 'Bearer',
+        expires_in: Math.round(deps.accessTokenTtlSeconds),
+        refresh_token: tokens.refreshToken,
+      };
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toProblem } from '../error-handler';
+import { FORM_MEDIA, readFormBodiesOnly } from '../form-body';
+import { OAUTH_PATHS } from '../oauth/authorization-server-metadata';
+import { OAuthError, toOAuthError } from '../oauth/oauth-error';
+import { REFRESH_TOKEN_MAX_LENGTH } from '../oauth/refresh-token.grant';
+import type { TokenGrant } from '../oauth/token-grant';
+import { anyRequestProblems, problemRef } from '../schemas';
+
+const oauthErrorSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'string',
+      enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'temporarily_unavailable', 'server_error'],
+      description: 'RFC 6749 §5.2',
+    },
+    error_description: { type: 'string' },
+  },
+} as const;
+
+const retryAfter = { 'retry-after': { type: 'string', description: 'Seconds to wait before trying again' } } as const;
+const oauthError = (description: string, headers?: typeof retryAfter) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema: oauthErrorSchema } },
+});
+
+/**
+ * POST /oauth/token (RFC 6749 §3.2): a form body, a `grant_type` picked from `grants`, and every answer in
+ * OAuth's own format: the token response, or `{error, error_description}` (§5.2), never problem+json.
+ * Both carry `Cache-Control: no-store` and `Pragma: no-cache`. A grant is added by adding it to `grants`;
+ * discovery publishes the same list.
+ */
+export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
+  const grants = new Map(deps.grants.map((grant) => [grant.grantType, grant]));
+  const supported = [...grants.keys()].join(', ');
+
+  return async (app: FastifyInstance): Promise<void> => {
+    // This scope reads form bodies and nothing else: a JSON body is refused (invalid_request), not parsed.
+    readFormBodiesOnly(app);
+    app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+      const { problem, headers } = toProblem(error);
+      const refusal = toOAuthError(error, { code: problem.code, status: problem.status, headers });
+      if (refusal.status >= 500) request.log.error({ err: error }, 'request failed');
+      else request.log.info({ error: refusal.error, status: refusal.status }, 'request refused');
+      return reply
+        .code(refusal.status)
+        .headers(refusal.headers)
+        .type('application/json')
+        .send({ error: refusal.error, error_description: refusal.description });
+    });
+    // On every answer of this scope, refusals (and the throttle's) included.
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    });
+
+    app.post(
+      OAUTH_PATHS.token,
+      {
+        // The same budget as POST /v1/auth/refresh (per client address, before the body is read).
+        config: { throttle: 'address' },
+        // Refused fields are answered by the handler as OAuth errors, not by the validator's 400.
+        attachValidation: true,
+        schema: {
+          operationId: 'requestToken',
+          tags: ['auth'],
+          summary: 'OAuth 2.0 token endpoint (RFC 6749 §3.2): a form-encoded grant, answered in OAuth’s format',
+          description:
+            `Grants: ${supported}. \`grant_type=refresh_token\` with \`refresh_token\` exchanges a refresh token exactly as ` +
+            'POST /v1/auth/refresh does (rotation, reuse detection, the same refusals), for a public client (no client ' +
+            'authentication; a `client_id` sent is ignored). Unknown parameters are ignored (RFC 6749 §3.2); a parameter ' +
+            'given twice is `invalid_request`. Errors are RFC 6749 §5.2 JSON, never problem+json (but for what Node’s parser ' +
+            'refuses before any route runs). Published as `token_endpoint` in /.well-known/openid-configuration.',
+          security: [],
+          consumes: [FORM_MEDIA],
+          body: {
+            type: 'object',
+            required: ['grant_type'],
+            properties: {
+              grant_type: { type: 'string', maxLength: 64, description: `One of: ${supported}` },
+              refresh_token: { type: 'string', maxLength: REFRESH_TOKEN_MAX_LENGTH, description: 'grant_type=refresh_token: the refresh token to exchange' },
+              client_id: { type: 'string', maxLength: 255, description: 'A public client’s id; ignored' },
+            },
+          },
+          response: {
+            200: {
+              description: 'The tokens (RFC 6749 §5.1); `Cache-Control: no-store`',
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['access_token', 'token_type', 'expires_in'],
+                    additionalProperties: false,
+                    properties: {
+                      access_token: { type: 'string', description: 'A JWT, as sign-in’s accessToken' },
+                      token_type: { type: 'string', const: 'Bearer' },
+                      expires_in: { type: 'integer', description: 'Seconds the access token lives (ACCESS_TOKEN_TTL)' },
+                      refresh_token: { type: 'string', description: 'The next refresh token; the one sent is used up' },
+                      scope: { type: 'string', description: 'Space-separated scopes the access token carries' },
+                    },
+                  },
+                },
+              },
+            },
+            ...anyRequestProblems,
+            400: {
+              description:
+                'Refused (RFC 6749 §5.2): `invalid_request` (a parameter missing or repeated, a body that is not a form or is too large), ' +
+                '`unsupported_grant_type`, `invalid_grant` (the refresh token is unknown, expired, used, revoked or its user’s sessions ended), ' +
+                '`invalid_scope`; problem+json only when Node’s parser refused the request before any route ran',
+              content: { 'application/json': { schema: oauthErrorSchema }, 'application/problem+json': { schema: problemRef } },
+            },
+            429: oauthError('Too many requests from this address (`invalid_request`); retry after Retry-After seconds', retryAfter),
+            500: oauthError('An unexpected fault (`server_error`); the body says nothing about it'),
+            503: oauthError('A backing service is unavailable (`temporarily_unavailable`); retry after Retry-After seconds', retryAfter),
+          },
+        },
+      },
+      async (request, reply) => {
+        const parameters = formParameters(request.body);
+        // The schema's refusals (a named parameter given twice or too long) are this route's invalid_request; what
+        // they were is not echoed.
+        if (request.validationError) throw new OAuthError('invalid_request', 'A parameter is missing, given more than once or too long');
+        const grantType = parameters.grant_type;
+        if (grantType === undefined || grantType === '') throw new OAuthError('invalid_request', 'grant_type is required');
+        const grant = grants.get(grantType);
+        if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type must be one of: ${supported}`);
+        return reply.type('application/json').send(await grant.exchange(parameters, request));
+      },
+    );
+  };
+}
+
+/** The form's fields as strings; one given twice is refused (RFC 6749 §3.2: "MUST NOT be included more than once"). */
+function formParameters(body: unknown): Record<string, string> {
+  if (body === undefined || body === null) throw new OAuthError('invalid_request', `The body must be ${FORM_MEDIA} with grant_type`);
+  const parameters: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(body as Record<string, string | string[]>)) {
+    // The name is not echoed: the answer says nothing a caller did not know.
+    if (Array.isArray(value)) throw new OAuthError('invalid_request', 'A parameter is given more than once');
+    parameters[name] = value;
+  }
+  return parameters;
+}

@@ -1,0 +1,156 @@
+import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
+import { type ApiProcess, ensureBuilt, startApiProcess } from '../support/api-process';
+import { freePort } from '../support/free-port';
+import {
+  ensureGoOidcVerifier,
+  ensureSpringResourceServer,
+  refreshWithOpenIdClient,
+  type RunningServer,
+  startExpressResourceServer,
+  startSpringResourceServer,
+  type Verdict,
+  verifyWithGoOidc,
+} from '../support/oauth-clients';
+import { decodeJwt, signJwt, unsigned } from '../support/tokens';
+
+/**
+ * Issue #21: client stacks nobody here wrote, each in its own process against the built api, given only
+ * the issuer URL (and the audience), find the keys and the token endpoint by discovery: openid-client
+ * refreshes a user's token through the discovered token endpoint; express-oauth2-jwt-bearer, go-oidc and a
+ * Spring Boot resource server with only issuer-uri accept a user's token (of the current ES256 key, and of
+ * a retired RS256 one) and refuse forged, expired and misdirected ones.
+ */
+jest.setTimeout(900_000);
+
+const AUDIENCE = 'access-control';
+const pem = (key: KeyObject) => key.export({ format: 'pem', type: key.type === 'private' ? 'pkcs8' : 'spki' }).toString();
+const ACCEPTED = ['valid', 'retired-RS256'];
+const REFUSED = ['tampered', 'foreign-key', 'expired', 'wrong-issuer', 'wrong-audience', 'alg-none'];
+
+describe('OAuth client stacks, given only the issuer URL (#21)', () => {
+  let api: ApiProcess;
+  let issuer: string;
+  let password: string;
+  let tokens: Record<string, string>;
+  let subject: string;
+
+  const signIn = async () => {
+    const response = await fetch(`${issuer}/v1/auth/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'clients.admin', password }),
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { accessToken: string; refreshToken: string };
+  };
+
+  beforeAll(async () => {
+    ensureBuilt();
+    const current = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const retired = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const port = await freePort();
+    issuer = `http://127.0.0.1:${port}`;
+    password = randomBytes(18).toString('base64url');
+    // PUBLIC_URL alone: the issuer (iss) and the endpoints' base, as on a deployment.
+    api = await startApiProcess(
+      'oauth-clients',
+      {
+        PUBLIC_URL: issuer,
+        JWT_PRIVATE_KEY: pem(current.privateKey),
+        JWT_PUBLIC_KEY: pem(current.publicKey),
+        JWT_PREVIOUS_PUBLIC_KEYS: pem(retired.publicKey),
+        JWT_AUDIENCE: AUDIENCE,
+        ADMIN_USERNAME: 'clients.admin',
+        ADMIN_EMAIL: 'clients.admin@example.com',
+        ADMIN_PASSWORD: password,
+        ADDRESS_RATE_LIMIT: '0',
+      },
+      { port },
+    );
+    const valid = (await signIn()).accessToken;
+    const { header, payload } = decodeJwt(valid);
+    subject = payload.sub as string;
+    const jwks = (await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as { keys: { kid: string; alg: string }[] };
+    const retiredKid = jwks.keys.find((key) => key.alg === 'RS256')!.kid;
+    const own = pem(current.privateKey);
+    const now = Math.floor(Date.now() / 1000);
+    const [h, , s] = valid.split('.');
+    tokens = {
+      valid,
+      'retired-RS256': signJwt(pem(retired.privateKey), payload, { kid: retiredKid }),
+      tampered: `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: 'someone-else' })).toString('base64url')}.${s}`,
+      'foreign-key': signJwt(pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey), payload, { kid: header.kid }),
+      // Expired ten minutes ago: beyond every stack's clock skew (Spring's is 60 s).
+      expired: signJwt(own, { ...payload, iat: now - 3600, exp: now - 600 }, { kid: header.kid }),
+      'wrong-issuer': signJwt(own, { ...payload, iss: 'https://evil.example' }, { kid: header.kid }),
+      'wrong-audience': signJwt(own, { ...payload, aud: 'another-service' }, { kid: header.kid }),
+      'alg-none': unsigned(payload),
+    };
+  });
+  afterAll(async () => {
+    if (!api) return;
+    api.child.kill('SIGTERM');
+    await api.exited;
+  });
+
+  /** What a resource server answered each token with: accepted when 200 and it names the user. */
+  const callEach = async (server: RunningServer, name: string): Promise<Verdict[]> => {
+    const verdicts: Verdict[] = [];
+    for (const [label, token] of Object.entries(tokens)) {
+      const response = await fetch(`${server.url}/whoami`, { headers: { authorization: `Bearer ${token}` } });
+      const body = response.status === 200 ? ((await response.json()) as { sub?: string }) : undefined;
+      verdicts.push({ verifier: name, token: label, accepted: response.status === 200 && body?.sub === subject, error: response.status === 200 ? undefined : String(response.status) });
+    }
+    return verdicts;
+  };
+  const accepted = (verdicts: Verdict[], verifier: string) => verdicts.filter((v) => v.verifier === verifier && v.accepted).map((v) => v.token).sort();
+
+  it('openid-client: discovery() from the issuer, then refreshTokenGrant at the discovered token endpoint (OIDC and RFC 8414 discovery)', async () => {
+    const first = await signIn();
+
+    const viaOidc = await refreshWithOpenIdClient(issuer, 'a-public-client', 'oidc', first.refreshToken);
+    expect(viaOidc).toMatchObject({ issuer, token_endpoint: `${issuer}/oauth/token`, token_type: 'bearer', expires_in: expect.any(Number) });
+    const me = await fetch(`${issuer}/v1/me`, { headers: { authorization: `Bearer ${viaOidc.access_token as string}` } });
+    expect(me.status).toBe(200);
+
+    const viaOAuth = await refreshWithOpenIdClient(issuer, 'a-public-client', 'oauth2', viaOidc.refresh_token as string);
+    expect(viaOAuth).toMatchObject({ issuer, access_token: expect.any(String), refresh_token: expect.any(String) });
+
+    // A used refresh token: the library reads our refusal as the OAuth error it is.
+    const reused = await refreshWithOpenIdClient(issuer, 'a-public-client', 'oidc', first.refreshToken);
+    expect(reused).toMatchObject({ oauthError: 'invalid_grant' });
+  });
+
+  it('express-oauth2-jwt-bearer with issuerBaseURL and audience only: accepts the user’s tokens, refuses forged, expired and misdirected ones', async () => {
+    const server = await startExpressResourceServer(issuer, AUDIENCE);
+    try {
+      const verdicts = await callEach(server, 'express-oauth2-jwt-bearer');
+      expect(accepted(verdicts, 'express-oauth2-jwt-bearer')).toEqual([...ACCEPTED].sort());
+      expect(verdicts.filter((v) => REFUSED.includes(v.token)).every((v) => v.error === '401')).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('go-oidc: NewProvider(issuer) and a verifier with the discovery document’s algorithms accepts the user’s tokens and refuses the others; without them only RS256', async () => {
+    const binary = await ensureGoOidcVerifier();
+    const verdicts = await verifyWithGoOidc(binary, issuer, AUDIENCE, tokens);
+    expect(verdicts).toHaveLength(2 * Object.keys(tokens).length);
+    expect(accepted(verdicts, 'go-oidc')).toEqual([...ACCEPTED].sort());
+    // go-oidc 2.1 with nothing set (what go-oidc 3 no longer does): RS256 only, the ES256 token refused for its algorithm.
+    expect(accepted(verdicts, 'go-oidc-default')).toEqual(['retired-RS256']);
+    expect(verdicts.find((v) => v.verifier === 'go-oidc-default' && v.token === 'valid')!.error).toMatch(/unsupported algorithm/);
+  });
+
+  it('Spring Boot: a resource server with only issuer-uri and audiences accepts the user’s tokens, refuses forged, expired and misdirected ones', async () => {
+    const jar = await ensureSpringResourceServer();
+    const server = await startSpringResourceServer(jar, issuer, AUDIENCE);
+    try {
+      const verdicts = await callEach(server, 'spring-boot');
+      expect(accepted(verdicts, 'spring-boot')).toEqual([...ACCEPTED].sort());
+      expect(verdicts.filter((v) => REFUSED.includes(v.token)).every((v) => v.error === '401')).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
+});
