@@ -41,6 +41,10 @@ describe('command line', () => {
     expect(created.status).toBe(0);
     expect(created.stdout).toBe('admin ops.admin created\n');
 
+    // The password may come from ADMIN_PASSWORD alone, as the usage says: not half of a bootstrap group.
+    const fromEnv = run(CLI, ['create-admin', '--username', 'env.admin', '--email', 'env@example.com'], undefined, { ADMIN_PASSWORD: 'env-admin-password' });
+    expect([fromEnv.status, fromEnv.stderr, fromEnv.stdout]).toEqual([0, '', 'admin env.admin created\n']);
+
     const again = run(CLI, ['create-admin', '--username', 'OPS.ADMIN', '--email', 'other@example.com'], 'another-password-1\n');
     expect(again.status).toBe(1);
     expect(again.stdout).toMatch(/exists already; nothing changed/);

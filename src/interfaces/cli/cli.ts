@@ -23,8 +23,10 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   let config;
   try {
-    // The CLI never bootstraps the admin from the environment: it does what it is told.
-    config = { ...loadConfig(), admin: null };
+    // The CLI never bootstraps the admin from the environment: it does what it is told. So the ADMIN_*
+    // group is not read as a bootstrap (ADMIN_PASSWORD alone is create-admin's password, not half a group).
+    const { ADMIN_USERNAME: _u, ADMIN_EMAIL: _e, ADMIN_PASSWORD: _p, ADMIN_NAME: _n, ...env } = process.env;
+    config = { ...loadConfig(env), admin: null };
   } catch (error) {
     exitOnStartupError(error);
   }
