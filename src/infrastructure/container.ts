@@ -3,6 +3,10 @@ import type { Actor } from '../application/auth/actor';
 import { AuthenticateActorUseCase } from '../application/auth/authenticate-actor.use-case';
 import { SignInUseCase } from '../application/auth/sign-in.use-case';
 import { SignOutUseCase } from '../application/auth/sign-out.use-case';
+import { IntrospectTokenUseCase } from '../application/auth/introspect-token.use-case';
+import { RevokeTokenUseCase } from '../application/auth/revoke-token.use-case';
+import type { AccessTokenVerifier } from '../application/ports/access-token-verifier.port';
+import { JwtAccessTokenVerifier } from './crypto/jwt-access-token-verifier';
 import { ChangeOwnPasswordUseCase } from '../application/auth/change-own-password.use-case';
 import { GetOwnAccountUseCase } from '../application/auth/get-own-account.use-case';
 import { ConfirmPasswordResetUseCase } from '../application/password-reset/confirm-password-reset.use-case';
@@ -58,6 +62,7 @@ import {
 } from '../application/service-accounts/read-service-accounts.use-case';
 import { ReplaceServiceAccountKeysUseCase } from '../application/service-accounts/replace-service-account-keys.use-case';
 import { UpdateServiceAccountUseCase } from '../application/service-accounts/update-service-account.use-case';
+import { IssueServiceTokenUseCase } from '../application/service-accounts/issue-service-token.use-case';
 import { ServiceAccountCredentialVerifier } from './crypto/service-account-credential-verifier';
 import { TypeOrmServiceAccountRepository } from './persistence/typeorm/typeorm-service-account.repository';
 import type { Config } from './config/config';
@@ -158,6 +163,8 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   listServiceAccountSecrets: ListServiceAccountSecretsUseCase;
   deleteServiceAccountSecret: DeleteServiceAccountSecretUseCase;
   replaceServiceAccountKeys: ReplaceServiceAccountKeysUseCase;
+  /** The client credentials grant's token (#21). */
+  issueServiceToken: IssueServiceTokenUseCase;
   /** Refresh tokens (issue #10), stored hashed, in families; their lifetimes from REFRESH_TOKEN_*. */
   refreshTokenStore: RefreshTokenStore;
   refreshTokenPolicy: RefreshTokenPolicy;
@@ -169,6 +176,10 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle {
   requestPasswordReset: RequestPasswordResetUseCase;
   inspectPasswordReset: InspectPasswordResetUseCase;
   confirmPasswordReset: ConfirmPasswordResetUseCase;
+  /** Revocation (RFC 7009) and introspection (RFC 7662) (#21); access tokens checked as the bearer authentication does. */
+  accessTokenVerifier: AccessTokenVerifier;
+  revokeToken: RevokeTokenUseCase;
+  introspectToken: IntrospectTokenUseCase;
 }
 
 export type AppContainer = AwilixContainer<Cradle>;
@@ -267,13 +278,16 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     // By default every request reads its user, so a sign-out ends its tokens at once on every replica.
     // ACTOR_CACHE_TTL > 0 trades that for speed: another replica may accept a signed-out token that long
     // (a change made by this process still drops its entry at once).
-    authenticateActor: asFunction(({ userRepository, roleRepository, roleCatalogue, userChangeNotices }: Cradle) => {
-      const direct = new AuthenticateActorUseCase({ userRepository, roleRepository });
+    authenticateActor: asFunction(({ userRepository, roleRepository, roleCatalogue, userChangeNotices, serviceAccountRepository }: Cradle) => {
+      // Service tokens (#21) resolve to their account, read as a user is: disabled, deleted or a new role applies at the next request.
+      const direct = new AuthenticateActorUseCase({ userRepository, roleRepository, serviceAccountRepository });
       if (config.actorCacheTtlSeconds <= 0) return direct;
       // A role change (any replica's) still takes effect on the next request: entries carry the role catalogue's revision.
       const resolver = new CachedActorResolver(direct, {
         ttlMs: config.actorCacheTtlSeconds * 1000,
         rolesRevision: () => roleCatalogue.revision(),
+        // A service account's version, read at each request: any replica's change to it applies at the next one.
+        serviceAccountVersion: (id) => serviceAccountRepository.versionOf(id),
       });
       userChangeNotices.subscribe((userId) => resolver.invalidate(userId));
       return resolver;
@@ -314,6 +328,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     listServiceAccountSecrets: asClass(ListServiceAccountSecretsUseCase).singleton(),
     deleteServiceAccountSecret: asClass(DeleteServiceAccountSecretUseCase).singleton(),
     replaceServiceAccountKeys: asClass(ReplaceServiceAccountKeysUseCase).singleton(),
+    issueServiceToken: asClass(IssueServiceTokenUseCase).singleton(),
     refreshTokenStore: asFunction(
       ({ dataSource, sqliteWriteQueue, logger }: Cradle) =>
         new TypeOrmRefreshTokenStore({
@@ -330,6 +345,22 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     requestPasswordReset: asClass(RequestPasswordResetUseCase).singleton(),
     inspectPasswordReset: asClass(InspectPasswordResetUseCase).singleton(),
     confirmPasswordReset: asClass(ConfirmPasswordResetUseCase).singleton(),
+    accessTokenVerifier: asFunction(({ verificationKeys }: Cradle) => new JwtAccessTokenVerifier(verificationKeys, config.jwt)).singleton(),
+    revokeToken: asClass(RevokeTokenUseCase).singleton(),
+    introspectToken: asFunction(
+      ({ accessTokenVerifier, refreshTokenStore, secretTokens, userRepository, roleRepository, serviceAccountRepository, clock }: Cradle) =>
+        new IntrospectTokenUseCase({
+          accessTokenVerifier,
+          refreshTokenStore,
+          secretTokens,
+          userRepository,
+          // Never the cached resolver (ACTOR_CACHE_TTL): an introspection answers for every replica, at once.
+          authenticateActor: new AuthenticateActorUseCase({ userRepository, roleRepository, serviceAccountRepository }),
+          roleRepository,
+          clock,
+          issuer: config.jwt.issuer,
+        }),
+    ).singleton(),
   });
   container.register(overrides as Record<string, Resolver<unknown>>);
   return container;

@@ -46,6 +46,8 @@ describe('bearer authentication', () => {
   let ownKeyPem: string;
   let signedOutToken: string;
   let deletedUsersToken: string;
+  /** The claims of a genuine service token (#21), of an account holding admin. */
+  let serviceClaims: Record<string, unknown>;
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -63,6 +65,13 @@ describe('bearer authentication', () => {
     const erased = (await userRepository.findById(deleted.id))!;
     erased.delete({ by: deleted.id, now: new Date(), newId: () => randomUUID() });
     await userRepository.erase(erased);
+    const account = await app.request('POST', '/v1/service-accounts', { token, json: { name: 'forgery-target', role: 'admin' } });
+    const issued = await app.request('POST', '/oauth/token', {
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: account.body.client_id, client_secret: account.body.client_secret }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect((await app.request('GET', '/v1/users', { token: issued.body.access_token })).status).toBe(200);
+    serviceClaims = decodeJwt(issued.body.access_token).payload;
   });
   afterAll(async () => app.close());
 
@@ -117,6 +126,14 @@ describe('bearer authentication', () => {
     'alg RS256 under our ES256 kid (an RSA signature)': () => signJwt(otherRsaPem(), claims, { kid }),
     'alg ES384 in the header over our own ES256 signature': () => signJwt(ownKeyPem, claims, { kid, alg: 'ES384' }),
     'a header that is not JSON': () => `bm90IGpzb24.${token.split('.')[1]}.${token.split('.')[2]}`,
+    // A user's token is never taken for a service account's, nor the reverse (#21).
+    "a user's token with a client_id": () => signJwt(ownKeyPem, { ...claims, client_id: serviceClaims.client_id, scope: 'users:read' }, { kid }),
+    "a user's token with a scope": () => signJwt(ownKeyPem, { ...claims, scope: 'users:read' }, { kid }),
+    'a service token naming a user as its subject': () => signJwt(ownKeyPem, { ...serviceClaims, sub: claims.sub }, { kid }),
+    "a service token naming the account's id with a user's ver": () => signJwt(ownKeyPem, { ...serviceClaims, ver: 0 }, { kid }),
+    'a service token of another client id': () => signJwt(ownKeyPem, { ...serviceClaims, client_id: 'another-client' }, { kid }),
+    'a service token with a non-string scope': () => signJwt(ownKeyPem, { ...serviceClaims, scope: ['users:read'] }, { kid }),
+    'a service token with an empty client id': () => signJwt(ownKeyPem, { ...serviceClaims, client_id: '' }, { kid }),
   };
 
   it('accepts the control: a token forged with our own key and the genuine claims (the helper works)', async () => {

@@ -1,4 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { Permissions } from '../../src/domain/permissions/permission';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { decodeJwt } from '../support/tokens';
 
@@ -27,16 +28,22 @@ describe('discovery metadata (#21)', () => {
           issuer: 'https://access-control.example.com',
           jwks_uri: 'https://access-control.example.com/.well-known/jwks.json',
           token_endpoint: 'https://access-control.example.com/oauth/token',
-          grant_types_supported: ['refresh_token'],
-          token_endpoint_auth_methods_supported: ['none'],
+          grant_types_supported: ['refresh_token', 'client_credentials'],
+          token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+          token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
+          scopes_supported: Object.values(Permissions),
+          revocation_endpoint: 'https://access-control.example.com/oauth/revoke',
+          revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+          introspection_endpoint: 'https://access-control.example.com/oauth/introspect',
+          introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
           response_types_supported: [],
           subject_types_supported: ['public'],
           id_token_signing_alg_values_supported: ['ES256'],
-          claims_supported: ['iss', 'aud', 'sub', 'iat', 'exp', 'jti', 'ver'],
+          claims_supported: ['iss', 'aud', 'sub', 'iat', 'exp', 'jti', 'ver', 'client_id', 'scope'],
           service_documentation: 'https://access-control.example.com/docs',
         });
         // No login flow, no ID tokens, no userinfo: none of their endpoints is advertised.
-        for (const absent of ['authorization_endpoint', 'userinfo_endpoint', 'scopes_supported', 'introspection_endpoint', 'revocation_endpoint']) {
+        for (const absent of ['authorization_endpoint', 'userinfo_endpoint']) {
           expect(response.body).not.toHaveProperty(absent);
         }
       },

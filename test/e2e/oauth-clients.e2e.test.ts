@@ -3,7 +3,13 @@ import { type ApiProcess, ensureBuilt, startApiProcess } from '../support/api-pr
 import { freePort } from '../support/free-port';
 import {
   ensureGoOidcVerifier,
+  clientCredentialsWithGo,
+  clientCredentialsWithOpenIdClient,
+  clientCredentialsWithSpring,
+  ensureGoClientCredentials,
+  ensureSpringClientCredentials,
   ensureSpringResourceServer,
+  manageTokensWithOpenIdClient,
   refreshWithOpenIdClient,
   type RunningServer,
   startExpressResourceServer,
@@ -16,7 +22,10 @@ import { decodeJwt, signJwt, unsigned } from '../support/tokens';
 /**
  * Issue #21: client stacks nobody here wrote, each in its own process against the built api, given only
  * the issuer URL (and the audience), find the keys and the token endpoint by discovery: openid-client
- * refreshes a user's token through the discovered token endpoint; express-oauth2-jwt-bearer, go-oidc and a
+ * refreshes a user's token through the discovered token endpoint, and introspects and revokes tokens at the discovered
+ * endpoints with a service account's secret (#21); openid-client, Go's x/oauth2 clientcredentials and a Spring Boot
+ * OAuth2 client obtain a service account's token by the client credentials grant and call GET /v1/users with it (#21);
+ * express-oauth2-jwt-bearer, go-oidc and a
  * Spring Boot resource server with only issuer-uri accept a user's token (of the current ES256 key, and of
  * a retired RS256 one) and refuse forged, expired and misdirected ones.
  */
@@ -119,6 +128,107 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
     // A used refresh token: the library reads our refusal as the OAuth error it is.
     const reused = await refreshWithOpenIdClient(issuer, 'a-public-client', 'oidc', first.refreshToken);
     expect(reused).toMatchObject({ oauthError: 'invalid_grant' });
+  });
+
+  it('openid-client: tokenIntrospection and tokenRevocation at the discovered endpoints, with a service account’s secret and as a public client', async () => {
+    const admin = (await signIn()).accessToken;
+    const asAdmin = (url: string, json: unknown) =>
+      fetch(`${issuer}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify(json) });
+    expect((await asAdmin('/v1/roles', { name: 'openid-introspector', permissions: ['tokens:introspect'] })).status).toBe(201);
+    const account = (await (await asAdmin('/v1/service-accounts', { name: 'openid-checker', role: 'openid-introspector' })).json()) as { client_id: string; client_secret: string };
+    const session = await signIn();
+    const other = await signIn();
+
+    const result = await manageTokensWithOpenIdClient(issuer, account.client_id, {
+      secret: account.client_secret,
+      accessToken: session.accessToken,
+      refreshToken: session.refreshToken,
+      otherRefreshToken: other.refreshToken,
+    });
+
+    expect(result).toMatchObject({ introspection_endpoint: `${issuer}/oauth/introspect`, revocation_endpoint: `${issuer}/oauth/revoke` });
+    expect(result.access).toMatchObject({ active: true, sub: subject, username: 'clients.admin', token_type: 'Bearer', iss: issuer, aud: AUDIENCE });
+    expect(result.access.scope.split(' ')).toContain('tokens:introspect');
+    expect(result.refreshBefore).toMatchObject({ active: true, sub: subject, token_type: 'refresh_token' });
+    expect(result.refreshAfter).toEqual({ active: false });
+    expect(result.otherAfter).toEqual({ active: false });
+    // A wrong secret: our 401 with WWW-Authenticate: Basic, which openid-client reports as a challenge.
+    expect(result.wrongSecret).toMatchObject({ name: 'WWWAuthenticateChallengeError', status: 401, scheme: 'basic' });
+  });
+
+  it('openid-client: clientCredentialsGrant at the discovered token endpoint with a secret and with PrivateKeyJwt, each token working on GET /v1/users', async () => {
+    const admin = (await signIn()).accessToken;
+    const asAdmin = (method: string, url: string, json: unknown) =>
+      fetch(`${issuer}${url}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify(json) });
+    expect((await asAdmin('POST', '/v1/roles', { name: 'openid-reader', permissions: ['users:read', 'roles:read'] })).status).toBe(201);
+    const account = (await (await asAdmin('POST', '/v1/service-accounts', { name: 'openid-service', role: 'openid-reader' })).json()) as {
+      _id: string;
+      client_id: string;
+      client_secret: string;
+    };
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const jwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, string>), kid: 'openid-key', alg: 'ES256', use: 'sig' };
+    expect((await asAdmin('PUT', `/v1/service-accounts/${account._id}/keys`, { keys: [jwk] })).status).toBe(200);
+
+    const result = await clientCredentialsWithOpenIdClient(issuer, account.client_id, {
+      secret: account.client_secret,
+      privateJwk: { ...(privateKey.export({ format: 'jwk' }) as Record<string, string>), kid: 'openid-key' },
+    });
+
+    expect(result.error).toBeUndefined();
+    for (const method of ['basic', 'post', 'privateKeyJwt']) {
+      expect(result[method]).toMatchObject({ token_endpoint: `${issuer}/oauth/token`, token_type: 'bearer', refresh_token: null, users: 200 });
+      expect(decodeJwt(result[method].access_token).payload).toMatchObject({ iss: issuer, sub: account._id, client_id: account.client_id });
+    }
+    expect(result.basic.scope.split(' ').sort()).toEqual(['roles:read', 'users:read']);
+    expect(result.post.scope).toBe('users:read');
+    // A wrong secret: our 401 with WWW-Authenticate: Basic, which openid-client reports as a challenge.
+    expect(result.wrongSecret).toMatchObject({ name: 'WWWAuthenticateChallengeError', status: 401, scheme: 'basic' });
+  });
+
+  it('Go: golang.org/x/oauth2/clientcredentials at the token endpoint go-oidc discovers, the secret in the header and in the form, each token working on GET /v1/users', async () => {
+    const binary = await ensureGoClientCredentials();
+    const admin = (await signIn()).accessToken;
+    const asAdmin = (url: string, json: unknown) =>
+      fetch(`${issuer}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify(json) });
+    expect((await asAdmin('/v1/roles', { name: 'go-reader', permissions: ['users:read', 'roles:read'] })).status).toBe(201);
+    const account = (await (await asAdmin('/v1/service-accounts', { name: 'go-service', role: 'go-reader' })).json()) as { _id: string; client_id: string; client_secret: string };
+
+    const [header, params, wrong] = await clientCredentialsWithGo(binary, issuer, account.client_id, account.client_secret);
+
+    for (const attempt of [header, params]) {
+      expect(attempt).toMatchObject({ token_endpoint: `${issuer}/oauth/token`, token_type: 'Bearer', expires: true, users: 200 });
+      expect(attempt!.error).toBeUndefined();
+      expect(decodeJwt(attempt!.access_token).payload).toMatchObject({ iss: issuer, sub: account._id, client_id: account.client_id });
+    }
+    expect(header!.scope.split(' ').sort()).toEqual(['roles:read', 'users:read']);
+    expect(params!.scope).toBe('users:read');
+    // x/oauth2 reports our RFC 6749 §5.2 refusal with its status and body.
+    expect(wrong).toMatchObject({ style: 'wrong-secret' });
+    expect(wrong!.error).toMatch(/401/);
+    expect(wrong!.error).toMatch(/invalid_client/);
+  });
+
+  it('Spring Boot: an OAuth2 client with only issuer-uri, client id and secret obtains a token (client_credentials) and calls GET /v1/users', async () => {
+    const jar = await ensureSpringClientCredentials();
+    const admin = (await signIn()).accessToken;
+    const asAdmin = (url: string, json: unknown) =>
+      fetch(`${issuer}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify(json) });
+    expect((await asAdmin('/v1/roles', { name: 'spring-reader', permissions: ['users:read', 'roles:read'] })).status).toBe(201);
+    const account = (await (await asAdmin('/v1/service-accounts', { name: 'spring-service', role: 'spring-reader' })).json()) as { _id: string; client_id: string; client_secret: string };
+
+    const [basic, post, wrong] = await clientCredentialsWithSpring(jar, issuer, account.client_id, account.client_secret);
+
+    for (const attempt of [basic, post]) {
+      expect(attempt).toMatchObject({ token_endpoint: `${issuer}/oauth/token`, token_type: 'Bearer', users: 200 });
+      expect(attempt!.error).toBeUndefined();
+      expect(decodeJwt(attempt!.access_token).payload).toMatchObject({ iss: issuer, sub: account._id, client_id: account.client_id });
+    }
+    expect(basic!.scope).toBe('roles:read users:read');
+    expect(post!.scope).toBe('users:read');
+    // Spring parses our RFC 6749 §5.2 refusal: the error code is in its exception's message.
+    expect(wrong).toMatchObject({ registration: 'wrong-secret' });
+    expect(wrong!.error).toMatch(/invalid_client/);
   });
 
   it('express-oauth2-jwt-bearer with issuerBaseURL and audience only: accepts the user’s tokens, refuses forged, expired and misdirected ones', async () => {

@@ -104,7 +104,6 @@ describe('POST /oauth/token (#21)', () => {
     ['no grant_type', { refresh_token: 'x' }, 'invalid_request'],
     ['an empty grant_type', { grant_type: '' }, 'invalid_request'],
     ['an unknown grant_type', { grant_type: 'password', username: 'admin', password: 'admin-password-123' }, 'unsupported_grant_type'],
-    ['client_credentials (not offered yet)', { grant_type: 'client_credentials' }, 'unsupported_grant_type'],
     ['no refresh_token', { grant_type: 'refresh_token' }, 'invalid_request'],
     ['a scope (the tokens carry none)', { grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), scope: 'users:read' }, 'invalid_scope'],
   ])('answers %s with %s', async (_what, body, error) => {
@@ -143,8 +142,8 @@ describe('POST /oauth/token (#21)', () => {
   it('is published in discovery with what it takes', async () => {
     const metadata = (await app.request('GET', '/.well-known/oauth-authorization-server')).body;
     expect(new URL(metadata.token_endpoint).pathname).toBe('/oauth/token');
-    expect(metadata.grant_types_supported).toEqual(['refresh_token']);
-    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none']);
+    expect(metadata.grant_types_supported).toEqual(['refresh_token', 'client_credentials']);
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt']);
   });
 
   it('answers another method with 405 and Allow', async () => {

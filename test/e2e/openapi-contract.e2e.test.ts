@@ -71,6 +71,8 @@ describe('the OpenAPI document is the server', () => {
       getAuthorizationServerMetadata: 'public',
       getOpenIdConfiguration: 'public',
       requestToken: 'public',
+      introspectToken: 'public',
+      revokeToken: 'public',
       getLiveness: 'public',
       getReadiness: 'public',
       getMetrics: 'public',
@@ -206,6 +208,11 @@ describe('the OpenAPI document is the server', () => {
       type: expect.stringMatching(/^application\/json/),
       error: 'unsupported_grant_type',
     });
+    // Revocation (RFC 7009) and introspection (RFC 7662): an unknown token is revoked with a 200; a caller without
+    // client credentials is refused introspection with OAuth's invalid_client.
+    expect((await app.request('POST', '/oauth/revoke', { body: `token=${'x'.repeat(43)}`, headers: form })).status).toBe(200);
+    const anonymous = await app.request('POST', '/oauth/introspect', { body: `token=${'x'.repeat(43)}`, headers: form });
+    expect({ status: anonymous.status, error: anonymous.body.error }).toEqual({ status: 401, error: 'invalid_client' });
   });
 
   it('answers the administration of one user as documented: the user with its ETag, 204 on delete, errors as problem+json', async () => {
@@ -353,10 +360,10 @@ describe('the OpenAPI document is the server', () => {
         paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { additionalProperties?: unknown } }> } }>>;
       };
       const bodies = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.requestBody ? Object.values(op.requestBody.content) : [])));
-      // But the OAuth token endpoint's form (#21): RFC 6749 §3.2 says unknown parameters are ignored.
-      const oauth = doc.paths['/oauth/token']!.post!.requestBody!.content;
-      expect(bodies.length).toBe(17);
-      for (const media of bodies) if (!Object.values(oauth).includes(media)) expect(media.schema.additionalProperties).toBe(false);
+      // But the OAuth endpoints' forms (#21): RFC 6749 §3.2 says unknown parameters are ignored (RFC 7009 and 7662 too).
+      const oauth = ['/oauth/token', '/oauth/revoke', '/oauth/introspect'].flatMap((path) => Object.values(doc.paths[path]!.post!.requestBody!.content));
+      expect(bodies.length).toBe(19);
+      for (const media of bodies) if (!oauth.includes(media)) expect(media.schema.additionalProperties).toBe(false);
     });
   });
 

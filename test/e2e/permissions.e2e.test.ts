@@ -11,18 +11,22 @@ describe('GET /v1/permissions', () => {
   afterAll(async () => app.close());
 
   /** Every seeded permission, by group then name. */
-  const ALL = ['permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'];
+  const ALL = ['permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'tokens:introspect', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'];
   const USERS_GROUP = ALL.filter((name) => name.startsWith('users:'));
   const list = (query = '') => app.request('GET', `/v1/permissions${query}`, { token });
   const names = (response: { body: { permissions: { name: string }[] } }) => response.body.permissions.map((p) => p.name);
 
   it('lists every permission with _id, group and name, and the pagination object', async () => {
-    const response = await list();
+    const response = await list('?page_size=100');
     expect(response.status).toBe(200);
     expect(response.body.permissions).toHaveLength(ALL.length);
     for (const p of response.body.permissions) expect(Object.keys(p).sort()).toEqual(['_id', 'group', 'name']);
     expect(names(response)).toEqual(ALL);
-    expect(response.body.pagination).toEqual({ page: 1, page_size: 10, page_count: 1, total_document: ALL.length });
+    expect(response.body.pagination).toEqual({ page: 1, page_size: 100, page_count: 1, total_document: ALL.length });
+    // The default page is the first 10.
+    const first = await list();
+    expect(names(first)).toEqual(ALL.slice(0, 10));
+    expect(first.body.pagination).toEqual({ page: 1, page_size: 10, page_count: Math.ceil(ALL.length / 10), total_document: ALL.length });
   });
 
   it.each([

@@ -120,14 +120,10 @@ export function verifyWithGoOidc(binary: string, issuer: string, audience: strin
   });
 }
 
-/** openid-client in its own Node process: discovery() from the issuer, then the refresh grant at the discovered token endpoint. */
-export function refreshWithOpenIdClient(issuer: string, clientId: string, algorithm: 'oidc' | 'oauth2', refreshToken: string): Promise<Record<string, unknown>> {
+/** Runs a Node program of tools/oauth-clients in its own process, `stdin` on its standard input; resolves with the first JSON line it prints. */
+function runNodeTool(args: string[], stdin: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(TOOLS, 'node/openid-client-refresh.mjs'), issuer, clientId, algorithm], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -135,11 +131,16 @@ export function refreshWithOpenIdClient(issuer: string, clientId: string, algori
     child.on('error', reject);
     child.on('close', (code) => {
       const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      if (code !== 0 || !line) return reject(new Error(`openid-client exited with ${code}:\n${stderr.slice(-3000)}`));
+      if (code !== 0 || !line) return reject(new Error(`${path.basename(args[0] ?? '')} exited with ${code}:\n${stderr.slice(-3000)}`));
       resolve(JSON.parse(line) as Record<string, unknown>);
     });
-    child.stdin.end(refreshToken);
+    child.stdin.end(stdin);
   });
+}
+
+/** openid-client in its own Node process: discovery() from the issuer, then the refresh grant at the discovered token endpoint. */
+export function refreshWithOpenIdClient(issuer: string, clientId: string, algorithm: 'oidc' | 'oauth2', refreshToken: string): Promise<Record<string, unknown>> {
+  return runNodeTool([path.join(TOOLS, 'node/openid-client-refresh.mjs'), issuer, clientId, algorithm], refreshToken);
 }
 
 /** Starts a server process and resolves once a line of its output matches `ready` (whose first group, if any, is the port). */
@@ -202,4 +203,121 @@ export async function startSpringResourceServer(jar: string, issuer: string, aud
     /Started ResourceServer/,
     port,
   );
+}
+
+/**
+ * openid-client in its own Node process: discovery() from the issuer, then tokenIntrospection and tokenRevocation at
+ * the discovered endpoints, with a service account's secret (and revocation by a public client). The secrets and
+ * tokens go on stdin.
+ */
+export function manageTokensWithOpenIdClient(
+  issuer: string,
+  clientId: string,
+  input: { secret: string; accessToken: string; refreshToken: string; otherRefreshToken: string },
+): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return runNodeTool([path.join(TOOLS, 'node/openid-client-token-management.mjs'), issuer, clientId], JSON.stringify(input));
+}
+
+/**
+ * openid-client in its own Node process: discovery() from the issuer, then clientCredentialsGrant with a service
+ * account's secret (ClientSecretBasic, ClientSecretPost) and with its registered key (PrivateKeyJwt), each token used
+ * on GET /v1/users (#21). The secret and the private key go on stdin.
+ */
+export function clientCredentialsWithOpenIdClient(
+  issuer: string,
+  clientId: string,
+  input: { secret: string; privateJwk: Record<string, unknown> },
+): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return runNodeTool([path.join(TOOLS, 'node/openid-client-credentials.mjs'), issuer, clientId], JSON.stringify(input));
+}
+
+/**
+ * The Go client credentials program (tools/oauth-clients/go-client-credentials): golang.org/x/oauth2/clientcredentials
+ * (Debian's golang-golang-x-oauth2-dev, which go-oidc's package depends on) at the token endpoint go-oidc discovers,
+ * built once as the go-oidc verifier is (#21).
+ */
+export async function ensureGoClientCredentials(): Promise<string> {
+  const go = findExecutable('go');
+  if (!go || !existsSync(path.join(GOPATH, 'src/golang.org/x/oauth2/clientcredentials')) || !existsSync(GO_OIDC)) {
+    throw new Error('the Go client needs Debian’s golang-go, golang-github-coreos-go-oidc-dev and golang-golang-x-oauth2-dev (scripts/ensure-go-oidc.sh)');
+  }
+  return cached('go-client-credentials', path.join(TOOLS, 'go-client-credentials'), 'go-client-credentials', async (staging) => {
+    const env = { GOPATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: path.join(CACHE, 'go-build'), HOME: process.env.HOME ?? ROOT };
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(go, ['build', '-o', path.join(staging, 'go-client-credentials'), '.'], {
+        cwd: path.join(TOOLS, 'go-client-credentials'),
+        env: { PATH: process.env.PATH ?? '', ...env },
+      });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`go build failed (${code}):\n${output.slice(-3000)}`))));
+    });
+  });
+}
+
+/** Runs the Go client credentials program: one JSON line per attempt (header, params, wrong-secret). The secret goes on stdin. */
+export function clientCredentialsWithGo(binary: string, issuer: string, clientId: string, secret: string): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, [issuer, clientId], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`go-client-credentials exited with ${code}:\n${stderr.slice(-3000)}`));
+      resolve(stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>));
+    });
+    child.stdin.end(secret);
+  });
+}
+
+/** The Spring Boot OAuth2 client (tools/oauth-clients/spring-client-credentials), built once with mvn (offline first) (#21). */
+export async function ensureSpringClientCredentials(): Promise<string> {
+  if (!javaExecutable()) throw new Error('the Spring Boot OAuth2 client needs Java 17+: apt-get install openjdk-17-jdk-headless maven');
+  const mvn = findExecutable('mvn');
+  if (!mvn) throw new Error('mvn not found on PATH (needed once to build tools/oauth-clients/spring-client-credentials): apt-get install maven');
+  const source = path.join(TOOLS, 'spring-client-credentials');
+  return cached('spring-client-credentials', source, 'spring-client-credentials.jar', async (staging) => {
+    const work = path.join(staging, 'project');
+    cpSync(source, work, { recursive: true });
+    const args = ['-q', '-B', '-Dstyle.color=never', 'package'];
+    try {
+      await run(mvn, ['-o', ...args], { cwd: work, timeoutMs: 300_000 });
+    } catch {
+      await run(mvn, args, { cwd: work, timeoutMs: 900_000 });
+    }
+    renameSync(path.join(work, 'target', 'spring-client-credentials.jar'), path.join(staging, 'spring-client-credentials.jar'));
+    rmSync(work, { recursive: true, force: true });
+  });
+}
+
+/**
+ * Runs the Spring Boot OAuth2 client against `issuer`: one JSON line per registration (basic, post, wrong-secret). The
+ * client id and secret go in its environment (never on the command line, where `ps` shows them).
+ */
+export function clientCredentialsWithSpring(jar: string, issuer: string, clientId: string, secret: string): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return new Promise((resolve, reject) => {
+    const child = spawn(javaExecutable()!, ['-XX:TieredStopAtLevel=1', '-Xss512k', '-jar', jar], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ISSUER: issuer, CLIENT_ID: clientId, CLIENT_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const lines = stdout.split('\n').filter((line) => line.startsWith('{'));
+      if (code !== 0 || lines.length === 0) return reject(new Error(`spring-client-credentials exited with ${code}:\n${(stdout + stderr).slice(-3000)}`));
+      resolve(lines.map((line) => JSON.parse(line) as Record<string, unknown>));
+    });
+  });
 }

@@ -8,9 +8,9 @@ import type { LoginAttempts } from '../ports/login-attempts.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 import type { UserRepository } from '../ports/user-repository.port';
-import type { Actor } from './actor';
+import { type Actor, isServiceAccount } from './actor';
 import type { SessionIssuer, SessionTokens } from './session-issuer';
-import { WrongCurrentPasswordError } from './session.errors';
+import { NotAUserError, WrongCurrentPasswordError } from './session.errors';
 
 export interface ChangeOwnPasswordInput {
   actor: Actor;
@@ -55,6 +55,7 @@ export class ChangeOwnPasswordUseCase {
   }
 
   async execute({ actor, currentPassword, newPassword }: ChangeOwnPasswordInput): Promise<SessionTokens> {
+    if (isServiceAccount(actor)) throw new NotAUserError();
     assertAcceptablePassword(newPassword, 'new_password', (p) => this.commonPasswords?.includes(p) ?? false);
     const user = await this.users.findById(actor.userId);
     if (!user || !user.isJoined) throw new UserNotFoundError();

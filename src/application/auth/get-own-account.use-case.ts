@@ -2,7 +2,8 @@ import { UserNotFoundError } from '../../domain/users/user.errors';
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { UserRepository } from '../ports/user-repository.port';
 import { toUserDetails, type UserDetails } from '../users/user.view';
-import type { Actor } from './actor';
+import { type Actor, isServiceAccount } from './actor';
+import { NotAUserError } from './session.errors';
 
 /** The caller's own user, as `GET /v1/users/{id}` shows one: a valid token is all it needs, no permission. */
 export class GetOwnAccountUseCase {
@@ -15,6 +16,8 @@ export class GetOwnAccountUseCase {
   }
 
   async execute({ actor }: { actor: Actor }): Promise<UserDetails> {
+    // A service account has no user account: said apart from a user deleted meanwhile (docs/DECISIONS.md).
+    if (isServiceAccount(actor)) throw new NotAUserError();
     const user = await this.users.findById(actor.userId);
     if (!user) throw new UserNotFoundError();
     return toUserDetails(user, (await this.roles.findById(user.roleId)) ?? undefined);

@@ -20,3 +20,15 @@ export class WrongCurrentPasswordError extends DomainError {
     super('current_password is not your current password');
   }
 }
+
+/**
+ * A service account's token on a route about the caller's own user (`/v1/me`): a service has no user
+ * account. 404 with its own code, so a client tells it from a user deleted meanwhile (USER_NOT_FOUND).
+ */
+export class NotAUserError extends DomainError {
+  readonly code = 'NOT_A_USER';
+
+  constructor() {
+    super('This token is a service account’s: it has no user account here (read GET /v1/service-accounts/{id} for the account)');
+  }
+}

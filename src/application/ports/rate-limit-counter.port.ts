@@ -13,4 +13,6 @@ export interface RateLimitWindow {
  */
 export interface RateLimitCounter {
   hit(key: string, now: Date, windowMs: number): Promise<RateLimitWindow>;
+  /** The key's live window as it stands, counting nothing; null when it has none (never hit, or ended by `now`). */
+  peek(key: string, now: Date): Promise<RateLimitWindow | null>;
 }

@@ -6,4 +6,16 @@ export interface IssuedToken {
 export interface TokenIssuer {
   /** A token for `subject`, carrying its current token version (claim `ver`). */
   issue(subject: string, tokenVersion: number): Promise<IssuedToken>;
+  /**
+   * A service account's token (client credentials): `sub` its id, `client_id` its client id (the claim that
+   * marks a service token: a user's never carries one, and carries `ver` instead), `scope` the permissions it
+   * may use, space-separated (RFC 9068), living SERVICE_TOKEN_TTL.
+   */
+  issueServiceToken(input: ServiceTokenRequest): Promise<IssuedToken>;
+}
+
+export interface ServiceTokenRequest {
+  subject: string;
+  clientId: string;
+  scope: readonly string[];
 }

@@ -17,6 +17,8 @@ export const Permissions = {
   rolesWrite: 'roles:write',
   serviceAccountsRead: 'service-accounts:read',
   serviceAccountsWrite: 'service-accounts:write',
+  /** POST /oauth/introspect (RFC 7662), held by a service account that checks tokens. */
+  tokensIntrospect: 'tokens:introspect',
 } as const;
 
 export type PermissionName = (typeof Permissions)[keyof typeof Permissions];

@@ -1,5 +1,9 @@
-import type { Actor } from '../../application/auth/actor';
-import type { TokenSubject } from '../../application/auth/authenticate-actor.use-case';
+import { type Actor, narrowedToScope } from '../../application/auth/actor';
+import {
+  isServiceTokenSubject,
+  type ServiceTokenSubject,
+  type TokenSubject,
+} from '../../application/auth/authenticate-actor.use-case';
 import { TtlCache } from './ttl-cache';
 
 export interface ActorResolver {
@@ -21,6 +25,7 @@ export interface ActorResolver {
 export class CachedActorResolver implements ActorResolver {
   private readonly cache: TtlCache<string, { tokenVersion: number; rolesRevision: number; actor: Actor | null }>;
   private readonly rolesRevision: (() => Promise<number>) | undefined;
+  private readonly serviceAccountVersion: ((id: string) => Promise<number | null>) | undefined;
 
   /**
    * `ttlMs` has no default here: the root passes ACTOR_CACHE_TTL, and builds no cache at all when it is 0.
@@ -28,13 +33,21 @@ export class CachedActorResolver implements ActorResolver {
    */
   constructor(
     private readonly inner: ActorResolver,
-    options: { ttlMs: number; maxEntries?: number; rolesRevision?: () => Promise<number> },
+    options: {
+      ttlMs: number;
+      maxEntries?: number;
+      rolesRevision?: () => Promise<number>;
+      /** A service account's version as committed (null: deleted); without it (tests) only notices and the TTL apply. */
+      serviceAccountVersion?: (id: string) => Promise<number | null>;
+    },
   ) {
     this.cache = new TtlCache({ ttlMs: options.ttlMs, maxEntries: options.maxEntries ?? 10_000 });
     this.rolesRevision = options.rolesRevision;
+    this.serviceAccountVersion = options.serviceAccountVersion;
   }
 
   async execute(token: TokenSubject): Promise<Actor | null> {
+    if (isServiceTokenSubject(token)) return this.serviceAccount(token);
     const rolesRevision = this.rolesRevision ? await this.rolesRevision() : 0;
     // Read before resolving: the actor is at least as recent as the revision it is kept with.
     const load = async () => ({ tokenVersion: token.tokenVersion, rolesRevision, actor: await this.inner.execute(token) });
@@ -50,11 +63,42 @@ export class CachedActorResolver implements ActorResolver {
     return this.inner.execute(token);
   }
 
+  /** Drops what is kept for the subject, a user or a service account (the notices name either by its id). */
   invalidate(subject: string): void {
     this.cache.invalidate(subject);
+    this.cache.invalidate(serviceKey(subject));
+  }
+
+  /**
+   * A service token: its account's actor is kept unnarrowed under a key of its own (a user's entry is never
+   * taken for it) with its client id and the account's version, and narrowed to each token's scope. Current
+   * at every request on every replica: the account's version (a primary-key read, as the roles' revision)
+   * is compared each time, so a change anywhere (role, disabled, deleted) is read afresh at the next request.
+   */
+  private async serviceAccount(token: ServiceTokenSubject): Promise<Actor | null> {
+    const [rolesRevision, version] = await Promise.all([
+      this.rolesRevision ? this.rolesRevision() : 0,
+      this.serviceAccountVersion ? this.serviceAccountVersion(token.subject) : -1,
+    ]);
+    if (version === null) return null; // deleted
+    const key = serviceKey(token.subject);
+    const whole: ServiceTokenSubject = { kind: 'service', subject: token.subject, clientId: token.clientId };
+    // The version read before resolving is the one kept: the actor is at least as recent as it.
+    const load = async () => ({ tokenVersion: version, rolesRevision, actor: await this.inner.execute(whole) });
+    let cached = await this.cache.get(key, load);
+    if (cached.rolesRevision < rolesRevision || cached.tokenVersion < version) {
+      this.cache.invalidate(key);
+      cached = await this.cache.get(key, load);
+    }
+    const actor = cached.actor;
+    if (actor && actor.clientId !== token.clientId) return null;
+    return actor ? narrowedToScope(actor, token.scope) : null;
   }
 
   clear(): void {
     this.cache.clear();
   }
 }
+
+/** Service accounts' entries live under their own keys: no user's entry is ever read for one. */
+const serviceKey = (id: string) => `service:${id}`;

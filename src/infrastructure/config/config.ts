@@ -42,13 +42,15 @@ export interface Config {
     issuer: string;
     audience: string;
     ttlSeconds: number;
+    /** SERVICE_TOKEN_TTL: a service account's access token (client credentials grant). */
+    serviceTokenTtlSeconds: number;
     /** Public keys of retired signing keys: their tokens still verify until they expire (key rotation). */
     previousPublicKeyPems: string[];
   };
   /** Per-account lockout after failed sign-ins (LOCKOUT_*). */
   lockout: { threshold: number; baseWaitSeconds: number; maxWaitSeconds: number };
   /** Per-address requests a minute on sign-in and accept (0: off), and per-inviter invites and resends a minute. */
-  rateLimits: { addressPerMinute: number; invitesPerMinute: number; passwordResetsPerEmailPerHour: number };
+  rateLimits: { addressPerMinute: number; invitesPerMinute: number; passwordResetsPerEmailPerHour: number; clientAuthFailuresPerMinute: number };
   /** Proxies whose X-Forwarded-For is believed (fastify trustProxy); none: the socket's address. */
   trustedProxies: string[];
   /** Largest request head (request line and headers), in bytes; beyond it the answer is 431. */
@@ -159,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
       issuer: v.JWT_ISSUER ?? publicUrl,
       audience: v.JWT_AUDIENCE,
       ttlSeconds: v.ACCESS_TOKEN_TTL,
+      serviceTokenTtlSeconds: v.SERVICE_TOKEN_TTL,
       previousPublicKeyPems,
     },
     lockout,
@@ -166,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
       addressPerMinute: v.ADDRESS_RATE_LIMIT,
       invitesPerMinute: v.INVITE_RATE_LIMIT,
       passwordResetsPerEmailPerHour: v.PASSWORD_RESET_RATE_LIMIT,
+      clientAuthFailuresPerMinute: v.CLIENT_AUTH_RATE_LIMIT,
     },
     trustedProxies: v.TRUSTED_PROXIES ?? [],
     maxHeaderBytes: v.MAX_HEADER_SIZE,

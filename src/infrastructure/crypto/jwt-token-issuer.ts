@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
-import type { IssuedToken, TokenIssuer } from '../../application/ports/token-issuer.port';
+import type { IssuedToken, ServiceTokenRequest, TokenIssuer } from '../../application/ports/token-issuer.port';
 import type { Clock } from '../../application/ports/clock.port';
 import type { SigningKey } from './signing-keys';
 
@@ -8,6 +8,8 @@ export interface TokenSettings {
   issuer: string;
   audience: string;
   ttlSeconds: number;
+  /** A service account's token lifetime (SERVICE_TOKEN_TTL); absent: ttlSeconds. */
+  serviceTokenTtlSeconds?: number;
 }
 
 /**
@@ -36,6 +38,26 @@ export class JwtTokenIssuer implements TokenIssuer {
       exp,
       jti: randomUUID(),
       ver: tokenVersion,
+    });
+    return { token, expiresAt: new Date(exp * 1000) };
+  }
+
+  /**
+   * Signed by the same key, for the same issuer and audience, as a user's: verifiers need nothing new. No
+   * `ver`: whether the account still holds its role (or exists, or is enabled) is read at each request.
+   */
+  async issueServiceToken({ subject, clientId, scope }: ServiceTokenRequest): Promise<IssuedToken> {
+    const iat = Math.floor(this.clock.now().getTime() / 1000);
+    const exp = iat + Math.round(this.settings.serviceTokenTtlSeconds ?? this.settings.ttlSeconds);
+    const token = this.sign({
+      iss: this.settings.issuer,
+      aud: this.settings.audience,
+      sub: subject,
+      client_id: clientId,
+      scope: scope.join(' '),
+      iat,
+      exp,
+      jti: randomUUID(),
     });
     return { token, expiresAt: new Date(exp * 1000) };
   }

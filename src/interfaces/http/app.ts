@@ -22,8 +22,12 @@ import { accountRoutes } from './routes/account.routes';
 import { authRoutes } from './routes/auth.routes';
 import { discoveryRoutes } from './routes/discovery.routes';
 import { oauthTokenRoutes } from './routes/oauth-token.routes';
-import { authorizationServerMetadata } from './oauth/authorization-server-metadata';
+import { INTROSPECTION_AUTH_METHODS, oauthTokenManagementRoutes, REVOCATION_AUTH_METHODS } from './routes/oauth-token-management.routes';
+import { authorizationServerMetadata, OAUTH_PATHS } from './oauth/authorization-server-metadata';
 import { refreshTokenGrant } from './oauth/refresh-token.grant';
+import { clientCredentialsGrant } from './oauth/client-credentials.grant';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../../infrastructure/crypto/service-account-credential-verifier';
+import { Permissions } from '../../domain/permissions/permission';
 import { invitationsRoutes } from './routes/invitations.routes';
 import { pagesRoutes } from './routes/pages.routes';
 import { passwordResetPagesRoutes } from './routes/password-reset-pages.routes';
@@ -157,15 +161,40 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
 
   await app.register(systemRoutes({ readiness: cradle.readiness, verificationKeys: cradle.verificationKeys }));
   // OAuth (#21): the token endpoint's grants, which discovery publishes as they are.
-  const grants = [refreshTokenGrant({ refreshSession: cradle.refreshSession, accessTokenTtlSeconds: config.jwt.ttlSeconds })];
+  const grants = [
+    refreshTokenGrant({ refreshSession: cradle.refreshSession, accessTokenTtlSeconds: config.jwt.ttlSeconds }),
+    clientCredentialsGrant({
+      serviceAccountCredentials: cradle.serviceAccountCredentials,
+      issueServiceToken: cradle.issueServiceToken,
+      rateLimitCounter: cradle.rateLimitCounter,
+      clock: cradle.clock,
+      assertionAudience: { tokenEndpointUrl: `${config.publicUrl}${OAUTH_PATHS.token}`, issuer: config.jwt.issuer },
+      failuresPerMinute: config.rateLimits.clientAuthFailuresPerMinute,
+    }),
+  ];
   const metadata = authorizationServerMetadata({
     issuer: config.jwt.issuer,
     publicUrl: config.publicUrl,
     algorithms: cradle.verificationKeys.map((key) => key.alg),
     grants,
+    clientAssertionAlgorithms: CLIENT_ASSERTION_ALGORITHMS,
+    scopes: Object.values(Permissions),
+    tokenEndpoints: { revocationAuthMethods: REVOCATION_AUTH_METHODS, introspectionAuthMethods: INTROSPECTION_AUTH_METHODS },
   });
   await app.register(discoveryRoutes({ metadata }));
   await app.register(oauthTokenRoutes({ grants }));
+  await app.register(
+    oauthTokenManagementRoutes({
+      revokeToken: cradle.revokeToken,
+      introspectToken: cradle.introspectToken,
+      serviceAccountCredentials: cradle.serviceAccountCredentials,
+      assertionAudience: { tokenEndpointUrl: `${config.publicUrl}${OAUTH_PATHS.token}`, issuer: config.jwt.issuer },
+      // The token endpoint's budget of failed client authentications, shared (the same counters).
+      rateLimitCounter: cradle.rateLimitCounter,
+      clock: cradle.clock,
+      failuresPerMinute: config.rateLimits.clientAuthFailuresPerMinute,
+    }),
+  );
   await app.register(
     pagesRoutes({ inspectInvitation: cradle.inspectInvitation, acceptInvitation: cradle.acceptInvitation, appUrl: config.appUrl }),
   );

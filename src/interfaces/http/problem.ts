@@ -52,6 +52,10 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   SERVICE_ACCOUNT_CHANGED_CONCURRENTLY: { status: 409, title: 'Service account changed meanwhile' },
   LAST_CREDENTIAL: { status: 409, title: 'The last credential stays' },
   TOO_MANY_SECRETS: { status: 409, title: 'Too many secrets' },
+  // Service tokens (#21): a scope the account's role does not hold (answered invalid_scope at the token endpoint);
+  // a service token on /v1/me, which is a user's own account.
+  INVALID_SCOPE: { status: 400, title: 'Invalid scope' },
+  NOT_A_USER: { status: 404, title: 'Not a user' },
   INVITATION_EXPIRED: { status: 410, title: 'Invitation expired' },
   // Gone like an expired one, and the page at the link says 410 too.
   INVITATION_USED: { status: 410, title: 'Invitation already used' },

@@ -121,6 +121,8 @@ describe('throttles and outcomes declared on the routes', () => {
       'POST /password-reset': 'address',
       // The OAuth token endpoint (#21): the budget of POST /v1/auth/refresh, whose exchange it is.
       'POST /oauth/token': 'address',
+      // Revocation (#21): anyone holding a token may call it, so it spends the per-address budget too.
+      'POST /oauth/revoke': 'address',
     });
   });
 
@@ -139,7 +141,7 @@ describe('throttles and outcomes declared on the routes', () => {
         statuses,
       });
       // The OAuth token endpoint (#21) says it in OAuth's format (RFC 6749 §5.2), as its every refusal.
-      expect(responses[LIMIT]!.body).toMatchObject(route.url === '/oauth/token' ? { error: 'invalid_request' } : { code: 'TOO_MANY_REQUESTS' });
+      expect(responses[LIMIT]!.body).toMatchObject(route.url.startsWith('/oauth/') ? { error: 'invalid_request' } : { code: 'TOO_MANY_REQUESTS' });
     }
   });
 

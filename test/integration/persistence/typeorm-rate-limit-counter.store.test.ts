@@ -43,6 +43,19 @@ describe.each(ALL_TARGETS)('TypeOrmRateLimitCounter on $name', (target) => {
     return rows[0] ? { hits: Number(rows[0].hits) } : null;
   };
 
+  it('peeks at a live window without counting: none before the first hit and after the window ends (#21)', async () => {
+    const key = `client-auth-failures:client:${randomUUID()}`;
+    const limits = counter();
+    expect(await limits.peek(key, at(0))).toBeNull();
+    await limits.hit(key, at(0), MINUTE);
+    await limits.hit(key, at(1_000), MINUTE);
+    expect(await limits.peek(key, at(2_000))).toEqual({ hits: 2, endsAt: at(MINUTE) });
+    expect(await limits.peek(key, at(2_000))).toEqual({ hits: 2, endsAt: at(MINUTE) });
+    expect(await rowOf(key)).toEqual({ hits: 2 });
+    expect(await limits.peek(key, at(MINUTE))).toBeNull();
+    expect(await limits.hit(key, at(MINUTE), MINUTE)).toEqual({ hits: 1, endsAt: at(2 * MINUTE) });
+  });
+
   it('counts the hits of a window that starts at the first one, then starts a new one when it has ended', async () => {
     const key = `address:${randomUUID()}`;
     const limits = counter();

@@ -5,6 +5,7 @@ import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/pe
 import { MIGRATIONS } from '../../../src/infrastructure/persistence/migrations';
 import { ADMINISTRATION_PERMISSIONS } from '../../../src/infrastructure/persistence/migrations/1764300000000-user-administration';
 import { SERVICE_ACCOUNT_PERMISSIONS } from '../../../src/infrastructure/persistence/migrations/1765000000000-service-accounts';
+import { TOKEN_PERMISSIONS } from '../../../src/infrastructure/persistence/migrations/1765100000000-token-introspection';
 import { isMysqlFamily } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
 import { TypeOrmPermissionRepository } from '../../../src/infrastructure/persistence/typeorm/typeorm-permission.repository';
@@ -36,7 +37,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
         [
           SEEDED_ROLES.admin,
           'admin',
-          ['permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'],
+          ['permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'tokens:introspect', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'],
         ],
         [SEEDED_ROLES.member, 'member', []],
       ]);
@@ -109,13 +110,14 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
     it('lists every seeded permission ordered by group then name', async () => {
       const { items, total } = await repo().list({}, { offset: 0, limit: 100 });
-      expect(total).toBe(SEEDED_PERMISSIONS.length + ADMINISTRATION_PERMISSIONS.length + SERVICE_ACCOUNT_PERMISSIONS.length);
+      expect(total).toBe(SEEDED_PERMISSIONS.length + ADMINISTRATION_PERMISSIONS.length + SERVICE_ACCOUNT_PERMISSIONS.length + TOKEN_PERMISSIONS.length);
       expect(items.map((p) => `${p.group}/${p.name}`)).toEqual([
         'permissions/permissions:read',
         'roles/roles:read',
         'roles/roles:write',
         'service-accounts/service-accounts:read',
         'service-accounts/service-accounts:write',
+        'tokens/tokens:introspect',
         'users/users:deactivate',
         'users/users:delete',
         'users/users:invite',

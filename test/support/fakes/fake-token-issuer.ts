@@ -1,5 +1,5 @@
 import type { Clock } from '../../../src/application/ports/clock.port';
-import type { IssuedToken, TokenIssuer } from '../../../src/application/ports/token-issuer.port';
+import type { IssuedToken, ServiceTokenRequest, TokenIssuer } from '../../../src/application/ports/token-issuer.port';
 import { ioBoundary } from './io-boundary';
 
 /** Opaque, distinct tokens; every issue is recorded with its subject. */
@@ -16,6 +16,16 @@ export class FakeTokenIssuer implements TokenIssuer {
     const token = `fake-token.${subject}.${this.issued.length + 1}`;
     const expiresAt = new Date(this.clock.now().getTime() + this.ttlSeconds * 1000);
     this.issued.push({ subject, tokenVersion, token, expiresAt });
+    return { token, expiresAt };
+  }
+
+  readonly serviceTokens: (ServiceTokenRequest & { token: string; expiresAt: Date })[] = [];
+
+  async issueServiceToken(request: ServiceTokenRequest): Promise<IssuedToken> {
+    await ioBoundary();
+    const token = `fake-service-token.${request.subject}.${this.serviceTokens.length + 1}`;
+    const expiresAt = new Date(this.clock.now().getTime() + this.ttlSeconds * 1000);
+    this.serviceTokens.push({ ...request, scope: [...request.scope], token, expiresAt });
     return { token, expiresAt };
   }
 }

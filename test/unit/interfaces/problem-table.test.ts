@@ -31,7 +31,8 @@ import {
   UserNotFoundError,
   UsernameAlreadyTakenError,
 } from '../../../src/domain/users/user.errors';
-import { InvalidRefreshTokenError, WrongCurrentPasswordError } from '../../../src/application/auth/session.errors';
+import { InvalidRefreshTokenError, NotAUserError, WrongCurrentPasswordError } from '../../../src/application/auth/session.errors';
+import { InvalidScopeError } from '../../../src/application/service-accounts/service-token.errors';
 import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
 import { HttpProblemError, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
 
@@ -71,6 +72,8 @@ const DOMAIN_ERRORS: DomainError[] = [
   new ServiceAccountChangedConcurrentlyError(),
   new LastCredentialError(),
   new TooManySecretsError(5),
+  new InvalidScopeError(),
+  new NotAUserError(),
 ];
 
 /** The `code = '...'` of every error class in the given source folders. */

@@ -11,6 +11,7 @@ import { NormaliseIdentifiers1764700000000 } from './1764700000000-normalise-ide
 import { EventSequence1764800000000 } from './1764800000000-event-sequence';
 import { BootstrapRecord1764900000000 } from './1764900000000-bootstrap-record';
 import { ServiceAccounts1765000000000 } from './1765000000000-service-accounts';
+import { TokenIntrospection1765100000000 } from './1765100000000-token-introspection';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   EventSequence1764800000000,
   BootstrapRecord1764900000000,
   ServiceAccounts1765000000000,
+  TokenIntrospection1765100000000,
 ];

@@ -32,6 +32,7 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
   private readonly mysqlFamily: boolean;
   private readonly hitSql: string;
   private readonly windowEndSql = 'SELECT window_end FROM rate_limit_counters WHERE counter_key = ?';
+  private readonly peekSql = 'SELECT hits, window_end FROM rate_limit_counters WHERE counter_key = ?';
   private readonly endedSql = `SELECT counter_key FROM rate_limit_counters WHERE window_end <= ? LIMIT ${PURGE_BATCH}`;
   private readonly dataSource: DataSource;
   private readonly sqliteWriteQueue: SqliteWriteQueue;
@@ -59,8 +60,19 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
         'window_end = CASE WHEN window_end > ? THEN window_end ELSE excluded.window_end END RETURNING hits, window_end';
   }
 
+  async peek(key: string, now: Date): Promise<RateLimitWindow | null> {
+    // In turn on SQLite, as every statement outside a transaction: unqueued, it could see another request's uncommitted rows.
+    const [row] = (await this.sqliteWriteQueue.serialize(() => this.dataSource.query(this.peekSql, [counterKeyOf(key)]))) as {
+      hits: number | string;
+      window_end: unknown;
+    }[];
+    if (!row) return null;
+    const endsAt = this.hydrated(row.window_end);
+    return endsAt.getTime() > now.getTime() ? { hits: Number(row.hits), endsAt } : null;
+  }
+
   async hit(key: string, now: Date, windowMs: number): Promise<RateLimitWindow> {
-    const counterKey = createHash('sha256').update(key, 'utf8').digest('hex');
+    const counterKey = counterKeyOf(key);
     const newEnd = new Date(now.getTime() + windowMs);
     const window = this.mysqlFamily ? await this.hitMysql(counterKey, now, newEnd) : await this.hitSqlite(counterKey, now, newEnd);
     this.purgeIfDue(now);
@@ -147,4 +159,9 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
     this.windowEndColumn ??= this.dataSource.getMetadata(RateLimitCounterSchema).findColumnWithPropertyName('windowEnd')!;
     return this.windowEndColumn;
   }
+}
+
+/** Keys are stored as their SHA-256: a fixed width, whatever a key holds. */
+function counterKeyOf(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
 }

@@ -55,6 +55,17 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
     });
   }
 
+  /**
+   * The account's version as committed, or null when there is none: one primary-key read, what the actor
+   * cache compares at each request so any replica's change (role, disabled, deletion) applies at the next.
+   */
+  async versionOf(id: string): Promise<number | null> {
+    return this.queue.outside(this.manager, async () => {
+      const row = await this.manager.getRepository(ServiceAccountSchema).findOne({ where: { id }, select: { id: true, version: true } });
+      return row ? row.version : null;
+    });
+  }
+
   async findByClientId(clientId: string): Promise<ServiceAccountState | null> {
     return this.queue.outside(this.manager, async () => (await this.load({ clientId }))[0] ?? null);
   }

@@ -1,7 +1,12 @@
 import type { SigningAlgorithm } from '../../../infrastructure/crypto/signing-keys';
 
 /** Where the OAuth endpoints are, under PUBLIC_URL: the paths discovery publishes and the routes serve. */
-export const OAUTH_PATHS = { jwks: '/.well-known/jwks.json', token: '/oauth/token' } as const;
+export const OAUTH_PATHS = {
+  jwks: '/.well-known/jwks.json',
+  token: '/oauth/token',
+  revocation: '/oauth/revoke',
+  introspection: '/oauth/introspect',
+} as const;
 
 /**
  * A grant the token endpoint offers, as discovery publishes it: its `grant_type` and the client
@@ -13,8 +18,8 @@ export interface GrantDescription {
   clientAuthMethods: readonly string[];
 }
 
-/** The claims an access token carries (docs/VERIFYING-TOKENS.md). */
-export const ACCESS_TOKEN_CLAIMS = ['iss', 'aud', 'sub', 'iat', 'exp', 'jti', 'ver'] as const;
+/** The claims an access token carries (docs/VERIFYING-TOKENS.md): a user's `ver`; a service account's `client_id` and `scope`. */
+export const ACCESS_TOKEN_CLAIMS = ['iss', 'aud', 'sub', 'iat', 'exp', 'jti', 'ver', 'client_id', 'scope'] as const;
 
 export interface MetadataSettings {
   /** `iss` of every token (JWT_ISSUER, default PUBLIC_URL): the metadata's `issuer`, character for character. */
@@ -24,6 +29,15 @@ export interface MetadataSettings {
   /** The `alg` of every key in the JWK set, the current key's first. */
   algorithms: readonly SigningAlgorithm[];
   grants: readonly GrantDescription[];
+  /** The `alg`s a client assertion (private_key_jwt) may be signed with; published when a grant takes that method. */
+  clientAssertionAlgorithms?: readonly string[];
+  /** The scopes a token may be asked for (the permission names); published when given. */
+  scopes?: readonly string[];
+  /**
+   * The client authentication methods of the revocation (RFC 7009) and introspection (RFC 7662) endpoints,
+   * as the routes take them; neither endpoint is published without them.
+   */
+  tokenEndpoints?: { revocationAuthMethods: readonly string[]; introspectionAuthMethods: readonly string[] };
 }
 
 /**
@@ -40,6 +54,18 @@ export function authorizationServerMetadata(settings: MetadataSettings) {
     token_endpoint: `${settings.publicUrl}${OAUTH_PATHS.token}`,
     grant_types_supported: settings.grants.map((grant) => grant.grantType),
     token_endpoint_auth_methods_supported: unique(settings.grants.flatMap((grant) => grant.clientAuthMethods)),
+    ...(settings.clientAssertionAlgorithms && settings.grants.some((grant) => grant.clientAuthMethods.includes('private_key_jwt'))
+      ? { token_endpoint_auth_signing_alg_values_supported: [...settings.clientAssertionAlgorithms] }
+      : {}),
+    ...(settings.scopes ? { scopes_supported: [...settings.scopes] } : {}),
+    ...(settings.tokenEndpoints
+      ? {
+          revocation_endpoint: `${settings.publicUrl}${OAUTH_PATHS.revocation}`,
+          revocation_endpoint_auth_methods_supported: [...settings.tokenEndpoints.revocationAuthMethods],
+          introspection_endpoint: `${settings.publicUrl}${OAUTH_PATHS.introspection}`,
+          introspection_endpoint_auth_methods_supported: [...settings.tokenEndpoints.introspectionAuthMethods],
+        }
+      : {}),
     // Required by both documents; no flow of the authorization endpoint exists, so none is supported.
     response_types_supported: [] as string[],
     subject_types_supported: ['public'],

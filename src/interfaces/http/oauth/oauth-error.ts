@@ -9,6 +9,8 @@ export type OAuthErrorCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
+  /** RFC 7009 §2.2.1: the revocation endpoint cannot revoke this kind of token. */
+  | 'unsupported_token_type'
   | 'temporarily_unavailable'
   | 'server_error';
 
@@ -31,6 +33,7 @@ export class OAuthError extends Error {
  */
 export const OAUTH_ERRORS: Record<string, OAuthErrorCode> = {
   INVALID_REFRESH_TOKEN: 'invalid_grant',
+  INVALID_SCOPE: 'invalid_scope',
 };
 
 /** Problem codes the shared hooks raise before a handler runs (the throttle), by the answer's code. */

@@ -40,7 +40,8 @@ type Verify = (request: FastifyRequest) => Promise<Record<string, unknown>>;
 /**
  * Bearer authentication: the token must be a JWT signed by the key its `kid` names (the current key
  * or a retired one) with that key's own algorithm (ES256, RS256 or EdDSA; never `none` or HS*), for our issuer and audience, unexpired, with every registered
- * claim present; then its subject must still be a joined user whose token version is the token's.
+ * claim present; then its subject must still be a joined user whose token version is the token's, or (a
+ * service token, marked by `client_id`) an enabled service account with that client id.
  * Every failure, whatever its cause, is the same 401.
  */
 async function authentication(app: FastifyInstance, options: AuthenticationOptions): Promise<void> {
@@ -58,7 +59,8 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
         algorithms: [key.alg],
         allowedIss: options.issuer,
         allowedAud: options.audience,
-        requiredClaims: ['iss', 'aud', 'sub', 'iat', 'exp', 'ver'],
+        // `ver` (a user's) or `client_id` (a service account's): required by kind below.
+        requiredClaims: ['iss', 'aud', 'sub', 'iat', 'exp'],
         // No fast-jwt cache: a verified token is remembered below (VerifiedTokens), once.
       },
     });
@@ -85,9 +87,8 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
         if (!verify) throw new Error('unknown key');
         const claims = await verify(request);
         if (typeof claims.sub !== 'string' || claims.sub.length === 0) throw new Error('no subject');
-        if (typeof claims.ver !== 'number' || !Number.isSafeInteger(claims.ver) || claims.ver < 0) throw new Error('bad version');
         if (typeof claims.exp !== 'number' || !Number.isFinite(claims.exp)) throw new Error('bad expiry');
-        subject = { subject: claims.sub, tokenVersion: claims.ver };
+        subject = tokenSubject(claims.sub, claims);
         verified.set(token, subject, claims.exp * 1000);
       } catch {
         throw unauthenticated();
@@ -98,6 +99,23 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
     request.actor = actor;
     return actor;
   });
+}
+
+/**
+ * The kind of token by its claims, each kind's own claims required and the other's refused: a user's
+ * carries `ver` and no `client_id`; a service account's (client credentials) `client_id` and `scope` and no
+ * `ver`. Neither is ever taken for the other, and each is resolved in its own table.
+ */
+function tokenSubject(sub: string, claims: Record<string, unknown>): TokenSubject {
+  if (claims.client_id === undefined) {
+    if (claims.scope !== undefined) throw new Error('a scope without a client');
+    if (typeof claims.ver !== 'number' || !Number.isSafeInteger(claims.ver) || claims.ver < 0) throw new Error('bad version');
+    return { subject: sub, tokenVersion: claims.ver };
+  }
+  if (claims.ver !== undefined) throw new Error('both kinds');
+  if (typeof claims.client_id !== 'string' || claims.client_id.length === 0) throw new Error('bad client');
+  if (typeof claims.scope !== 'string' || !/^([^ ]+( [^ ]+)*)?$/.test(claims.scope)) throw new Error('bad scope');
+  return { kind: 'service', subject: sub, clientId: claims.client_id, scope: claims.scope === '' ? [] : claims.scope.split(' ') };
 }
 
 const VERIFIED_TOKENS_MAX = 10_000;

@@ -5,7 +5,9 @@ import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { bodyProblems, problemResponse, protectedProblems, throttledProblem } from '../schemas';
 import { sessionTokensResponse } from './session-tokens.schema';
 
-const gone = problemResponse('The account was deleted or deactivated meanwhile');
+const gone = problemResponse(
+  'The account was deleted or deactivated meanwhile (`USER_NOT_FOUND`), or the token is a service account’s, which has no user account (`NOT_A_USER`)',
+);
 
 /** The caller's own account: who am I, and changing one's own password. No permission beyond a valid token. */
 export function accountRoutes(deps: { getOwnAccount: GetOwnAccountUseCase; changeOwnPassword: ChangeOwnPasswordUseCase }) {

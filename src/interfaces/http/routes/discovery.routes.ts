@@ -25,6 +25,12 @@ const metadataSchema = {
     token_endpoint: { type: 'string', format: 'uri', description: 'POST /oauth/token under PUBLIC_URL' },
     grant_types_supported: stringList('The grants the token endpoint takes'),
     token_endpoint_auth_methods_supported: stringList('How a client authenticates at the token endpoint (`none`: a public client)'),
+    token_endpoint_auth_signing_alg_values_supported: stringList('The algorithms a `private_key_jwt` client assertion may be signed with'),
+    scopes_supported: stringList('The scopes the client credentials grant takes: the permission names'),
+    revocation_endpoint: { type: 'string', format: 'uri', description: 'POST /oauth/revoke under PUBLIC_URL (RFC 7009)' },
+    revocation_endpoint_auth_methods_supported: stringList('How a client authenticates at the revocation endpoint (`none`: a public client revoking a refresh token it holds)'),
+    introspection_endpoint: { type: 'string', format: 'uri', description: 'POST /oauth/introspect under PUBLIC_URL (RFC 7662)' },
+    introspection_endpoint_auth_methods_supported: stringList('How a service account authenticates at the introspection endpoint'),
     response_types_supported: stringList('Empty: there is no authorization endpoint'),
     subject_types_supported: stringList('`public`: `sub` is the user’s id'),
     id_token_signing_alg_values_supported: stringList(

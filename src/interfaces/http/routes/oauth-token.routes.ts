@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { toProblem } from '../error-handler';
-import { FORM_MEDIA, readFormBodiesOnly } from '../form-body';
+import type { FastifyInstance } from 'fastify';
+import { FORM_MEDIA } from '../form-body';
 import { OAUTH_PATHS } from '../oauth/authorization-server-metadata';
-import { OAuthError, toOAuthError } from '../oauth/oauth-error';
+import { OAuthError } from '../oauth/oauth-error';
+import { answerAsOAuth } from '../oauth/oauth-scope';
 import { REFRESH_TOKEN_MAX_LENGTH } from '../oauth/refresh-token.grant';
 import type { TokenGrant } from '../oauth/token-grant';
 import { anyRequestProblems, problemRef } from '../schemas';
@@ -38,23 +38,8 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
   const supported = [...grants.keys()].join(', ');
 
   return async (app: FastifyInstance): Promise<void> => {
-    // This scope reads form bodies and nothing else: a JSON body is refused (invalid_request), not parsed.
-    readFormBodiesOnly(app);
-    app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-      const { problem, headers } = toProblem(error);
-      const refusal = toOAuthError(error, { code: problem.code, status: problem.status, headers });
-      if (refusal.status >= 500) request.log.error({ err: error }, 'request failed');
-      else request.log.info({ error: refusal.error, status: refusal.status }, 'request refused');
-      return reply
-        .code(refusal.status)
-        .headers(refusal.headers)
-        .type('application/json')
-        .send({ error: refusal.error, error_description: refusal.description });
-    });
-    // On every answer of this scope, refusals (and the throttle's) included.
-    app.addHook('onSend', async (_request, reply) => {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    });
+    // This scope reads form bodies and nothing else, and answers as OAuth does.
+    answerAsOAuth(app);
 
     app.post(
       OAUTH_PATHS.token,
@@ -70,7 +55,11 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
           description:
             `Grants: ${supported}. \`grant_type=refresh_token\` with \`refresh_token\` exchanges a refresh token exactly as ` +
             'POST /v1/auth/refresh does (rotation, reuse detection, the same refusals), for a public client (no client ' +
-            'authentication; a `client_id` sent is ignored). Unknown parameters are ignored (RFC 6749 §3.2); a parameter ' +
+            'authentication; a `client_id` sent is ignored). `grant_type=client_credentials` (RFC 6749 §4.4) gives a service account ' +
+            'a token: the client authenticates with exactly one of HTTP Basic (`client_secret_basic`), `client_id` and ' +
+            '`client_secret` (`client_secret_post`) or `client_assertion` (`private_key_jwt`, RFC 7523); an optional `scope` narrows ' +
+            'the token to some of its role’s permissions; the answer has no refresh token. Failed client authentications are ' +
+            'counted per client id and per address (CLIENT_AUTH_RATE_LIMIT a minute, every replica together). Unknown parameters are ignored (RFC 6749 §3.2); a parameter ' +
             'given twice is `invalid_request`. Errors are RFC 6749 §5.2 JSON, never problem+json (but for what Node’s parser ' +
             'refuses before any route runs). Published as `token_endpoint` in /.well-known/openid-configuration.',
           security: [],
@@ -81,7 +70,27 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
             properties: {
               grant_type: { type: 'string', maxLength: 64, description: `One of: ${supported}` },
               refresh_token: { type: 'string', maxLength: REFRESH_TOKEN_MAX_LENGTH, description: 'grant_type=refresh_token: the refresh token to exchange' },
-              client_id: { type: 'string', maxLength: 255, description: 'A public client’s id; ignored' },
+              client_id: {
+                type: 'string',
+                maxLength: 255,
+                description: 'refresh_token: a public client’s id, ignored. client_credentials: the client id (with client_secret; optional with an assertion or HTTP Basic, and then the same)',
+              },
+              client_secret: { type: 'string', maxLength: 512, description: 'client_credentials with `client_secret_post`: the secret' },
+              client_assertion_type: {
+                type: 'string',
+                maxLength: 128,
+                description: 'client_credentials with `private_key_jwt`: `urn:ietf:params:oauth:client-assertion-type:jwt-bearer`',
+              },
+              client_assertion: {
+                type: 'string',
+                maxLength: 8192,
+                description: 'client_credentials with `private_key_jwt` (RFC 7523): a JWT signed by a registered key, `iss` = `sub` = the client id, `aud` the token endpoint or the issuer, `exp` at most 5 minutes ahead, a `jti` used once',
+              },
+              scope: {
+                type: 'string',
+                maxLength: 2048,
+                description: 'client_credentials: space-separated permission names, a subset of the account role’s (default: all of them)',
+              },
             },
           },
           response: {
@@ -109,10 +118,19 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
               description:
                 'Refused (RFC 6749 §5.2): `invalid_request` (a parameter missing or repeated, a body that is not a form or is too large), ' +
                 '`unsupported_grant_type`, `invalid_grant` (the refresh token is unknown, expired, used, revoked or its user’s sessions ended), ' +
-                '`invalid_scope`; problem+json only when Node’s parser refused the request before any route ran',
+                '`invalid_scope` (a scope not the role’s, or any scope with refresh_token); problem+json only when Node’s parser refused the request before any route ran',
               content: { 'application/json': { schema: oauthErrorSchema }, 'application/problem+json': { schema: problemRef } },
             },
-            429: oauthError('Too many requests from this address (`invalid_request`); retry after Retry-After seconds', retryAfter),
+            429: oauthError(
+              'Too many requests from this address, or too many failed client authentications for this client or address (`invalid_request`); retry after Retry-After seconds',
+              retryAfter,
+            ),
+            401: {
+              description:
+                '`invalid_client`: client authentication failed (unknown client, wrong or expired secret, an assertion that is not valid, expired, replayed or addressed elsewhere, a disabled account: one answer)',
+              headers: { 'www-authenticate': { type: 'string', description: '`Basic realm="<issuer>"`' } },
+              content: { 'application/json': { schema: oauthErrorSchema } },
+            },
             500: oauthError('An unexpected fault (`server_error`); the body says nothing about it'),
             503: oauthError('A backing service is unavailable (`temporarily_unavailable`); retry after Retry-After seconds', retryAfter),
           },
@@ -134,7 +152,7 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
 }
 
 /** The form's fields as strings; one given twice is refused (RFC 6749 §3.2: "MUST NOT be included more than once"). */
-function formParameters(body: unknown): Record<string, string> {
+export function formParameters(body: unknown): Record<string, string> {
   if (body === undefined || body === null) throw new OAuthError('invalid_request', `The body must be ${FORM_MEDIA} with grant_type`);
   const parameters: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(body as Record<string, string | string[]>)) {

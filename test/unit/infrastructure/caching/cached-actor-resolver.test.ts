@@ -20,7 +20,7 @@ class FakeResolver implements ActorResolver {
     const gate = this.gate;
     this.gate = null;
     const user = this.users.get(token.subject);
-    const answer = user && user.tokenVersion === token.tokenVersion ? user.actor : null;
+    const answer = user && 'tokenVersion' in token && user.tokenVersion === token.tokenVersion ? user.actor : null;
     if (gate) await gate;
     return answer;
   }

@@ -1,0 +1,48 @@
+import type { Clock } from '../ports/clock.port';
+import type { SignOutUseCase } from './sign-out.use-case';
+import { currentUser, findToken, type TokenLookupDeps } from './token-lookup';
+
+/**
+ * What a revocation did. RFC 7009 §2.2 answers the same 200 to a token revoked and to one unknown or
+ * already invalid, so only `unsupported` changes the answer (§2.2.1: unsupported_token_type).
+ */
+export type RevocationOutcome = 'revoked' | 'not-found' | 'unsupported';
+
+/**
+ * Token revocation (RFC 7009). The token is the proof: whoever holds it may end it, as whoever holds a
+ * refresh token can already end its family by presenting it twice, and whoever holds an access token can
+ * sign its user out.
+ * - A refresh token: its whole family is revoked (every token of that sign-in, used, live or successor),
+ *   whatever state it is in; the family's access tokens live out their short lifetime.
+ * - A user's access token that is active now: the user is signed out (its token version moves on), ending
+ *   every access and refresh token of the user, as POST /v1/auth/signout with that token does. An access
+ *   token alone cannot be ended: it carries nothing narrower than the user's token version. A token that is
+ *   no longer active ends nothing, so an old leaked token cannot sign its user out of newer sessions.
+ * - A service's access token (`client_id`): unsupported; the account is disabled, or its secret deleted.
+ */
+export class RevokeTokenUseCase {
+  private readonly deps: TokenLookupDeps;
+  private readonly signOut: SignOutUseCase;
+  private readonly clock: Clock;
+
+  constructor(deps: TokenLookupDeps & { signOut: SignOutUseCase; clock: Clock }) {
+    this.deps = deps;
+    this.signOut = deps.signOut;
+    this.clock = deps.clock;
+  }
+
+  async execute({ token }: { token: string }): Promise<RevocationOutcome> {
+    const found = await findToken(this.deps, token);
+    if (found.kind === 'none') return 'not-found';
+    if (found.kind === 'refresh') {
+      await this.deps.refreshTokenStore.revokeFamily(found.record.familyId, this.clock.now());
+      return 'revoked';
+    }
+    const { claims } = found;
+    if (claims.kind === 'service') return 'unsupported';
+    const user = await currentUser(this.deps.userRepository, claims.subject, claims.tokenVersion);
+    if (!user) return 'not-found';
+    await this.signOut.execute({ actor: { userId: user.id, permissions: [] } });
+    return 'revoked';
+  }
+}

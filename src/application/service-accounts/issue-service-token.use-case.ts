@@ -1,0 +1,55 @@
+import type { Clock } from '../ports/clock.port';
+import type { RoleRepository } from '../ports/role-repository.port';
+import type { AuthenticatedServiceAccount } from '../ports/service-account-credentials.port';
+import type { TokenIssuer } from '../ports/token-issuer.port';
+import { InvalidScopeError } from './service-token.errors';
+
+/** A scope longer than this is refused before it is split: more than every permission name there is. */
+export const MAX_SCOPE_LENGTH = 2048;
+
+export interface ServiceToken {
+  accessToken: string;
+  /** Seconds the token lives (SERVICE_TOKEN_TTL). */
+  expiresInSeconds: number;
+  /** The permissions it carries, in the role's order. */
+  scope: string[];
+}
+
+/**
+ * The client credentials grant's token (RFC 6749 §4.4) for an account whose credentials were verified:
+ * its role's permissions now, or the subset `scope` names (RFC 6749 §3.3: space-separated; any name the
+ * role does not hold is invalid_scope, never silently dropped). The token's scope only narrows: each
+ * request still reads the role (AuthenticateActorUseCase), so a permission the role lost is gone at once.
+ */
+export class IssueServiceTokenUseCase {
+  private readonly roles: RoleRepository;
+  private readonly tokens: TokenIssuer;
+  private readonly clock: Clock;
+
+  constructor(deps: { roleRepository: RoleRepository; tokenIssuer: TokenIssuer; clock: Clock }) {
+    this.roles = deps.roleRepository;
+    this.tokens = deps.tokenIssuer;
+    this.clock = deps.clock;
+  }
+
+  async execute({ account, scope }: { account: AuthenticatedServiceAccount; scope?: string }): Promise<ServiceToken> {
+    const role = await this.roles.findById(account.roleId);
+    const held = role ? role.permissions : [];
+    const granted = scope === undefined || scope === '' ? [...held] : narrowed(held, scope);
+    const issued = await this.tokens.issueServiceToken({ subject: account.id, clientId: account.clientId, scope: granted });
+    return {
+      accessToken: issued.token,
+      // `exp` is whole seconds from the second the token was issued in: rounded up, SERVICE_TOKEN_TTL itself.
+      expiresInSeconds: Math.max(0, Math.ceil((issued.expiresAt.getTime() - this.clock.now().getTime()) / 1000)),
+      scope: granted,
+    };
+  }
+}
+
+/** RFC 6749 §3.3: `scope-token *( SP scope-token )`, each a permission the role holds. */
+function narrowed(held: readonly string[], scope: string): string[] {
+  if (scope.length > MAX_SCOPE_LENGTH || !/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/.test(scope)) throw new InvalidScopeError();
+  const asked = new Set(scope.split(' '));
+  if ([...asked].some((name) => !held.includes(name))) throw new InvalidScopeError();
+  return held.filter((name) => asked.has(name));
+}

@@ -1,0 +1,194 @@
+import type { Actor } from '../../../../src/application/auth/actor';
+import type { TokenSubject } from '../../../../src/application/auth/authenticate-actor.use-case';
+import { IntrospectTokenUseCase } from '../../../../src/application/auth/introspect-token.use-case';
+import { RevokeTokenUseCase } from '../../../../src/application/auth/revoke-token.use-case';
+import { SignOutUseCase } from '../../../../src/application/auth/sign-out.use-case';
+import type { AccessTokenVerifier, VerifiedAccessToken } from '../../../../src/application/ports/access-token-verifier.port';
+import { PermissionDeniedError } from '../../../../src/domain/permissions/permission-denied.error';
+import { fakeSessionIssuer } from '../../../support/fakes/fake-session-issuer';
+import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
+import { FixedClock } from '../../../support/fakes/fixed-clock';
+import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
+import { InMemoryUserRepository } from '../../../support/fakes/in-memory-user.repository';
+import { ioBoundary } from '../../../support/fakes/io-boundary';
+import { RoleMother } from '../../../support/mothers/role.mother';
+import { UserMother } from '../../../support/mothers/user.mother';
+
+const DAY = 86_400_000;
+const ISSUER = 'https://id.example.com';
+
+/** Access tokens by their text: what the real verifier would say of each (null: a bad signature, expired, …). */
+class FakeAccessTokenVerifier implements AccessTokenVerifier {
+  readonly tokens = new Map<string, VerifiedAccessToken>();
+
+  async verify(token: string): Promise<VerifiedAccessToken | null> {
+    await ioBoundary();
+    return this.tokens.get(token) ?? null;
+  }
+}
+
+function setup() {
+  const clock = new FixedClock();
+  const reader = RoleMother.withPermissions('reader', ['users:read', 'roles:read']);
+  const checker = RoleMother.withPermissions('checker', ['tokens:introspect']);
+  const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member(), reader, checker]);
+  const ada = UserMother.joined({ username: 'ada', role: reader });
+  const users = new InMemoryUserRepository([ada]);
+  const { sessionIssuer, refreshTokenStore, secretTokens } = fakeSessionIssuer(new FakeTokenIssuer(clock), clock);
+  const accessTokenVerifier = new FakeAccessTokenVerifier();
+  const services: TokenSubject[] = [];
+  const authenticateActor = {
+    async execute(token: TokenSubject): Promise<Actor | null> {
+      services.push(token);
+      return token.kind === 'service' && token.subject === 'svc-1' ? { userId: 'svc-1', clientId: 'client-1', permissions: ['users:read'] } : null;
+    },
+  };
+  const lookup = { accessTokenVerifier, refreshTokenStore, secretTokens, userRepository: users };
+  const introspect = new IntrospectTokenUseCase({ ...lookup, authenticateActor, roleRepository: roles, clock, issuer: ISSUER });
+  const revoke = new RevokeTokenUseCase({ ...lookup, signOut: new SignOutUseCase({ userRepository: users }), clock });
+  const now = Math.floor(clock.now().getTime() / 1000);
+  const accessToken = (claims: Partial<VerifiedAccessToken> = {}) => {
+    const token = `header.payload-${accessTokenVerifier.tokens.size}.signature`;
+    accessTokenVerifier.tokens.set(token, {
+      kind: 'user',
+      subject: ada.id,
+      tokenVersion: 0,
+      issuer: ISSUER,
+      audience: 'access-control',
+      issuedAt: now,
+      expiresAt: now + 900,
+      ...claims,
+    } as VerifiedAccessToken);
+    return token;
+  };
+  const caller = { id: 'svc-caller', roleId: checker.id };
+  return { clock, users, ada, store: refreshTokenStore, introspect, revoke, accessToken, caller, services, signIn: () => sessionIssuer.start(ada.id, 0), now };
+}
+
+describe('IntrospectTokenUseCase (RFC 7662)', () => {
+  it('describes a valid user access token: its user, the role’s permissions now as scope, the token’s claims', async () => {
+    const { introspect, accessToken, caller, ada, now } = setup();
+    await expect(introspect.execute({ caller, token: accessToken() })).resolves.toEqual({
+      active: true,
+      sub: ada.id,
+      scope: 'users:read roles:read',
+      exp: now + 900,
+      iat: now,
+      iss: ISSUER,
+      aud: 'access-control',
+      token_type: 'Bearer',
+      username: 'ada',
+    });
+  });
+
+  it('describes a valid refresh token: its user, when it was issued and the earlier of its two ends', async () => {
+    const { introspect, caller, signIn, ada, now } = setup();
+    const { refreshToken } = await signIn();
+    await expect(introspect.execute({ caller, token: refreshToken })).resolves.toEqual({
+      active: true,
+      sub: ada.id,
+      scope: 'users:read roles:read',
+      exp: now + 7 * 86_400,
+      iat: now,
+      iss: ISSUER,
+      token_type: 'refresh_token',
+      username: 'ada',
+    });
+  });
+
+  it('needs tokens:introspect', async () => {
+    const { introspect, accessToken } = setup();
+    await expect(introspect.execute({ caller: { id: 'svc', roleId: RoleMother.member().id }, token: accessToken() })).rejects.toBeInstanceOf(PermissionDeniedError);
+  });
+
+  it('answers only {active: false} to an unknown, malformed or unverifiable token', async () => {
+    const { introspect, caller } = setup();
+    for (const token of ['x'.repeat(43), 'not.a-verified.token', '', 'a b c', 'x'.repeat(20_000)]) {
+      await expect(introspect.execute({ caller, token })).resolves.toEqual({ active: false });
+    }
+  });
+
+  it('is inactive after sign-out, deactivation, deletion or a password change (the token version moved on)', async () => {
+    const { introspect, caller, accessToken, users, ada, signIn } = setup();
+    const token = accessToken();
+    const { refreshToken } = await signIn();
+    await users.incrementTokenVersion(ada.id);
+    await expect(introspect.execute({ caller, token })).resolves.toEqual({ active: false });
+    await expect(introspect.execute({ caller, token: refreshToken })).resolves.toEqual({ active: false });
+
+    const gone = setup();
+    const deactivated = gone.accessToken();
+    const user = (await gone.users.findById(gone.ada.id))!;
+    user.deactivate({ by: 'admin', now: gone.clock.now(), newId: () => 'event-id' });
+    await gone.users.update(user);
+    await expect(gone.introspect.execute({ caller: gone.caller, token: deactivated })).resolves.toEqual({ active: false });
+    const unknownUser = gone.accessToken({ subject: 'someone-else' });
+    await expect(gone.introspect.execute({ caller: gone.caller, token: unknownUser })).resolves.toEqual({ active: false });
+  });
+
+  it('is inactive for a used, revoked, idle or ended refresh token', async () => {
+    const { introspect, caller, signIn, store, clock } = setup();
+    const used = await signIn();
+    const row = store.all().at(-1)!;
+    await store.rotate(row.id, clock.now(), { ...row, id: 'next', tokenHash: 'other' });
+    const revoked = await signIn();
+    await store.revokeFamily(store.all().at(-1)!.familyId, clock.now());
+    const idle = await signIn();
+    for (const token of [used.refreshToken, revoked.refreshToken]) await expect(introspect.execute({ caller, token })).resolves.toEqual({ active: false });
+    clock.advance(7 * DAY);
+    await expect(introspect.execute({ caller, token: idle.refreshToken })).resolves.toEqual({ active: false });
+  });
+
+  it('asks the API’s own resolution about a service’s token, and answers its client id and narrowed scope', async () => {
+    const { introspect, caller, accessToken, services } = setup();
+    const service = accessToken({ kind: 'service', subject: 'svc-1', clientId: 'client-1', scope: ['users:read'] } as Partial<VerifiedAccessToken>);
+    await expect(introspect.execute({ caller, token: service })).resolves.toMatchObject({ active: true, sub: 'svc-1', client_id: 'client-1', scope: 'users:read', token_type: 'Bearer' });
+    expect(services).toEqual([{ kind: 'service', subject: 'svc-1', clientId: 'client-1', scope: ['users:read'] }]);
+    const disabled = accessToken({ kind: 'service', subject: 'svc-2', clientId: 'client-2', scope: [] } as Partial<VerifiedAccessToken>);
+    await expect(introspect.execute({ caller, token: disabled })).resolves.toEqual({ active: false });
+  });
+});
+
+describe('RevokeTokenUseCase (RFC 7009)', () => {
+  it('revokes a refresh token’s whole family, its successor included, and leaves other sign-ins alone', async () => {
+    const { revoke, signIn, store, introspect, caller } = setup();
+    const first = await signIn();
+    const other = await signIn();
+    const familyId = store.all()[0]!.familyId;
+
+    await expect(revoke.execute({ token: first.refreshToken })).resolves.toBe('revoked');
+
+    expect(store.all().filter((r) => r.familyId === familyId).every((r) => r.revokedAt !== null)).toBe(true);
+    await expect(introspect.execute({ caller, token: first.refreshToken })).resolves.toEqual({ active: false });
+    await expect(introspect.execute({ caller, token: other.refreshToken })).resolves.toMatchObject({ active: true });
+    // Again: nothing changes, the same answer.
+    await expect(revoke.execute({ token: first.refreshToken })).resolves.toBe('revoked');
+  });
+
+  it('finds nothing to revoke in an unknown or malformed token', async () => {
+    const { revoke } = setup();
+    for (const token of ['x'.repeat(43), 'a.b.c', 'with spaces']) await expect(revoke.execute({ token })).resolves.toBe('not-found');
+  });
+
+  it('signs the user out by a valid access token, ending its refresh tokens too', async () => {
+    const { revoke, accessToken, users, ada, signIn, introspect, caller } = setup();
+    const { refreshToken } = await signIn();
+    await expect(revoke.execute({ token: accessToken() })).resolves.toBe('revoked');
+    expect((await users.findById(ada.id))!.tokenVersion).toBe(1);
+    await expect(introspect.execute({ caller, token: refreshToken })).resolves.toEqual({ active: false });
+  });
+
+  it('ends nothing by an access token no longer active: an old token cannot sign its user out of newer sessions', async () => {
+    const { revoke, accessToken, users, ada } = setup();
+    const old = accessToken();
+    await users.incrementTokenVersion(ada.id);
+    await expect(revoke.execute({ token: old })).resolves.toBe('not-found');
+    expect((await users.findById(ada.id))!.tokenVersion).toBe(1);
+  });
+
+  it('does not revoke a service’s access token', async () => {
+    const { revoke, accessToken } = setup();
+    const service = accessToken({ kind: 'service', subject: 'svc-1', clientId: 'client-1', scope: [] } as Partial<VerifiedAccessToken>);
+    await expect(revoke.execute({ token: service })).resolves.toBe('unsupported');
+  });
+});

@@ -1,0 +1,191 @@
+import type { FastifyRequest } from 'fastify';
+import type { RateLimitCounter, RateLimitWindow } from '../../../src/application/ports/rate-limit-counter.port';
+import type {
+  AssertionAudience,
+  AuthenticatedServiceAccount,
+  ServiceAccountCredentials,
+} from '../../../src/application/ports/service-account-credentials.port';
+import { IssueServiceTokenUseCase } from '../../../src/application/service-accounts/issue-service-token.use-case';
+import { InvalidScopeError } from '../../../src/application/service-accounts/service-token.errors';
+import { toProblem } from '../../../src/interfaces/http/error-handler';
+import { JWT_BEARER_ASSERTION } from '../../../src/interfaces/http/oauth/client-authentication';
+import { clientCredentialsGrant } from '../../../src/interfaces/http/oauth/client-credentials.grant';
+import { OAuthError, toOAuthError } from '../../../src/interfaces/http/oauth/oauth-error';
+import { FakeTokenIssuer } from '../../support/fakes/fake-token-issuer';
+import { FixedClock } from '../../support/fakes/fixed-clock';
+import { InMemoryRoleRepository } from '../../support/fakes/in-memory-role.repository';
+import { RoleMother } from '../../support/mothers/role.mother';
+
+const READER = RoleMother.withPermissions('reader', ['users:read', 'roles:read', 'users:invite']);
+const ACCOUNT: AuthenticatedServiceAccount = { id: 'sa-1', clientId: 'reports', roleId: READER.id, method: 'client_secret' };
+const AUDIENCE: AssertionAudience = { tokenEndpointUrl: 'https://id.example.com/oauth/token', issuer: 'https://id.example.com' };
+
+/** Accepts `reports`/`right` and the assertion `good.assertion.jwt`; records each call. */
+class StubCredentials implements ServiceAccountCredentials {
+  readonly calls: string[] = [];
+  async authenticateWithSecret(clientId: string, secret: string) {
+    this.calls.push(`secret ${clientId}`);
+    return clientId === 'reports' && secret === 'right' ? ACCOUNT : null;
+  }
+  async authenticateWithAssertion(assertion: string, audience: AssertionAudience) {
+    this.calls.push('assertion');
+    expect(audience).toEqual(AUDIENCE);
+    return assertion === 'good.assertion.jwt' ? { ...ACCOUNT, method: 'private_key_jwt' as const } : null;
+  }
+}
+
+class MemoryCounter implements RateLimitCounter {
+  readonly windows = new Map<string, RateLimitWindow>();
+  async hit(key: string, now: Date, windowMs: number): Promise<RateLimitWindow> {
+    const live = this.windows.get(key);
+    const window = live && live.endsAt > now ? { hits: live.hits + 1, endsAt: live.endsAt } : { hits: 1, endsAt: new Date(now.getTime() + windowMs) };
+    this.windows.set(key, window);
+    return window;
+  }
+  async peek(key: string, now: Date): Promise<RateLimitWindow | null> {
+    const live = this.windows.get(key);
+    return live && live.endsAt > now ? live : null;
+  }
+}
+
+function setup(failuresPerMinute = 3) {
+  const clock = new FixedClock(new Date('2026-11-25T03:00:00Z'));
+  const tokens = new FakeTokenIssuer(clock, 600);
+  const credentials = new StubCredentials();
+  const counter = new MemoryCounter();
+  const grant = clientCredentialsGrant({
+    serviceAccountCredentials: credentials,
+    issueServiceToken: new IssueServiceTokenUseCase({ roleRepository: new InMemoryRoleRepository([READER]), tokenIssuer: tokens, clock }),
+    rateLimitCounter: counter,
+    clock,
+    assertionAudience: AUDIENCE,
+    failuresPerMinute,
+  });
+  const request = (authorization?: string, ip = '192.0.2.1') => ({ headers: authorization ? { authorization } : {}, ip }) as unknown as FastifyRequest;
+  const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  const refusal = async (promise: Promise<unknown>) => {
+    const error = await promise.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const { problem, headers } = toProblem(error);
+    return toOAuthError(error, { code: problem.code, status: problem.status, headers });
+  };
+  return { grant, tokens, credentials, counter, clock, request, basic, refusal };
+}
+
+const CC = { grant_type: 'client_credentials' };
+
+describe('the client credentials grant (#21)', () => {
+  it('publishes its grant type and the three client authentication methods', () => {
+    const { grant } = setup();
+    expect(grant.grantType).toBe('client_credentials');
+    expect(grant.clientAuthMethods).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
+  });
+
+  it('answers a token with the role’s permissions as scope, no refresh token, for each method', async () => {
+    const { grant, request, basic, tokens } = setup();
+    const expected = { token_type: 'Bearer', expires_in: 600, scope: 'users:read roles:read users:invite' };
+    const viaBasic = await grant.exchange(CC, request(basic('reports', 'right')));
+    expect(viaBasic).toMatchObject(expected);
+    expect(viaBasic).not.toHaveProperty('refresh_token');
+    await expect(grant.exchange({ ...CC, client_id: 'reports', client_secret: 'right' }, request())).resolves.toMatchObject(expected);
+    await expect(
+      grant.exchange({ ...CC, client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: 'good.assertion.jwt' }, request()),
+    ).resolves.toMatchObject(expected);
+    expect(tokens.serviceTokens.map((t) => [t.subject, t.clientId])).toEqual([
+      ['sa-1', 'reports'],
+      ['sa-1', 'reports'],
+      ['sa-1', 'reports'],
+    ]);
+  });
+
+  it('reads HTTP Basic as RFC 6749 §2.3.1 says: id and secret form-urlencoded', async () => {
+    const { grant, request, credentials } = setup();
+    const header = `Basic ${Buffer.from('reports:right').toString('base64')}`;
+    await expect(grant.exchange(CC, request(header))).resolves.toMatchObject({ token_type: 'Bearer' });
+    const encoded = `Basic ${Buffer.from('a%3Ab%2Dc:x').toString('base64')}`;
+    await grant.exchange(CC, request(encoded)).catch(() => undefined);
+    expect(credentials.calls.at(-1)).toBe('secret a:b-c');
+  });
+
+  it('narrows to a scope the role holds, in the role’s order, and refuses any other as invalid_scope', async () => {
+    const { grant, request, refusal } = setup();
+    const post = { ...CC, client_id: 'reports', client_secret: 'right' };
+    await expect(grant.exchange({ ...post, scope: 'users:invite users:read' }, request())).resolves.toMatchObject({ scope: 'users:read users:invite' });
+    for (const scope of ['users:delete', 'users:read  roles:read', ' users:read', 'users:read "x"']) {
+      expect(await refusal(grant.exchange({ ...post, scope }, request()))).toMatchObject({ error: 'invalid_scope', status: 400 });
+    }
+    await expect(grant.exchange({ ...post, scope: 'users:delete' }, request())).rejects.toBeInstanceOf(InvalidScopeError);
+  });
+
+  it('refuses two methods at once as invalid_request, and none, a wrong secret or a bad assertion as invalid_client 401 with WWW-Authenticate', async () => {
+    const { grant, request, basic, refusal } = setup(0);
+    const twice = [
+      grant.exchange({ ...CC, client_id: 'reports', client_secret: 'right' }, request(basic('reports', 'right'))),
+      grant.exchange({ ...CC, client_id: 'reports', client_secret: 'right', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: 'good.assertion.jwt' }, request()),
+      grant.exchange({ ...CC, client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: 'good.assertion.jwt' }, request(basic('reports', 'right'))),
+    ];
+    for (const attempt of twice) expect(await refusal(attempt)).toMatchObject({ error: 'invalid_request', status: 400 });
+
+    const failures = [
+      grant.exchange(CC, request()),
+      grant.exchange({ ...CC, client_id: 'reports' }, request()),
+      grant.exchange(CC, request(basic('reports', 'wrong'))),
+      grant.exchange(CC, request('Basic !!!')),
+      grant.exchange(CC, request(`Basic ${Buffer.from('no-colon').toString('base64')}`)),
+      grant.exchange({ ...CC, client_id: 'nobody', client_secret: 'right' }, request()),
+      grant.exchange({ ...CC, client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: 'bad.assertion.jwt' }, request()),
+      // A client_id that is not the assertion's client.
+      grant.exchange({ ...CC, client_id: 'someone-else', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: 'good.assertion.jwt' }, request()),
+    ];
+    for (const attempt of failures) {
+      const error = await refusal(attempt);
+      expect(error).toMatchObject({ error: 'invalid_client', status: 401 });
+      expect(error.headers['www-authenticate']).toBe('Basic realm="access-control", charset="UTF-8"');
+    }
+  });
+
+  it('refuses a client_id that is not Basic’s as invalid_request, and an unsupported method (another assertion type, a missing assertion, a secret without its client_id, a Bearer header) as invalid_client (RFC 6749 §5.2)', async () => {
+    const { grant, request, basic, refusal } = setup();
+    expect(await refusal(grant.exchange({ ...CC, client_id: 'other' }, request(basic('reports', 'right'))))).toMatchObject({ error: 'invalid_request', status: 400 });
+    for (const attempt of [
+      grant.exchange({ ...CC, client_assertion_type: 'urn:other', client_assertion: 'good.assertion.jwt' }, request()),
+      grant.exchange({ ...CC, client_assertion_type: JWT_BEARER_ASSERTION }, request()),
+      grant.exchange({ ...CC, client_secret: 'right' }, request()),
+      grant.exchange(CC, request('Bearer a.b.c')),
+    ]) {
+      expect(await refusal(attempt)).toMatchObject({ error: 'invalid_client', status: 401 });
+    }
+  });
+
+  it('counts failures per client and per address, and past the limit refuses without checking the credentials (429)', async () => {
+    const { grant, request, basic, refusal, credentials, clock } = setup(3);
+    for (let i = 0; i < 3; i++) await grant.exchange(CC, request(basic('reports', 'wrong'), `192.0.2.${10 + i}`)).catch(() => undefined);
+    const calls = credentials.calls.length;
+    // The client's failures are spent: from another address, with the right secret, refused unchecked.
+    const throttled = await refusal(grant.exchange(CC, request(basic('reports', 'right'), '198.51.100.7')));
+    expect(throttled).toMatchObject({ error: 'invalid_request', status: 429 });
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    expect(credentials.calls.length).toBe(calls);
+
+    // Another client from one address that failed three times: the address's budget is spent too.
+    for (let i = 0; i < 3; i++) await grant.exchange({ ...CC, client_id: `guess-${i}`, client_secret: 'x' }, request(undefined, '203.0.113.9')).catch(() => undefined);
+    expect(await refusal(grant.exchange({ ...CC, client_id: 'other', client_secret: 'x' }, request(undefined, '203.0.113.9')))).toMatchObject({ status: 429 });
+
+    // A minute later both windows ended.
+    clock.advance(61_000);
+    await expect(grant.exchange(CC, request(basic('reports', 'right'), '203.0.113.9'))).resolves.toMatchObject({ token_type: 'Bearer' });
+  });
+
+  it('counts nothing for a success', async () => {
+    const { grant, request, basic, counter } = setup(3);
+    for (let i = 0; i < 5; i++) await grant.exchange(CC, request(basic('reports', 'right')));
+    expect(counter.windows.size).toBe(0);
+  });
+
+  it('keeps OAuthError refusals as they are', async () => {
+    const { grant, request } = setup();
+    await expect(grant.exchange(CC, request())).rejects.toBeInstanceOf(OAuthError);
+  });
+});
