@@ -33,7 +33,8 @@ jest.setTimeout(900_000);
 
 const AUDIENCE = 'access-control';
 const pem = (key: KeyObject) => key.export({ format: 'pem', type: key.type === 'private' ? 'pkcs8' : 'spki' }).toString();
-const ACCEPTED = ['valid', 'retired-RS256'];
+// A service account's token (client credentials) is accepted as a user's is: same keys, iss and aud.
+const ACCEPTED = ['valid', 'retired-RS256', 'service'];
 const REFUSED = ['tampered', 'foreign-key', 'expired', 'wrong-issuer', 'wrong-audience', 'alg-none'];
 
 describe('OAuth client stacks, given only the issuer URL (#21)', () => {
@@ -42,6 +43,8 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
   let password: string;
   let tokens: Record<string, string>;
   let subject: string;
+  /** The `sub` a resource server must report for each accepted token: the user's, or the service account's. */
+  let subjects: Record<string, string>;
 
   const signIn = async () => {
     const response = await fetch(`${issuer}/v1/auth/signin`, {
@@ -95,6 +98,25 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
       'wrong-audience': signJwt(own, { ...payload, aud: 'another-service' }, { kid: header.kid }),
       'alg-none': unsigned(payload),
     };
+    // A service account's token, from the token endpoint discovery publishes.
+    const created = await fetch(`${issuer}/v1/service-accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${valid}` },
+      body: JSON.stringify({ name: 'clients-reports', role: 'member' }),
+    });
+    expect(created.status).toBe(201);
+    const account = (await created.json()) as { _id: string; client_id: string; client_secret: string };
+    const granted = await fetch(`${issuer}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${account.client_id}:${account.client_secret}`).toString('base64')}`,
+      },
+      body: 'grant_type=client_credentials',
+    });
+    expect(granted.status).toBe(200);
+    tokens.service = ((await granted.json()) as { access_token: string }).access_token;
+    subjects = Object.fromEntries(Object.keys(tokens).map((label) => [label, label === 'service' ? account._id : subject]));
   });
   afterAll(async () => {
     if (!api) return;
@@ -108,7 +130,7 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
     for (const [label, token] of Object.entries(tokens)) {
       const response = await fetch(`${server.url}/whoami`, { headers: { authorization: `Bearer ${token}` } });
       const body = response.status === 200 ? ((await response.json()) as { sub?: string }) : undefined;
-      verdicts.push({ verifier: name, token: label, accepted: response.status === 200 && body?.sub === subject, error: response.status === 200 ? undefined : String(response.status) });
+      verdicts.push({ verifier: name, token: label, accepted: response.status === 200 && body?.sub === subjects[label], error: response.status === 200 ? undefined : String(response.status) });
     }
     return verdicts;
   };
@@ -231,7 +253,7 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
     expect(wrong!.error).toMatch(/invalid_client/);
   });
 
-  it('express-oauth2-jwt-bearer with issuerBaseURL and audience only: accepts the user’s tokens, refuses forged, expired and misdirected ones', async () => {
+  it('express-oauth2-jwt-bearer with issuerBaseURL and audience only: accepts a user’s and a service’s tokens, refuses forged, expired and misdirected ones', async () => {
     const server = await startExpressResourceServer(issuer, AUDIENCE);
     try {
       const verdicts = await callEach(server, 'express-oauth2-jwt-bearer');
@@ -242,7 +264,7 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
     }
   });
 
-  it('go-oidc: NewProvider(issuer) and a verifier with the discovery document’s algorithms accepts the user’s tokens and refuses the others; without them only RS256', async () => {
+  it('go-oidc: NewProvider(issuer) and a verifier with the discovery document’s algorithms accepts a user’s and a service’s tokens and refuses the others; without them only RS256', async () => {
     const binary = await ensureGoOidcVerifier();
     const verdicts = await verifyWithGoOidc(binary, issuer, AUDIENCE, tokens);
     expect(verdicts).toHaveLength(2 * Object.keys(tokens).length);
@@ -252,7 +274,7 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
     expect(verdicts.find((v) => v.verifier === 'go-oidc-default' && v.token === 'valid')!.error).toMatch(/unsupported algorithm/);
   });
 
-  it('Spring Boot: a resource server with only issuer-uri and audiences accepts the user’s tokens, refuses forged, expired and misdirected ones', async () => {
+  it('Spring Boot: a resource server with only issuer-uri and audiences accepts a user’s and a service’s tokens, refuses forged, expired and misdirected ones', async () => {
     const jar = await ensureSpringResourceServer();
     const server = await startSpringResourceServer(jar, issuer, AUDIENCE);
     try {
