@@ -136,6 +136,43 @@ describe('the password-reset request does not tell known and unknown e-mail addr
   }, 450_000);
 });
 
+describe('the client credentials grant does not tell an unknown client from a wrong secret (#21)', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ ADDRESS_RATE_LIMIT: '0', CLIENT_AUTH_RATE_LIMIT: '0' });
+  });
+  afterAll(async () => app.close());
+
+  it(`answers an unknown client and a known one with a wrong secret alike, median times within 1 ms (${TRIES} tries each, interleaved)`, async () => {
+    const created = await app.request('POST', '/v1/service-accounts', { token: await app.signIn(), json: { name: 'timing-probe', role: 'member' } });
+    expect(created.status).toBe(201);
+    const known = created.body.client_id as string;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const basic = (id: string) => `Basic ${Buffer.from(`${id}:${'w'.repeat(43)}`).toString('base64')}`;
+    const unknownTimes: number[] = [];
+    const knownTimes: number[] = [];
+    const bodies = new Set<string>();
+    const timed = async (clientId: string, into: number[]) => {
+      const start = process.hrtime.bigint();
+      const response = await app.request('POST', '/oauth/token', { body: 'grant_type=client_credentials', headers: { ...form, authorization: basic(clientId) } });
+      into.push(Number(process.hrtime.bigint() - start) / 1e6);
+      expect(response.status).toBe(401);
+      bodies.add(response.text);
+    };
+    // An unknown client id of the same form (a UUIDv7 like the real one): only the lookup's result differs.
+    const unknownId = (i: number) => `${known.slice(0, 24)}${String(i).padStart(12, '0')}`;
+    const kinds = [(i: number) => timed(unknownId(i), unknownTimes), () => timed(known, knownTimes)];
+    for (let i = 0; i < TRIES; i += 1) await Promise.all(kinds.map((_, k) => kinds[(k + i) % kinds.length]!(i)));
+    expect(bodies.size).toBe(1);
+    const gap = Math.abs(median(knownTimes) - median(unknownTimes));
+    process.stdout.write(
+      `client authentication timing: median wrong secret ${median(knownTimes).toFixed(2)} ms, unknown client ${median(unknownTimes).toFixed(2)} ms; gap ${gap.toFixed(2)} ms over ${TRIES} each\n`,
+    );
+    expect(gap).toBeLessThan(1);
+  }, 450_000);
+});
+
 /** A joined member deactivated by the admin through the API (as in production: the token version moves too). */
 async function deactivateThroughApi(app: TestApp, username: string, password: string): Promise<void> {
   const member = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
