@@ -12,6 +12,10 @@ export interface LoadSpec {
   path: string;
   token?: string;
   body?: () => string;
+  /** The body's media type (default application/json), e.g. an OAuth form. */
+  contentType?: string;
+  /** More request headers, e.g. HTTP Basic client credentials. */
+  headers?: Record<string, string>;
   /** Sees every answer of a closed-loop run (autocannon's onResponse): how a chain of requests learns its next step. */
   onResponse?: (status: number, body: string) => void;
   /** Runs before each closed-loop run, outside its window, with the run's connection count (e.g. mints what the run will use). */
@@ -31,9 +35,9 @@ export const percentile = (values: number[], p: number) => {
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function autocannonRun(url: string, spec: LoadSpec, connections: number, until: { duration: number } | { amount: number }) {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...spec.headers };
   if (spec.token) headers.authorization = `Bearer ${spec.token}`;
-  if (spec.body) headers['content-type'] = 'application/json';
+  if (spec.body) headers['content-type'] = spec.contentType ?? 'application/json';
   const { body, onResponse } = spec;
   return autocannon({
     url,
@@ -78,8 +82,9 @@ function request(url: string, spec: LoadSpec): Promise<number> {
         method: spec.method ?? 'GET',
         agent,
         headers: {
+          ...spec.headers,
           ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}),
-          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+          ...(body ? { 'content-type': spec.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
         },
       },
       (response) => {

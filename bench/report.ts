@@ -33,6 +33,8 @@ export interface Meta {
 
 const RESULTS = ['<!-- bench:results:start -->', '<!-- bench:results:end -->'] as const;
 const CAPACITY = ['<!-- bench:capacity:start -->', '<!-- bench:capacity:end -->'] as const;
+/** The OAuth rows of #21 (bench/oauth.ts): a table of their own, `oauthRows` in results.json. */
+const OAUTH = ['<!-- bench:oauth:start -->', '<!-- bench:oauth:end -->'] as const;
 
 export function fmt(value: number | null | undefined, digits = 1): string {
   return value === null || value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
@@ -46,12 +48,18 @@ function resultsTable(rows: Row[], meta: Meta, generatedAt: string): string {
   return [
     `${runLine(meta, generatedAt)} · ${meta.settings.rounds} interleaved rounds of ${meta.settings.seconds} s · LOG_LEVEL=${meta.logLevel} · took ${fmt(meta.seconds, 0)} s`,
     '',
+    ...rowTable(rows),
+  ].join('\n');
+}
+
+function rowTable(rows: Row[]): string[] {
+  return [
     '| scenario | baseline | figure | baseline figure | ratio (median) | target | met | p50 / p99 (ms) | note |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) =>
       `| ${r.scenario} | ${r.baseline} | ${fmt(r.figure)} ${r.unit} | ${r.baselineFigure === null ? '—' : `${fmt(r.baselineFigure)} ${r.unit}`} | ${r.ratio === null ? '—' : r.unit === 'req/s' && !r.target.endsWith('×') ? `${fmt(r.ratio * 100, 0)} %` : `${fmt(r.ratio, 2)}×`} | ${r.target} | ${r.met ? 'yes' : 'NO'} | ${fmt(r.p50Ms)} / ${fmt(r.p99Ms)} | ${r.note ?? ''} |`,
     ),
-  ].join('\n');
+  ];
 }
 
 function capacityTables(capacity: Capacity, meta: Meta, generatedAt: string): string {
@@ -89,13 +97,15 @@ function between(text: string, [start, end]: readonly [string, string], body: st
     : `${text.endsWith('\n') ? text : `${text}\n`}\n${start}\n${body}\n${end}\n`;
 }
 
-export function writeResults(rows: Row[], meta: Meta, capacity: Capacity, outDir?: string): void {
+export function writeResults(rows: Row[], meta: Meta, capacity: Capacity, outDir?: string, oauthRows: Row[] = []): void {
   const jsonPath = outDir ? path.join(outDir, 'results.json') : path.join(ROOT, 'bench', 'results.json');
   const mdPath = outDir ? path.join(outDir, 'BENCHMARKS.md') : path.join(ROOT, 'docs', 'BENCHMARKS.md');
   const generatedAt = new Date().toISOString();
   mkdirSync(path.dirname(jsonPath), { recursive: true });
-  writeFileSync(jsonPath, `${JSON.stringify({ generatedAt, meta, rows, capacity }, null, 2)}\n`);
+  writeFileSync(jsonPath, `${JSON.stringify({ generatedAt, meta, rows, oauthRows, capacity }, null, 2)}\n`);
   const existing = existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : `# Benchmarks\n\n${RESULTS[0]}\n${RESULTS[1]}\n`;
-  writeFileSync(mdPath, between(between(existing, RESULTS, resultsTable(rows, meta, generatedAt)), CAPACITY, capacityTables(capacity, meta, generatedAt)));
+  const withRows = between(between(existing, RESULTS, resultsTable(rows, meta, generatedAt)), CAPACITY, capacityTables(capacity, meta, generatedAt));
+  const oauthTable = [`${runLine(meta, generatedAt)} · the same run as the table above · results.json \`oauthRows\``, '', ...rowTable(oauthRows)].join('\n');
+  writeFileSync(mdPath, oauthRows.length > 0 ? between(withRows, OAUTH, oauthTable) : withRows);
   log(`results in ${jsonPath} and ${mdPath}`);
 }

@@ -20,6 +20,7 @@ import { measureCapacity } from './capacity';
 import { closeAgent, closedLoop, type LoadSpec, type Measure, median, openLoop, percentile, signInToken, sleep } from './load';
 import { log, LOG_LEVEL, ROOT, startMailer, startTarget, stats } from './processes';
 import { filteredPages } from './filters';
+import { checkOAuthSpecs, createBenchServiceAccount, GRANT_MIN_RATIO, GRANT_TARGET, INTROSPECT_MIN_RATIO, INTROSPECT_TARGET, oauthSpecs } from './oauth';
 import { fmt, type Row, writeResults } from './report';
 import { refreshChains } from './refresh-chains';
 import { seedUsers } from './seed';
@@ -134,6 +135,7 @@ export async function runBench(): Promise<Row[]> {
       ADDRESS_RATE_LIMIT: '0',
       INVITE_RATE_LIMIT: '0',
       PASSWORD_RESET_RATE_LIMIT: '0',
+      CLIENT_AUTH_RATE_LIMIT: '0',
     };
     const apiEnv = (db: TestDatabase, extra: Record<string, string> = {}) => ({ ...common, DATABASE_URL: db.url, ...extra });
 
@@ -167,6 +169,8 @@ export async function runBench(): Promise<Row[]> {
       return { rps: ops / took, p50: NaN, p99: NaN, errors: 0 };
     };
     const rows: Row[] = [];
+    /** #21's rows (bench/oauth.ts), in a table of their own (`oauthRows`). */
+    const oauthRows: Row[] = [];
 
     // 1. Sign-in at its best concurrency, against raw argon2id verifies at the same concurrency.
     let best = { concurrency: SETTINGS.probe[0]!, rps: 0 };
@@ -206,12 +210,23 @@ export async function runBench(): Promise<Row[]> {
     const refreshPair = await pair('refresh vs sign-in', refreshRun, () => closedLoop(apiMid.url, signInSpec, best.concurrency, seconds), throughputRatio);
     const refreshErrors = refreshPair.figure.reduce((sum, m) => sum + m.errors, 0);
     rows.push(rowOf('refresh', `POST /v1/auth/refresh, closed loop, ${connections} connections, each request a token never sent before`, `POST /v1/auth/signin, closed loop, concurrency ${best.concurrency}`, refreshPair, 'req/s', REFRESH_TARGET, (r) => r >= REFRESH_MIN_RATIO, `${refresh.minted()} sign-ins minted the chains, outside the windows; ${refreshErrors} errors`));
+    // 1c. The client credentials grant (#21), with a secret and with a key, against the same refresh exchange: none hashes a password.
+    const oauth = oauthSpecs(await createBenchServiceAccount(apiMid.url, tokenMid, suffix), common.JWT_ISSUER, tokenMid);
+    await checkOAuthSpecs(apiMid.url, oauth);
+    for (const [id, spec, how] of [['client-credentials-secret', oauth.secretGrant, 'client_secret_basic'], ['client-credentials-key', oauth.keyGrant, 'private_key_jwt (ES256, an assertion never sent before on each request)']] as const) {
+      const grant = await pair(id, () => closedLoop(apiMid.url, spec, connections, seconds), refreshRun, throughputRatio);
+      const errors = grant.figure.reduce((sum, m) => sum + m.errors, 0);
+      oauthRows.push(rowOf(id, `POST /oauth/token grant_type=client_credentials, ${how}, closed loop, ${connections} connections`, `POST /v1/auth/refresh, closed loop, ${connections} connections, a token never sent before`, grant, 'req/s', GRANT_TARGET, (r) => r >= GRANT_MIN_RATIO, `${errors} errors`));
+    }
     rows.push({ id: 'rss', scenario: 'peak RSS of the api under sign-in load', baseline: '—', figure: peakRss / 2 ** 20, baselineFigure: null, unit: 'MB', ratio: null, target: '≤ 150 MB', met: peakRss / 2 ** 20 <= 150, p50Ms: null, p99Ms: null });
 
     // 2-3. The user list, authenticated, against a bare route and against itself without authentication.
     const usersPage1: LoadSpec = { path: '/v1/users', token: tokenMid };
     const listMid = () => closedLoop(apiMid.url, usersPage1, connections, seconds);
     rows.push(rowOf('users-vs-bare', `GET /v1/users page 1, authenticated, ${SETTINGS.mid} users`, 'bare fastify route, fixed JSON page', await pair('users vs bare', listMid, () => closedLoop(bare.url, { path: '/page' }, connections, seconds), throughputRatio), 'req/s', '≥ 40 %', (r) => r >= 0.4));
+    // 3b. Introspection (#21) of a user's valid access token by a service account (client_secret_basic), against the same bare route.
+    const introspection = await pair('introspect vs bare', () => closedLoop(apiMid.url, oauth.introspection, connections, seconds), () => closedLoop(bare.url, { path: '/page' }, connections, seconds), throughputRatio);
+    oauthRows.push(rowOf('introspect', "POST /oauth/introspect of a user's valid access token, the caller a service account by client_secret_basic", 'bare fastify route, fixed JSON page', introspection, 'req/s', INTROSPECT_TARGET, (r) => r >= INTROSPECT_MIN_RATIO));
     rows.push(rowOf('users-vs-noauth', 'the same route', 'itself with authentication switched off', await pair('users vs no auth', listMid, () => closedLoop(apiNoAuth.url, { path: '/v1/users' }, connections, seconds), throughputRatio), 'req/s', '≥ 90 %', (r) => r >= 0.9));
 
     // 4-5. Size independence.
@@ -278,10 +293,13 @@ export async function runBench(): Promise<Row[]> {
 
     const order = ['sign-in', 'refresh', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'last-page-p99', ...filteredPages(SETTINGS.big).map((f) => f.id), 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
     rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
-    for (const row of rows) {
+    const { signedInWindow, failedGrants, inactive } = oauth.counts();
+    oauthRows.find((row) => row.id === 'introspect')!.note = `${inactive} answers not active; grants: ${failedGrants} without a token, ${signedInWindow} assertions signed inside a window`;
+    for (const row of [...rows, ...oauthRows]) {
       if (row.met !== false) continue;
       const gap = shortfall(row);
-      row.note = [gap ? `misses by ${gap}` : 'misses', 'why: docs/BENCHMARKS.md, "Rows that miss their target"', row.note].filter(Boolean).join('; ');
+      const why = oauthRows.includes(row) ? 'OAuth rows' : 'Rows that miss their target';
+      row.note = [gap ? `misses by ${gap}` : 'misses', `why: docs/BENCHMARKS.md, "${why}"`, row.note].filter(Boolean).join('; ');
     }
 
     // 10. Capacity: per-operation costs for docs/SCALING.md, on the database with the most users, every other process stopped.
@@ -298,7 +316,7 @@ export async function runBench(): Promise<Row[]> {
       suffix,
       cleanups,
     });
-    writeResults(rows, { smoke: SMOKE, seconds: (Date.now() - startedAt) / 1000, settings: SETTINGS, cpus: os.cpus().length, node: process.version, logLevel: LOG_LEVEL }, capacity, OUT_DIR);
+    writeResults(rows, { smoke: SMOKE, seconds: (Date.now() - startedAt) / 1000, settings: SETTINGS, cpus: os.cpus().length, node: process.version, logLevel: LOG_LEVEL }, capacity, OUT_DIR, oauthRows);
     return rows;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => log(`cleanup: ${String(error)}`));

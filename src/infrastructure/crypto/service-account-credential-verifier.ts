@@ -1,5 +1,6 @@
 import { createHash, createPublicKey, type JsonWebKey, timingSafeEqual } from 'node:crypto';
 import { createDecoder, createVerifier } from 'fast-jwt';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../application/ports/clock.port';
 import type {
   AssertionAudience,
@@ -22,6 +23,8 @@ const MAX_JTI = 256;
 const DUMMY_HASH = createHash('sha256').update('no secret is stored here').digest();
 
 const sha256 = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+/** A secret's last use is written at most this often: a timestamp to the minute, not a write per token. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Verifies service accounts' credentials: a secret against the SHA-256s stored (every slot compared in
@@ -33,6 +36,8 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
   private readonly store: ServiceAccountCredentialStore;
   private readonly clock: Clock;
   private readonly decode = createDecoder({ complete: true });
+  /** Public keys in PEM by their JWK (a registered key is read whole every time; turning it into a key is not free). */
+  private readonly pems = new LRUCache<string, string>({ max: 1000 });
 
   constructor(deps: { serviceAccountCredentialStore: ServiceAccountCredentialStore; clock: Clock }) {
     this.store = deps.serviceAccountCredentialStore;
@@ -53,7 +58,8 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
     }
     if (!account || !matched || secret.length > MAX_SECRET || account.disabled) return null;
     if (matched.expiresAt && matched.expiresAt.getTime() <= now.getTime()) return null;
-    await this.store.markSecretUsed(matched.id, now);
+    const lastUsed = matched.lastUsedAt?.getTime();
+    if (lastUsed === undefined || now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) await this.store.markSecretUsed(matched.id, now);
     return authenticated(account, 'client_secret');
   }
 
@@ -80,7 +86,7 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
     const now = this.clock.now();
     let verified: { exp?: unknown; jti?: unknown };
     try {
-      const key = createPublicKey({ key: { ...jwk } as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+      const key = this.pemOf(jwk);
       const verify = createVerifier({
         key,
         algorithms: [alg as (typeof CLIENT_ASSERTION_ALGORITHMS)[number]],
@@ -101,6 +107,16 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
     const remembered = createHash('sha256').update(`${clientId}\n${jti}`, 'utf8').digest('hex');
     if (!(await this.store.rememberAssertion(remembered, new Date(exp * 1000), now))) return null;
     return authenticated(account, 'private_key_jwt');
+  }
+
+  private pemOf(jwk: object): string {
+    const id = JSON.stringify(jwk);
+    let pem = this.pems.get(id);
+    if (pem === undefined) {
+      pem = createPublicKey({ key: { ...jwk } as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+      this.pems.set(id, pem);
+    }
+    return pem;
   }
 }
 

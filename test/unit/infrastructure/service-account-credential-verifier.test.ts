@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import type { PublicJwk } from '../../../src/domain/service-accounts/public-jwk-set';
 import type { ServiceAccountState } from '../../../src/domain/service-accounts/service-account';
-import { ServiceAccountCredentialVerifier } from '../../../src/infrastructure/crypto/service-account-credential-verifier';
+import { LAST_USED_RESOLUTION_MS, ServiceAccountCredentialVerifier } from '../../../src/infrastructure/crypto/service-account-credential-verifier';
 import { FixedClock } from '../../support/fakes/fixed-clock';
 import { InMemoryServiceAccountRepository } from '../../support/fakes/in-memory-service-account.repository';
 
@@ -61,6 +61,19 @@ describe('ServiceAccountCredentialVerifier: secrets', () => {
     expect(await w.verifier.authenticateWithSecret('client-1', 'old-secret')).toEqual({ id: 'sa-1', clientId: 'client-1', roleId: 'role-1', method: 'client_secret' });
     expect(await w.verifier.authenticateWithSecret('client-1', 'expiring-secret')).toMatchObject({ id: 'sa-1' });
     expect((await w.store.findById('sa-1'))!.secrets.map((s) => s.lastUsedAt)).toEqual([w.clock.now(), w.clock.now()]);
+  });
+
+  it('writes a secret\'s last use at most once a minute (LAST_USED_RESOLUTION_MS), not once per token', async () => {
+    const w = world();
+    const used = async () => (await w.store.findById('sa-1'))!.secrets[0]!.lastUsedAt?.toISOString();
+    await w.verifier.authenticateWithSecret('client-1', 'old-secret');
+    const first = await used();
+    w.clock.set(new Date(w.clock.now().getTime() + LAST_USED_RESOLUTION_MS - 1));
+    await w.verifier.authenticateWithSecret('client-1', 'old-secret');
+    expect(await used()).toBe(first);
+    w.clock.set(new Date(w.clock.now().getTime() + 1));
+    await w.verifier.authenticateWithSecret('client-1', 'old-secret');
+    expect(await used()).toBe(w.clock.now().toISOString());
   });
 
   it('refuses a wrong secret, an unknown client, an expired secret and a disabled account alike (null)', async () => {
