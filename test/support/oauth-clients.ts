@@ -62,32 +62,23 @@ async function cached(name: string, source: string, artifact: string, build: (st
   return path.join(dir, artifact);
 }
 
-/** The go-oidc verifier (tools/oauth-clients/go-oidc), built once with Debian's Go and go-oidc (GOPATH mode, no module proxy). */
-export async function ensureGoOidcVerifier(): Promise<string> {
+/** Builds tools/oauth-clients/<program> with Debian's Go in GOPATH mode (no module proxy), once per source hash. */
+function goProgram(program: string, binary: string): Promise<string> {
   const go = findExecutable('go');
-  if (!go || !existsSync(GO_OIDC)) {
-    throw new Error('go-oidc needs Debian’s golang-go and golang-github-coreos-go-oidc-dev: apt-get install golang-go golang-github-coreos-go-oidc-dev (scripts/ensure-go-oidc.sh)');
-  }
-  return cached('go-oidc', path.join(TOOLS, 'go-oidc'), 'go-oidc-verify', async (staging) => {
+  if (!go) throw new Error(`${program} needs Debian’s golang-go (scripts/ensure-go-oidc.sh)`);
+  return cached(program, path.join(TOOLS, program), binary, async (staging) => {
     const env = { GOPATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: path.join(CACHE, 'go-build'), HOME: process.env.HOME ?? ROOT };
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(go, ['build', '-o', path.join(staging, 'go-oidc-verify'), '.'], { cwd: path.join(TOOLS, 'go-oidc'), env: { PATH: process.env.PATH ?? '', ...env } });
-      let output = '';
-      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`go build failed (${code}):\n${output.slice(-3000)}`))));
-    });
+    await jsonLinesOf(go, ['build', '-o', path.join(staging, binary), '.'], { cwd: path.join(TOOLS, program), env, timeoutMs: 600_000, lines: 'any' });
   });
 }
 
-/** The Spring Boot resource server (tools/oauth-clients/spring-resource-server), built once with mvn (offline first). */
-export async function ensureSpringResourceServer(): Promise<string> {
-  if (!javaExecutable()) throw new Error('the Spring Boot resource server needs Java 17+: apt-get install openjdk-17-jdk-headless maven');
+/** Packages tools/oauth-clients/<name> (a Spring Boot app) with mvn, offline first, once per source hash. */
+function springJar(name: string, what: string): Promise<string> {
+  if (!javaExecutable()) throw new Error(`${what} needs Java 17+: apt-get install openjdk-17-jdk-headless maven`);
   const mvn = findExecutable('mvn');
-  if (!mvn) throw new Error('mvn not found on PATH (needed once to build tools/oauth-clients/spring-resource-server): apt-get install maven');
-  const source = path.join(TOOLS, 'spring-resource-server');
-  return cached('spring-resource-server', source, 'spring-resource-server.jar', async (staging) => {
+  if (!mvn) throw new Error(`mvn not found on PATH (needed once to build tools/oauth-clients/${name}): apt-get install maven`);
+  const source = path.join(TOOLS, name);
+  return cached(name, source, `${name}.jar`, async (staging) => {
     const work = path.join(staging, 'project');
     cpSync(source, work, { recursive: true });
     const args = ['-q', '-B', '-Dstyle.color=never', 'package'];
@@ -96,46 +87,63 @@ export async function ensureSpringResourceServer(): Promise<string> {
     } catch {
       await run(mvn, args, { cwd: work, timeoutMs: 900_000 });
     }
-    renameSync(path.join(work, 'target', 'spring-resource-server.jar'), path.join(staging, 'spring-resource-server.jar'));
+    renameSync(path.join(work, 'target', `${name}.jar`), path.join(staging, `${name}.jar`));
     rmSync(work, { recursive: true, force: true });
   });
 }
 
-/** Runs the go-oidc verifier against `issuer`, the tokens on stdin (never on the command line, where `ps` shows them). */
-export function verifyWithGoOidc(binary: string, issuer: string, audience: string, tokens: Record<string, string>): Promise<Verdict[]> {
+/**
+ * Runs a program of tools/oauth-clients (PATH its only inherited variable), `stdin` on its standard input, killed
+ * after `timeoutMs`; resolves with the JSON lines it printed, and rejects when it exits non-zero or, unless
+ * `lines: 'any'`, prints none.
+ */
+function jsonLinesOf(
+  file: string,
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string>; cwd?: string; timeoutMs: number; lines?: 'any' },
+): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, [issuer, audience], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { cwd: options.cwd ?? ROOT, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`go-oidc-verify exited with ${code}:\n${stderr.slice(-3000)}`));
-      resolve(stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Verdict));
+      const lines = stdout.split('\n').filter((line) => line.startsWith('{'));
+      if (code !== 0 || (lines.length === 0 && options.lines !== 'any')) {
+        return reject(new Error(`${path.basename(args[0] && file === process.execPath ? args[0] : file)} exited with ${code}:\n${(stdout + stderr).slice(-3000)}`));
+      }
+      resolve(lines.map((line) => JSON.parse(line) as Record<string, unknown>));
     });
-    child.stdin.end(Object.entries(tokens).map(([label, token]) => `${label}\t${token}\n`).join(''));
+    child.stdin.end(options.stdin ?? '');
   });
 }
 
+/** The go-oidc verifier (tools/oauth-clients/go-oidc), built once with Debian's Go and go-oidc (GOPATH mode, no module proxy). */
+export async function ensureGoOidcVerifier(): Promise<string> {
+  if (!existsSync(GO_OIDC)) {
+    throw new Error('go-oidc needs Debian’s golang-go and golang-github-coreos-go-oidc-dev: apt-get install golang-go golang-github-coreos-go-oidc-dev (scripts/ensure-go-oidc.sh)');
+  }
+  return goProgram('go-oidc', 'go-oidc-verify');
+}
+
+/** The Spring Boot resource server (tools/oauth-clients/spring-resource-server), built once with mvn (offline first). */
+export function ensureSpringResourceServer(): Promise<string> {
+  return springJar('spring-resource-server', 'the Spring Boot resource server');
+}
+
+/** Runs the go-oidc verifier against `issuer`, the tokens on stdin (never on the command line, where `ps` shows them). */
+export async function verifyWithGoOidc(binary: string, issuer: string, audience: string, tokens: Record<string, string>): Promise<Verdict[]> {
+  const stdin = Object.entries(tokens).map(([label, token]) => `${label}\t${token}\n`).join('');
+  return (await jsonLinesOf(binary, [issuer, audience], { stdin, timeoutMs: 60_000 })) as Verdict[];
+}
+
 /** Runs a Node program of tools/oauth-clients in its own process, `stdin` on its standard input; resolves with the first JSON line it prints. */
-function runNodeTool(args: string[], stdin: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      if (code !== 0 || !line) return reject(new Error(`${path.basename(args[0] ?? '')} exited with ${code}:\n${stderr.slice(-3000)}`));
-      resolve(JSON.parse(line) as Record<string, unknown>);
-    });
-    child.stdin.end(stdin);
-  });
+async function runNodeTool(args: string[], stdin: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return (await jsonLinesOf(process.execPath, args, { stdin, timeoutMs: 120_000 }))[0]!;
 }
 
 /** openid-client in its own Node process: discovery() from the issuer, then the refresh grant at the discovered token endpoint. */
@@ -237,63 +245,20 @@ export function clientCredentialsWithOpenIdClient(
  * built once as the go-oidc verifier is (#21).
  */
 export async function ensureGoClientCredentials(): Promise<string> {
-  const go = findExecutable('go');
-  if (!go || !existsSync(path.join(GOPATH, 'src/golang.org/x/oauth2/clientcredentials')) || !existsSync(GO_OIDC)) {
+  if (!existsSync(path.join(GOPATH, 'src/golang.org/x/oauth2/clientcredentials')) || !existsSync(GO_OIDC)) {
     throw new Error('the Go client needs Debian’s golang-go, golang-github-coreos-go-oidc-dev and golang-golang-x-oauth2-dev (scripts/ensure-go-oidc.sh)');
   }
-  return cached('go-client-credentials', path.join(TOOLS, 'go-client-credentials'), 'go-client-credentials', async (staging) => {
-    const env = { GOPATH, GO111MODULE: 'off', GOFLAGS: '', GOCACHE: path.join(CACHE, 'go-build'), HOME: process.env.HOME ?? ROOT };
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(go, ['build', '-o', path.join(staging, 'go-client-credentials'), '.'], {
-        cwd: path.join(TOOLS, 'go-client-credentials'),
-        env: { PATH: process.env.PATH ?? '', ...env },
-      });
-      let output = '';
-      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`go build failed (${code}):\n${output.slice(-3000)}`))));
-    });
-  });
+  return goProgram('go-client-credentials', 'go-client-credentials');
 }
 
 /** Runs the Go client credentials program: one JSON line per attempt (header, params, wrong-secret). The secret goes on stdin. */
 export function clientCredentialsWithGo(binary: string, issuer: string, clientId: string, secret: string): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, [issuer, clientId], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`go-client-credentials exited with ${code}:\n${stderr.slice(-3000)}`));
-      resolve(stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>));
-    });
-    child.stdin.end(secret);
-  });
+  return jsonLinesOf(binary, [issuer, clientId], { stdin: secret, timeoutMs: 60_000 });
 }
 
 /** The Spring Boot OAuth2 client (tools/oauth-clients/spring-client-credentials), built once with mvn (offline first) (#21). */
-export async function ensureSpringClientCredentials(): Promise<string> {
-  if (!javaExecutable()) throw new Error('the Spring Boot OAuth2 client needs Java 17+: apt-get install openjdk-17-jdk-headless maven');
-  const mvn = findExecutable('mvn');
-  if (!mvn) throw new Error('mvn not found on PATH (needed once to build tools/oauth-clients/spring-client-credentials): apt-get install maven');
-  const source = path.join(TOOLS, 'spring-client-credentials');
-  return cached('spring-client-credentials', source, 'spring-client-credentials.jar', async (staging) => {
-    const work = path.join(staging, 'project');
-    cpSync(source, work, { recursive: true });
-    const args = ['-q', '-B', '-Dstyle.color=never', 'package'];
-    try {
-      await run(mvn, ['-o', ...args], { cwd: work, timeoutMs: 300_000 });
-    } catch {
-      await run(mvn, args, { cwd: work, timeoutMs: 900_000 });
-    }
-    renameSync(path.join(work, 'target', 'spring-client-credentials.jar'), path.join(staging, 'spring-client-credentials.jar'));
-    rmSync(work, { recursive: true, force: true });
-  });
+export function ensureSpringClientCredentials(): Promise<string> {
+  return springJar('spring-client-credentials', 'the Spring Boot OAuth2 client');
 }
 
 /**
@@ -301,23 +266,8 @@ export async function ensureSpringClientCredentials(): Promise<string> {
  * client id and secret go in its environment (never on the command line, where `ps` shows them).
  */
 export function clientCredentialsWithSpring(jar: string, issuer: string, clientId: string, secret: string): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return new Promise((resolve, reject) => {
-    const child = spawn(javaExecutable()!, ['-XX:TieredStopAtLevel=1', '-Xss512k', '-jar', jar], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ISSUER: issuer, CLIENT_ID: clientId, CLIENT_SECRET: secret },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const lines = stdout.split('\n').filter((line) => line.startsWith('{'));
-      if (code !== 0 || lines.length === 0) return reject(new Error(`spring-client-credentials exited with ${code}:\n${(stdout + stderr).slice(-3000)}`));
-      resolve(lines.map((line) => JSON.parse(line) as Record<string, unknown>));
-    });
+  return jsonLinesOf(javaExecutable()!, ['-XX:TieredStopAtLevel=1', '-Xss512k', '-jar', jar], {
+    env: { ISSUER: issuer, CLIENT_ID: clientId, CLIENT_SECRET: secret },
+    timeoutMs: 120_000,
   });
 }
