@@ -16,6 +16,8 @@ export interface LoadSpec {
   contentType?: string;
   /** More request headers, e.g. HTTP Basic client credentials. */
   headers?: Record<string, string>;
+  /** Headers drawn anew for each request (e.g. the credentials of one of many clients), over `headers`. */
+  requestHeaders?: () => Record<string, string>;
   /** Sees every answer of a closed-loop run (autocannon's onResponse): how a chain of requests learns its next step. */
   onResponse?: (status: number, body: string) => void;
   /** Runs before each closed-loop run, outside its window, with the run's connection count (e.g. mints what the run will use). */
@@ -48,7 +50,15 @@ function autocannonRun(url: string, spec: LoadSpec, connections: number, until: 
         method: spec.method ?? 'GET',
         path: spec.path,
         headers,
-        ...(body ? { setupRequest: (request: autocannon.Request) => ({ ...request, body: body() }) } : {}),
+        ...(body || spec.requestHeaders
+          ? {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                ...(body ? { body: body() } : {}),
+                ...(spec.requestHeaders ? { headers: { ...request.headers, ...spec.requestHeaders() } } : {}),
+              }),
+            }
+          : {}),
         ...(onResponse ? { onResponse: (status: number, text: string) => onResponse(status, text) } : {}),
       },
     ],
@@ -83,6 +93,7 @@ function request(url: string, spec: LoadSpec): Promise<number> {
         agent,
         headers: {
           ...spec.headers,
+          ...spec.requestHeaders?.(),
           ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}),
           ...(body ? { 'content-type': spec.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
         },

@@ -4,9 +4,11 @@
  * rate), and token introspection against the bare route. `npm run bench` measures them in its own run
  * (bench/run.ts, section 1c and 3b); `node dist-bench/bench/oauth.js` measures them alone (below).
  *
- * The service account is made through the API with the admin's token, as an operator makes one: a custom role
- * holding `tokens:introspect` (POST /v1/roles), the account with that role (its first secret in the answer), and
- * an EC P-256 public key with its `kid` (PUT /v1/service-accounts/{id}/keys). Every `private_key_jwt` request
+ * The service accounts are made through the API with the admin's token, as an operator makes them: a custom role
+ * holding `tokens:introspect` (POST /v1/roles), BENCH_SERVICE_ACCOUNTS accounts with that role (each its first secret
+ * in the answer) and each an EC P-256 public key with its `kid` (PUT /v1/service-accounts/{id}/keys). Every request
+ * is one account's, drawn at random, as many services would call (no row holds only for one warm account); every
+ * introspection is of one of BENCH_INTROSPECTED_TOKENS access tokens, drawn at random. Every `private_key_jwt` request
  * carries an assertion never sent before (its own `jti`, `exp` 2 minutes ahead, under the service's 5): signed
  * with node:crypto (ES256, IEEE P1363 signature) before each run, outside its window, so the load generator's
  * signing does not take the api's CPU during the window; a request finding the pool empty signs one on the spot.
@@ -57,16 +59,35 @@ async function asAdmin<T>(url: string, token: string, method: string, route: str
   return (await response.json()) as T;
 }
 
-/** A role holding `tokens:introspect`, a service account holding it (with its secret) and an ES256 key of its own. */
-export async function createBenchServiceAccount(url: string, adminToken: string, suffix: string): Promise<BenchServiceAccount> {
+/** How many service accounts the rows draw from: each request is one of them, chosen at random, as many services would call. */
+export const BENCH_SERVICE_ACCOUNTS = 50;
+
+/** A role holding `tokens:introspect`, and `count` service accounts holding it, each with its secret and an ES256 key of its own. */
+export async function createBenchServiceAccounts(url: string, adminToken: string, suffix: string, count = BENCH_SERVICE_ACCOUNTS): Promise<BenchServiceAccount[]> {
   const role = `bench-introspector-${suffix}`;
   await asAdmin(url, adminToken, 'POST', '/v1/roles', { name: role, permissions: ['tokens:introspect'] }, 201);
-  const account = await asAdmin<{ _id: string; client_id: string; client_secret: string }>(url, adminToken, 'POST', '/v1/service-accounts', { name: `bench-service-${suffix}`, role }, 201);
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const kid = 'bench-key-1';
-  const jwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, string>), kid, alg: 'ES256', use: 'sig' };
-  await asAdmin(url, adminToken, 'PUT', `/v1/service-accounts/${account._id}/keys`, { keys: [jwk] }, 200);
-  return { id: account._id, clientId: account.client_id, secret: account.client_secret, privateKey, kid };
+  const accounts: BenchServiceAccount[] = [];
+  for (let i = 0; i < count; i++) {
+    const account = await asAdmin<{ _id: string; client_id: string; client_secret: string }>(url, adminToken, 'POST', '/v1/service-accounts', { name: `bench-service-${suffix}-${i}`, role }, 201);
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const kid = `bench-key-${i}`;
+    const jwk = { ...(publicKey.export({ format: 'jwk' }) as Record<string, string>), kid, alg: 'ES256', use: 'sig' };
+    await asAdmin(url, adminToken, 'PUT', `/v1/service-accounts/${account._id}/keys`, { keys: [jwk] }, 200);
+    accounts.push({ id: account._id, clientId: account.client_id, secret: account.client_secret, privateKey, kid });
+  }
+  return accounts;
+}
+
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+
+/** How many access tokens the introspection row draws from: each sign-in's own (argon2id, outside every window). */
+export const BENCH_INTROSPECTED_TOKENS = 20;
+
+/** `count` access tokens of `credentials`, each from a sign-in of its own, to introspect. */
+export async function accessTokens(url: string, credentials: { username: string; password: string }, count = BENCH_INTROSPECTED_TOKENS): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i++) tokens.push(await signInToken(url, credentials));
+  return tokens;
 }
 
 const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -87,9 +108,15 @@ export interface OAuthSpecs {
   counts(): { signedInWindow: number; failedGrants: number; inactive: number };
 }
 
-/** The three requests; `audience` is the api's issuer (JWT_ISSUER), `accessToken` a user's valid access token to introspect. */
-export function oauthSpecs(account: BenchServiceAccount, audience: string, accessToken: string): OAuthSpecs {
-  const basic = `Basic ${Buffer.from(`${encodeURIComponent(account.clientId)}:${encodeURIComponent(account.secret)}`).toString('base64')}`;
+/**
+ * The three requests, each from one of `accounts` drawn at random; `audience` is the api's issuer (JWT_ISSUER),
+ * `accessTokens` users' valid access tokens, one of them introspected per request, drawn at random too.
+ */
+export function oauthSpecs(accounts: readonly BenchServiceAccount[], audience: string, accessTokens: readonly string[]): OAuthSpecs {
+  const basicOf = (account: BenchServiceAccount) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(account.clientId)}:${encodeURIComponent(account.secret)}`).toString('base64')}`;
+  const basics = accounts.map(basicOf);
+  const randomBasic = () => ({ authorization: pick(basics) });
   const pool: string[] = [];
   let taken = 0;
   let signedInWindow = 0;
@@ -99,7 +126,7 @@ export function oauthSpecs(account: BenchServiceAccount, audience: string, acces
     if (status !== 200 || !body.includes('"access_token"')) failedGrants++;
   };
   return {
-    secretGrant: { method: 'POST', path: '/oauth/token', contentType: FORM, headers: { authorization: basic }, body: () => 'grant_type=client_credentials', onResponse: granted },
+    secretGrant: { method: 'POST', path: '/oauth/token', contentType: FORM, requestHeaders: randomBasic, body: () => 'grant_type=client_credentials', onResponse: granted },
     keyGrant: {
       method: 'POST',
       path: '/oauth/token',
@@ -109,7 +136,7 @@ export function oauthSpecs(account: BenchServiceAccount, audience: string, acces
         let assertion = pool.pop();
         if (assertion === undefined) {
           signedInWindow++;
-          assertion = clientAssertion(account, audience);
+          assertion = clientAssertion(pick(accounts), audience);
         }
         return `grant_type=client_credentials&client_assertion_type=${encodeURIComponent(JWT_BEARER)}&client_assertion=${assertion}`;
       },
@@ -119,15 +146,15 @@ export function oauthSpecs(account: BenchServiceAccount, audience: string, acces
         const wanted = Math.max(FIRST_POOL, Math.ceil(taken * 1.5));
         pool.length = 0;
         taken = 0;
-        for (let i = 0; i < wanted; i++) pool.push(clientAssertion(account, audience));
+        for (let i = 0; i < wanted; i++) pool.push(clientAssertion(pick(accounts), audience));
       },
     },
     introspection: {
       method: 'POST',
       path: '/oauth/introspect',
       contentType: FORM,
-      headers: { authorization: basic },
-      body: () => `token=${accessToken}`,
+      requestHeaders: randomBasic,
+      body: () => `token=${pick(accessTokens)}`,
       onResponse: (status, body) => {
         if (status !== 200 || !body.includes('"active":true')) inactive++;
       },
@@ -140,7 +167,7 @@ export function oauthSpecs(account: BenchServiceAccount, audience: string, acces
 export async function checkOAuthSpecs(url: string, specs: OAuthSpecs): Promise<void> {
   for (const [name, spec, expect] of [['secret grant', specs.secretGrant, '"access_token"'], ['key grant', specs.keyGrant, '"access_token"'], ['introspection', specs.introspection, '"active":true']] as const) {
     await spec.prepare?.(1);
-    const response = await fetch(`${url}${spec.path}`, { method: 'POST', headers: { ...spec.headers, 'content-type': FORM }, body: spec.body!() });
+    const response = await fetch(`${url}${spec.path}`, { method: 'POST', headers: { ...spec.headers, ...spec.requestHeaders?.(), 'content-type': FORM }, body: spec.body!() });
     const text = await response.text();
     if (response.status !== 200 || !text.includes(expect)) throw new Error(`${name}: ${response.status} ${text}`);
   }
@@ -203,8 +230,8 @@ async function runOAuthRows(): Promise<void> {
     const token = await signInToken(api.url, admin);
     const page = await (await fetch(`${api.url}/v1/users`, { headers: { authorization: `Bearer ${token}` } })).text();
     bare = await startTarget('bare', 'bare', { ...env, BENCH_FIXED_PAGE: page });
-    const account = await createBenchServiceAccount(api.url, token, Date.now().toString(36));
-    const specs = oauthSpecs(account, issuer, token);
+    const accounts = await createBenchServiceAccounts(api.url, token, Date.now().toString(36));
+    const specs = oauthSpecs(accounts, issuer, await accessTokens(api.url, admin));
     await checkOAuthSpecs(api.url, specs);
     const chains = refreshChains(api.url, admin);
     const server = await databaseServerProcess(database.url);

@@ -20,7 +20,7 @@ import { measureCapacity } from './capacity';
 import { closeAgent, closedLoop, type LoadSpec, type Measure, median, openLoop, percentile, signInToken, sleep } from './load';
 import { log, LOG_LEVEL, ROOT, startMailer, startTarget, stats } from './processes';
 import { filteredPages } from './filters';
-import { checkOAuthSpecs, createBenchServiceAccount, GRANT_MIN_RATIO, GRANT_TARGET, INTROSPECT_MIN_RATIO, INTROSPECT_TARGET, oauthSpecs } from './oauth';
+import { accessTokens, checkOAuthSpecs, createBenchServiceAccounts, GRANT_MIN_RATIO, GRANT_TARGET, INTROSPECT_MIN_RATIO, INTROSPECT_TARGET, oauthSpecs } from './oauth';
 import { fmt, type Row, writeResults } from './report';
 import { refreshChains } from './refresh-chains';
 import { seedUsers } from './seed';
@@ -211,7 +211,7 @@ export async function runBench(): Promise<Row[]> {
     const refreshErrors = refreshPair.figure.reduce((sum, m) => sum + m.errors, 0);
     rows.push(rowOf('refresh', `POST /v1/auth/refresh, closed loop, ${connections} connections, each request a token never sent before`, `POST /v1/auth/signin, closed loop, concurrency ${best.concurrency}`, refreshPair, 'req/s', REFRESH_TARGET, (r) => r >= REFRESH_MIN_RATIO, `${refresh.minted()} sign-ins minted the chains, outside the windows; ${refreshErrors} errors`));
     // 1c. The client credentials grant (#21), with a secret and with a key, against the same refresh exchange: none hashes a password.
-    const oauth = oauthSpecs(await createBenchServiceAccount(apiMid.url, tokenMid, suffix), common.JWT_ISSUER, tokenMid);
+    const oauth = oauthSpecs(await createBenchServiceAccounts(apiMid.url, tokenMid, suffix), common.JWT_ISSUER, await accessTokens(apiMid.url, ADMIN));
     await checkOAuthSpecs(apiMid.url, oauth);
     for (const [id, spec, how] of [['client-credentials-secret', oauth.secretGrant, 'client_secret_basic'], ['client-credentials-key', oauth.keyGrant, 'private_key_jwt (ES256, an assertion never sent before on each request)']] as const) {
       const grant = await pair(id, () => closedLoop(apiMid.url, spec, connections, seconds), refreshRun, throughputRatio);
