@@ -53,7 +53,8 @@ function withServiceAssets(): void {
 export function startTarget(name: string, mode: string, env: Record<string, string>): Promise<Target> {
   withServiceAssets();
   const child = fork(path.join(__dirname, 'target.js'), [], {
-    execArgv: NODE_FLAGS,
+    // BENCH_CPU_PROF=<dir>: each target writes a V8 CPU profile there when it stops (chrome://inspect or speedscope reads it).
+    execArgv: process.env.BENCH_CPU_PROF ? [...NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : NODE_FLAGS,
     env: { PATH: process.env.PATH ?? '', ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}), BENCH_MODE: mode, LOG_LEVEL, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });

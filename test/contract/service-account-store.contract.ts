@@ -193,5 +193,17 @@ export function describeServiceAccountStoreContract(
       const answers = await Promise.all(Array.from({ length: 6 }, () => accounts.rememberAssertion(key, expires, AT)));
       expect(answers.filter(Boolean)).toHaveLength(1);
     });
+
+    test('in a burst of fresh and replayed assertions at once, each fresh one is told true and each replay false', async () => {
+      const expires = new Date(AT.getTime() + 60_000);
+      const replayed = [tokenHash(), tokenHash()];
+      for (const key of replayed) expect(await accounts.rememberAssertion(key, expires, AT)).toBe(true);
+      const fresh = Array.from({ length: 8 }, () => tokenHash());
+      const burst = [...fresh.slice(0, 4), replayed[0]!, ...fresh.slice(4), replayed[1]!];
+      const answers = await Promise.all(burst.map((key) => accounts.rememberAssertion(key, expires, AT)));
+      expect(answers).toEqual(burst.map((key) => !replayed.includes(key)));
+      // Every fresh one is remembered now: a second burst of them is refused whole.
+      expect(await Promise.all(fresh.map((key) => accounts.rememberAssertion(key, expires, AT)))).toEqual(fresh.map(() => false));
+    });
   });
 }

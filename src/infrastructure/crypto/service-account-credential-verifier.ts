@@ -13,6 +13,7 @@ import { MAX_SECRETS, type ServiceAccountState } from '../../domain/service-acco
 
 /** The algorithms a client assertion may be signed with: never `none`, never HS*. */
 export const CLIENT_ASSERTION_ALGORITHMS = ['ES256', 'RS256', 'EdDSA'] as const;
+type ClientAssertionAlgorithm = (typeof CLIENT_ASSERTION_ALGORITHMS)[number];
 /** RFC 7523 leaves the lifetime to the server: an assertion expires at most this far ahead. */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 const MAX_CLIENT_ID = 64;
@@ -36,8 +37,8 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
   private readonly store: ServiceAccountCredentialStore;
   private readonly clock: Clock;
   private readonly decode = createDecoder({ complete: true });
-  /** Public keys in PEM by their JWK (a registered key is read whole every time; turning it into a key is not free). */
-  private readonly pems = new LRUCache<string, string>({ max: 1000 });
+  /** Assertion verifiers by key, client and audience (see verifierFor). */
+  private readonly verifiers = new LRUCache<string, (token: string) => unknown>({ max: 1000 });
 
   constructor(deps: { serviceAccountCredentialStore: ServiceAccountCredentialStore; clock: Clock }) {
     this.store = deps.serviceAccountCredentialStore;
@@ -84,23 +85,15 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
     if (!jwk || algorithmOf(jwk) !== alg) return null;
 
     const now = this.clock.now();
-    let verified: { exp?: unknown; jti?: unknown };
+    let verified: { exp?: unknown; nbf?: unknown; jti?: unknown };
     try {
-      const key = this.pemOf(jwk);
-      const verify = createVerifier({
-        key,
-        algorithms: [alg as (typeof CLIENT_ASSERTION_ALGORITHMS)[number]],
-        allowedIss: clientId,
-        allowedSub: clientId,
-        allowedAud: [audience.tokenEndpointUrl, audience.issuer],
-        requiredClaims: ['iss', 'sub', 'aud', 'exp', 'jti'],
-        clockTimestamp: now.getTime(),
-        cache: false,
-      });
-      verified = verify(clientAssertion) as typeof verified;
+      verified = this.verifierFor(jwk, alg as ClientAssertionAlgorithm, clientId, audience)(clientAssertion) as typeof verified;
     } catch {
       return null;
     }
+    // The cached verifier leaves time to us: the clock is the service's (a test's clock moves it), not fast-jwt's Date.now().
+    if (typeof verified.exp !== 'number' || verified.exp * 1000 <= now.getTime()) return null;
+    if (verified.nbf !== undefined && (typeof verified.nbf !== 'number' || verified.nbf * 1000 > now.getTime())) return null;
     const { exp, jti } = verified;
     if (typeof exp !== 'number' || exp * 1000 > now.getTime() + MAX_ASSERTION_LIFETIME_SECONDS * 1000) return null;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI) return null;
@@ -109,14 +102,29 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
     return authenticated(account, 'private_key_jwt');
   }
 
-  private pemOf(jwk: object): string {
-    const id = JSON.stringify(jwk);
-    let pem = this.pems.get(id);
-    if (pem === undefined) {
-      pem = createPublicKey({ key: { ...jwk } as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
-      this.pems.set(id, pem);
+  /**
+   * One verifier per registered key, client and audience, made once: making one parses the key and
+   * checks it fits the algorithm, which cost more than the signature check itself (bench/oauth.ts).
+   * Keyed by the whole JWK, so a key replaced under the same `kid` is never verified with the old one.
+   */
+  private verifierFor(jwk: object, alg: ClientAssertionAlgorithm, clientId: string, audience: AssertionAudience): (token: string) => unknown {
+    const id = JSON.stringify([jwk, alg, clientId, audience.tokenEndpointUrl, audience.issuer]);
+    let verify = this.verifiers.get(id);
+    if (verify === undefined) {
+      verify = createVerifier({
+        key: createPublicKey({ key: { ...jwk } as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString(),
+        algorithms: [alg],
+        allowedIss: clientId,
+        allowedSub: clientId,
+        allowedAud: [audience.tokenEndpointUrl, audience.issuer],
+        requiredClaims: ['iss', 'sub', 'aud', 'exp', 'jti'],
+        ignoreExpiration: true,
+        ignoreNotBefore: true,
+        cache: false,
+      });
+      this.verifiers.set(id, verify);
     }
-    return pem;
+    return verify;
   }
 }
 

@@ -131,6 +131,27 @@ describe('ServiceAccountCredentialVerifier: private_key_jwt (RFC 7523)', () => {
     expect([a, b].filter((r) => r !== null)).toHaveLength(1);
   });
 
+  it('judges time by the service\'s clock at each call, not when its verifier for the key was made', async () => {
+    const w = world();
+    expect(await w.verifier.authenticateWithAssertion(w.assertion(), audience)).not.toBeNull(); // the key's verifier is made
+    const soonExpiring = w.assertion({ exp: Math.floor(w.clock.now().getTime() / 1000) + 30 });
+    const notYet = w.assertion({ nbf: Math.floor(w.clock.now().getTime() / 1000) + 20 });
+    w.clock.advance(31_000);
+    expect(await w.verifier.authenticateWithAssertion(soonExpiring, audience)).toBeNull();
+    expect(await w.verifier.authenticateWithAssertion(notYet, audience)).not.toBeNull();
+    const later = w.assertion({ nbf: Math.floor(w.clock.now().getTime() / 1000) + 20 });
+    expect(await w.verifier.authenticateWithAssertion(later, audience)).toBeNull();
+  });
+
+  it('verifies with the key registered now: a key replaced under the same kid no longer signs', async () => {
+    const w = world();
+    expect(await w.verifier.authenticateWithAssertion(w.assertion(), audience)).not.toBeNull();
+    const replacement = keyPair('ec', 'ec-1');
+    w.store.save({ ...w.account, keys: [replacement.jwk] });
+    expect(await w.verifier.authenticateWithAssertion(w.assertion(), audience)).toBeNull();
+    expect(await w.verifier.authenticateWithAssertion(w.assertion({}, { key: replacement.privateKey }), audience)).not.toBeNull();
+  });
+
   it('refuses every forgery and malformed assertion (null)', async () => {
     const w = world();
     const stranger = keyPair('ec', 'ec-1');

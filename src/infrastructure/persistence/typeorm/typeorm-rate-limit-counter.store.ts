@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { RateLimitCounter, RateLimitWindow } from '../../../application/ports/rate-limit-counter.port';
+import { BatchedLookup } from './batched-lookup';
 import { isMysqlFamily } from './data-source';
 import { retryDeadlocks } from './deadlock-retry';
 import { RateLimitCounterSchema } from './records';
@@ -14,6 +15,11 @@ export interface TypeOrmRateLimitCounterDeps {
   onPurgeFailed?: (error: unknown) => void;
   /** How often this process deletes ended windows; every replica purges, so this bounds the rows left over. */
   purgeEveryMs?: number;
+}
+
+interface PeekedRow {
+  hits: number | string;
+  window_end: unknown;
 }
 
 /** Keys deleted per statement: a short delete holds its row locks only briefly. */
@@ -32,7 +38,6 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
   private readonly mysqlFamily: boolean;
   private readonly hitSql: string;
   private readonly windowEndSql = 'SELECT window_end FROM rate_limit_counters WHERE counter_key = ?';
-  private readonly peekSql = 'SELECT hits, window_end FROM rate_limit_counters WHERE counter_key = ?';
   private readonly endedSql = `SELECT counter_key FROM rate_limit_counters WHERE window_end <= ? LIMIT ${PURGE_BATCH}`;
   private readonly dataSource: DataSource;
   private readonly sqliteWriteQueue: SqliteWriteQueue;
@@ -42,6 +47,17 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
   /** Set by the first hit: a process purges one interval after it starts counting, then every interval. */
   private nextPurgeAt: number | null = null;
   private purging = false;
+  /**
+   * Peeks asked for at once share one statement (every client authentication peeks at two keys, its
+   * client's and its address's): as fresh as a statement each, never a cache (batched-lookup.ts). In turn
+   * on SQLite, as every statement outside a transaction: unqueued, it could see another request's
+   * uncommitted rows.
+   */
+  private readonly peeks = new BatchedLookup<string, PeekedRow>(async (keys) => {
+    const sql = `SELECT counter_key, hits, window_end FROM rate_limit_counters WHERE counter_key IN (${keys.map(() => '?').join(', ')})`;
+    const rows = (await this.sqliteWriteQueue.serialize(() => this.dataSource.query(sql, keys))) as (PeekedRow & { counter_key: string })[];
+    return new Map(rows.map((row) => [row.counter_key, row]));
+  });
 
   constructor(deps: TypeOrmRateLimitCounterDeps) {
     this.dataSource = deps.dataSource;
@@ -61,11 +77,7 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
   }
 
   async peek(key: string, now: Date): Promise<RateLimitWindow | null> {
-    // In turn on SQLite, as every statement outside a transaction: unqueued, it could see another request's uncommitted rows.
-    const [row] = (await this.sqliteWriteQueue.serialize(() => this.dataSource.query(this.peekSql, [counterKeyOf(key)]))) as {
-      hits: number | string;
-      window_end: unknown;
-    }[];
+    const row = await this.peeks.get(counterKeyOf(key));
     if (!row) return null;
     const endsAt = this.hydrated(row.window_end);
     return endsAt.getTime() > now.getTime() ? { hits: Number(row.hits), endsAt } : null;

@@ -1,4 +1,4 @@
-import { In, LessThan, type EntityManager } from 'typeorm';
+import { type DataSource, In, LessThan, type EntityManager } from 'typeorm';
 import type {
   ServiceAccountCredentialStore,
   ServiceAccountRepository,
@@ -10,6 +10,7 @@ import { ServiceAccount, type ServiceAccountSecretState, type ServiceAccountStat
 import { ServiceAccountChangedConcurrentlyError, ServiceAccountNameTakenError } from '../../../domain/service-accounts/service-account.errors';
 import { serviceAccountNameKey } from '../../../domain/service-accounts/service-account-name';
 import { uniqueViolationOn } from './database-errors';
+import { type ServiceAccountCredentialStatements, serviceAccountCredentialStatements } from './service-account-credential-statements';
 import {
   ClientAssertionJtiSchema,
   type ServiceAccountRecord,
@@ -24,6 +25,9 @@ export interface TypeOrmServiceAccountRepositoryDeps {
   manager: EntityManager;
   sqliteWriteQueue: SqliteWriteQueue;
 }
+
+/** The credential statements of each DataSource, shared by its repositories (transactional or not). */
+const statementsBySource = new WeakMap<DataSource, ServiceAccountCredentialStatements>();
 
 /** Expired client-assertion rows are swept at most this often per process (they are ignored anyway). */
 const SWEEP_EVERY_MS = 60_000;
@@ -67,9 +71,11 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
   }
 
   async findByClientId(clientId: string): Promise<ServiceAccountState | null> {
-    // Its secrets are read even when no account has the client id: an unknown client then costs the same two
-    // statements as a known one, so the token endpoint's time does not tell the two apart.
-    return this.queue.outside(this.manager, async () => (await this.load({ clientId }, { readSecretsAnyway: true }))[0] ?? null);
+    // One statement whether or not an account has the client id: the token endpoint's time does not tell the two apart.
+    return this.queue.outside(this.manager, async () => {
+      const { account, secrets } = await this.credentialStatements().byClientId(this.manager, clientId);
+      return account ? toState(account, secrets) : null;
+    });
   }
 
   async markSecretUsed(secretId: string, at: Date): Promise<void> {
@@ -79,16 +85,15 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
   }
 
   async rememberAssertion(key: string, expiresAt: Date, now: Date): Promise<boolean> {
+    await this.queue.outside(this.manager, () => this.sweep(now));
+    try {
+      await this.credentialStatements().insertJti(key, expiresAt);
+      return true;
+    } catch (error) {
+      if (uniqueViolationOn(error) === null) throw error;
+    }
+    // Remembered already: accepted again only once that row has expired (never twice: the update is conditional).
     return this.queue.outside(this.manager, async () => {
-      const jtis = this.manager.getRepository(ClientAssertionJtiSchema);
-      await this.sweep(now);
-      try {
-        await jtis.insert({ id: key, expiresAt });
-        return true;
-      } catch (error) {
-        if (uniqueViolationOn(error) === null) throw error;
-      }
-      // Remembered already: accepted again only once that row has expired (never twice: the update is conditional).
       const { affected } = await this.manager
         .createQueryBuilder()
         .update(ClientAssertionJtiSchema)
@@ -154,6 +159,14 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
     if (affected === 0) throw new ServiceAccountChangedConcurrentlyError();
   }
 
+  /** Written on first use: the repositories are made before their DataSource is initialised. */
+  private credentialStatements(): ServiceAccountCredentialStatements {
+    const { connection } = this.manager;
+    let statements = statementsBySource.get(connection);
+    if (!statements) statementsBySource.set(connection, (statements = serviceAccountCredentialStatements(connection, (work) => this.queue.serialize(work))));
+    return statements;
+  }
+
   private requireTransaction(): void {
     if (!this.manager.queryRunner) throw new Error('TypeOrmServiceAccountRepository: changes run in a unit of work');
   }
@@ -178,17 +191,15 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
     );
   }
 
-  private async load(where: { id: string } | { clientId: string }, options: { readSecretsAnyway?: boolean } = {}): Promise<ServiceAccountState[]> {
-    return this.withSecrets(await this.manager.getRepository(ServiceAccountSchema).find({ where }), options);
+  private async load(where: { id: string }): Promise<ServiceAccountState[]> {
+    return this.withSecrets(await this.manager.getRepository(ServiceAccountSchema).find({ where }));
   }
 
-  private async withSecrets(records: ServiceAccountRecord[], { readSecretsAnyway = false } = {}): Promise<ServiceAccountState[]> {
-    if (records.length === 0 && !readSecretsAnyway) return [];
-    // No account: an id no row has (the nil UUID), so the statement runs and finds nothing.
-    const ids = records.length > 0 ? records.map((r) => r.id) : ['00000000-0000-0000-0000-000000000000'];
+  private async withSecrets(records: ServiceAccountRecord[]): Promise<ServiceAccountState[]> {
+    if (records.length === 0) return [];
     const secrets = await this.manager
       .getRepository(ServiceAccountSecretSchema)
-      .find({ where: { serviceAccountId: In(ids) }, order: { createdAt: 'ASC', id: 'ASC' } });
+      .find({ where: { serviceAccountId: In(records.map((r) => r.id)) }, order: { createdAt: 'ASC', id: 'ASC' } });
     return records.map((record) => toState(record, secrets.filter((s) => s.serviceAccountId === record.id)));
   }
 }
