@@ -16,6 +16,8 @@ export interface LoadSpec {
   contentType?: string;
   /** More request headers, e.g. HTTP Basic client credentials. */
   headers?: Record<string, string>;
+  /** A path drawn anew for each closed-loop request (e.g. a random page), over `path`. */
+  requestPath?: () => string;
   /** Headers drawn anew for each request (e.g. the credentials of one of many clients), over `headers`. */
   requestHeaders?: () => Record<string, string>;
   /** Sees every answer of a closed-loop run (autocannon's onResponse): how a chain of requests learns its next step. */
@@ -50,10 +52,11 @@ function autocannonRun(url: string, spec: LoadSpec, connections: number, until: 
         method: spec.method ?? 'GET',
         path: spec.path,
         headers,
-        ...(body || spec.requestHeaders
+        ...(body || spec.requestHeaders || spec.requestPath
           ? {
               setupRequest: (request: autocannon.Request) => ({
                 ...request,
+                ...(spec.requestPath ? { path: spec.requestPath() } : {}),
                 ...(body ? { body: body() } : {}),
                 ...(spec.requestHeaders ? { headers: { ...request.headers, ...spec.requestHeaders() } } : {}),
               }),

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rebuildUserListBuckets } from '../src/infrastructure/persistence/typeorm/user-list-buckets';
 import { connectTo } from '../test/support/test-database';
 
 const MEMBER_ROLE = '01a1fc94-6d94-7441-a6a7-5c24f14ccb6a';
@@ -34,6 +35,11 @@ export async function seedUsers(databaseUrl: string, count: number, progress?: (
       await connection.query('INSERT INTO users (id, email, email_key, name, name_key, role_id, invited_at, status) VALUES ?', [rows]);
       if (progress && (start / BATCH) % 40 === 39) progress(start + rows.length);
     }
+    // Written around the repository: the list's page index is built again from the table, as after any bulk import.
+    await rebuildUserListBuckets(async (sql, parameters) => {
+      const [rows] = await connection.query(sql, parameters);
+      return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
+    });
   } finally {
     await connection.end();
   }

@@ -91,10 +91,11 @@ import { CachedPermissionRepository } from './caching/cached-permission-reposito
 import { CachedRoleRepository } from './caching/cached-role-repository';
 import { type InvitationMailCradle, invitationMailRegistrations } from './mailer-container';
 import { type PersistenceCradle, persistenceRegistrations, typeOrmUnitOfWork, userPersistenceServices } from './persistence-registrations';
+import { type RevocationCradle, revocationRegistrations } from './revocation-registrations';
 import { Readiness } from './system/readiness';
 import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
 
-export interface Cradle extends PersistenceCradle, InvitationMailCradle {
+export interface Cradle extends PersistenceCradle, InvitationMailCradle, RevocationCradle {
   config: Config;
   logger: Logger;
   idGenerator: IdGenerator;
@@ -197,6 +198,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     ...persistenceRegistrations(config),
     // The embedded default mails invitations from this process (in-process bus).
     ...invitationMailRegistrations(config, logger),
+    ...revocationRegistrations(config),
     idGenerator: asClass(UuidV7IdGenerator).singleton(),
     passwordHasher: asClass(Argon2PasswordHasher).singleton(),
     signingKeys: asFunction(() =>
@@ -238,7 +240,14 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     roleCatalogue: asFunction(
       ({ dataSource, sqliteWriteQueue }: Cradle) => new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue }),
     ).singleton(),
-    roleRepository: asFunction(({ roleCatalogue }: Cradle) => new CachedRoleRepository(roleCatalogue)).singleton(),
+    // While the revocation signal is trusted, its poll's revision stands in for the per-read one.
+    roleRepository: asFunction(
+      ({ roleCatalogue, revocationWatch }: Cradle) =>
+        new CachedRoleRepository({
+          findAllDetails: () => roleCatalogue.findAllDetails(),
+          revision: async () => revocationWatch.current()?.rolesRevision ?? roleCatalogue.revision(),
+        }),
+    ).singleton(),
     // The permission catalogue is written only by migrations: cached whole, paged in memory.
     permissionRepository: asFunction(
       ({ dataSource }: Cradle) => new CachedPermissionRepository(new TypeOrmPermissionRepository(dataSource)),
@@ -275,19 +284,22 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
       return metrics;
     }).singleton(),
     signIn: asClass(SignInUseCase).singleton(),
-    // By default every request reads its user, so a sign-out ends its tokens at once on every replica.
-    // ACTOR_CACHE_TTL > 0 trades that for speed: another replica may accept a signed-out token that long
-    // (a change made by this process still drops its entry at once).
-    authenticateActor: asFunction(({ userRepository, roleRepository, roleCatalogue, userChangeNotices, serviceAccountRepository }: Cradle) => {
+    // A request's subject is served from memory while the revocation signal is trusted (REVOCATION_WINDOW, #26):
+    // a change that ends or narrows access answers only once every replica's trusted signal has seen it. When
+    // the signal is lost (or off), every request reads its subject, unless ACTOR_CACHE_TTL > 0 trades that for
+    // speed: another replica may then accept a signed-out token that long.
+    authenticateActor: asFunction(({ userRepository, roleRepository, roleCatalogue, userChangeNotices, serviceAccountRepository, revocationWatch }: Cradle) => {
       // Service tokens (#21) resolve to their account, read as a user is: disabled, deleted or a new role applies at the next request.
       const direct = new AuthenticateActorUseCase({ userRepository, roleRepository, serviceAccountRepository });
-      if (config.actorCacheTtlSeconds <= 0) return direct;
+      if (config.actorCacheTtlSeconds <= 0 && config.revocationWindowSeconds <= 0) return direct;
       // A role change (any replica's) still takes effect on the next request: entries carry the role catalogue's revision.
       const resolver = new CachedActorResolver(direct, {
         ttlMs: config.actorCacheTtlSeconds * 1000,
         rolesRevision: () => roleCatalogue.revision(),
         // A service account's version, read at each request: any replica's change to it applies at the next one.
         serviceAccountVersion: (id) => serviceAccountRepository.versionOf(id),
+        // No read at all while the revocation signal is trusted (#26); without it, ACTOR_CACHE_TTL as before.
+        ...(config.revocationWindowSeconds > 0 ? { signal: revocationWatch } : {}),
       });
       userChangeNotices.subscribe((userId) => resolver.invalidate(userId));
       return resolver;

@@ -11,7 +11,8 @@ import { TypeOrmUnitOfWork } from './persistence/typeorm/typeorm-unit-of-work';
 import type { UserPersistenceServices } from './persistence/typeorm/typeorm-user.repository';
 import { UserChangeNotices } from './persistence/typeorm/user-change-notices';
 import { UserReadStatements } from './persistence/typeorm/user-read-statements';
-import { USER_TOTAL_FRESHNESS_MS, UserTotalCache } from './persistence/typeorm/user-total-cache';
+import { UserListIndex } from './persistence/typeorm/user-list-index';
+import { UserPageStatements } from './persistence/typeorm/user-page-statements';
 
 /** One resolver per name of a cradle, each for that name's type: a registration left out does not compile. */
 export type Registrations<C> = { [K in keyof C]: Resolver<C[K]> };
@@ -41,7 +42,8 @@ export function persistenceRegistrations(config: Pick<Config, 'database'>): Regi
     sqliteWriteQueue: asFunction(({ dataSource }: Needs) => new SqliteWriteQueue({ dataSource })).singleton(),
     plainInsertStatements: asFunction(({ dataSource }: Needs) => new PlainInsertStatements({ dataSource })).singleton(),
     userReadStatements: asFunction(({ dataSource }: Needs) => new UserReadStatements({ dataSource })).singleton(),
-    userTotalCache: asFunction(({ clock }: Needs) => new UserTotalCache({ clock, freshnessMs: USER_TOTAL_FRESHNESS_MS })).singleton(),
+    userPageStatements: asFunction(({ dataSource }: Needs) => new UserPageStatements({ dataSource })).singleton(),
+    userListIndex: asFunction(({ dataSource }: Needs) => new UserListIndex({ dataSource })).singleton(),
     userChangeNotices: asFunction(() => new UserChangeNotices()).singleton(),
     processedEventStore: asFunction(
       ({ dataSource, plainInsertStatements, sqliteWriteQueue }: Needs) =>
@@ -53,8 +55,8 @@ export function persistenceRegistrations(config: Pick<Config, 'database'>): Regi
 /** The services a user repository shares with every other one of the process, read from the cradle one by one. */
 export function userPersistenceServices(cradle: UserPersistenceServices): UserPersistenceServices {
   // Picked, never spread: spreading the cradle would resolve every registration of the container.
-  const { userReadStatements, userTotalCache, userChangeNotices, plainInsertStatements, sqliteWriteQueue } = cradle;
-  return { userReadStatements, userTotalCache, userChangeNotices, plainInsertStatements, sqliteWriteQueue };
+  const { userReadStatements, userPageStatements, userListIndex, userChangeNotices, plainInsertStatements, sqliteWriteQueue } = cradle;
+  return { userReadStatements, userPageStatements, userListIndex, userChangeNotices, plainInsertStatements, sqliteWriteQueue };
 }
 
 /** The unit of work on the process's data source and write queue; `onEventsCommitted` where a relay listens. */

@@ -21,6 +21,8 @@ import { UuidV7IdGenerator } from '../../src/infrastructure/system/uuid-v7-id-ge
  */
 export interface ContractStores {
   users: UserRepository;
+  /** The users as another process on the same store sees them (another replica: its own caches and copies). */
+  replicaUsers(): UserRepository;
   invitations: InvitationRepository;
   processedEvents: ProcessedEventStore;
   unitOfWork: UnitOfWork;
@@ -60,10 +62,10 @@ export interface ContractOptions {
 
 /** `it`, or `it.failing` for a case listed in `knownDivergences`. */
 export function contractIt(options: ContractOptions = {}) {
-  return (title: string, test: () => Promise<void>): void => {
+  return (title: string, test: () => Promise<void>, timeoutMs?: number): void => {
     const reason = options.knownDivergences?.[title];
-    if (reason === undefined) it(title, test);
-    else it.failing(`${title} [KNOWN DIVERGENCE: ${reason}]`, test);
+    if (reason === undefined) it(title, test, timeoutMs);
+    else it.failing(`${title} [KNOWN DIVERGENCE: ${reason}]`, test, timeoutMs);
   };
 }
 

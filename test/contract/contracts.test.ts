@@ -9,6 +9,7 @@ import { describeServiceAccountStoreContract } from './service-account-store.con
 import { describeSingleUseTokenStoreContract } from './single-use-token-store.contract';
 import { describeUnitOfWorkContract } from './unit-of-work.contract';
 import { describeUserAdministrationContract } from './user-administration.contract';
+import { describeUserListPagesContract } from './user-list-pages.contract';
 import { describeUserRepositoryContract } from './user-repository.contract';
 
 /**
@@ -19,6 +20,7 @@ import { describeUserRepositoryContract } from './user-repository.contract';
 function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles' | 'serviceAccounts', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
   describeUserAdministrationContract(names.users, makeStores, options);
+  describeUserListPagesContract(names.users, makeStores, options);
   describeSingleUseTokenStoreContract(names.invitations, 'invitations', makeStores, options);
   describeInvitationRepositoryContract(names.invitations, makeStores, options);
   describeOutboxContract(names.outbox, makeStores, options);

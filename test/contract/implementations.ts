@@ -13,6 +13,11 @@ import { TypeOrmServiceAccountRepository } from '../../src/infrastructure/persis
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { TypeOrmRoleRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
 import { TypeOrmRefreshTokenStore } from '../../src/infrastructure/persistence/typeorm/typeorm-refresh-token.store';
+import { rebuildUserListBuckets } from '../../src/infrastructure/persistence/typeorm/user-list-buckets';
+import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
+import { UserListIndex } from '../../src/infrastructure/persistence/typeorm/user-list-index';
+import { UserPageStatements } from '../../src/infrastructure/persistence/typeorm/user-page-statements';
+import { userPersistenceServices } from '../../src/infrastructure/persistence-registrations';
 import { TypeOrmAdapters } from '../support/typeorm-adapters';
 import { ALL_TARGETS, type DatabaseTarget } from '../integration/persistence/database-targets';
 import type { ContractStores } from './contract-kit';
@@ -31,6 +36,7 @@ export async function inMemoryStores(): Promise<ContractStores> {
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles, serviceAccounts });
   return {
     users,
+    replicaUsers: () => users,
     invitations,
     processedEvents,
     unitOfWork,
@@ -84,9 +90,20 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
     // The roles a contract created (the built-in ones stay, as the migration seeded them).
     await db.query('DELETE FROM role_permissions WHERE role_id IN (SELECT id FROM roles WHERE built_in = 0)');
     await db.query('DELETE FROM roles WHERE built_in = 0');
+    // The page index of the users just deleted: built again, empty (what the migration builds on an empty table).
+    await rebuildUserListBuckets((sql, parameters) => db.query(sql, parameters));
     const adapters = new TypeOrmAdapters(db);
     return {
       users: adapters.users(),
+      // Another process's repository: its own page index copy (and statements). SQLite's one connection keeps the
+      // one write queue (a second queue on it would interleave transactions; no second process shares the file).
+      replicaUsers: () =>
+        new TypeOrmUserRepository({
+          manager: db.manager,
+          ...userPersistenceServices(adapters.services),
+          userListIndex: new UserListIndex({ dataSource: db }),
+          userPageStatements: new UserPageStatements({ dataSource: db }),
+        }),
       invitations: adapters.invitations(),
       processedEvents: adapters.processedEvents(),
       unitOfWork: adapters.unitOfWork(),

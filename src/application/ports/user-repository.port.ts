@@ -67,4 +67,17 @@ export interface UserRepository {
    * With a filter, only the users it matches, and `total` counts exactly those.
    */
   list(slice: Slice, filter?: UserListFilter): Promise<{ items: User[]; total: number }>;
+  /**
+   * The cursor form of `list`, for a walk of every user: the first `limit` matches with an id above `after` (any
+   * id, a user's or not: a cursor whose user was erased meanwhile still walks on), in the same order. `total` as
+   * `list`'s; `before` how many matches have an id at or below `after`. A walk that passes the last id of each page
+   * as the next `after` sees every user that exists throughout it exactly once, whatever is added meanwhile.
+   */
+  listAfter(slice: UserListSlice, filter?: UserListFilter): Promise<{ items: User[]; total: number; before: number }>;
+}
+
+/** A page of the list after a cursor: `after` a user id (lower-case), `limit` how many at most. */
+export interface UserListSlice {
+  after: string;
+  limit: number;
 }

@@ -26,12 +26,23 @@ export interface UserListQuery {
 export interface ListUsersInput extends PageRequest {
   actor: Actor;
   filter?: UserListQuery;
+  /**
+   * The cursor form, for a walk of every user: the page of `pageSize` users after this user id (any id shaped as
+   * one: a cursor whose user was erased meanwhile walks on), instead of page `page`.
+   */
+  after?: string;
 }
 
 export interface ListUsersResult {
   users: UserView[];
+  /** In the cursor form, `page` is the page of `page_size` the first user after the cursor falls on. */
   pagination: Pagination;
+  /** The cursor of the next page: the last user's id, when users follow it (by the counts of this answer). */
+  nextAfter?: string;
 }
+
+/** A user id as the list's cursor takes it: a UUID, in either case. */
+const CURSOR = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class ListUsersUseCase {
   private readonly users: UserRepository;
@@ -42,28 +53,39 @@ export class ListUsersUseCase {
     this.roles = deps.roleRepository;
   }
 
-  async execute({ actor, page, pageSize, filter = {} }: ListUsersInput): Promise<ListUsersResult> {
+  async execute({ actor, page, pageSize, filter = {}, after }: ListUsersInput): Promise<ListUsersResult> {
     requirePermission(actor, Permissions.usersRead);
     const values = parseValues(filter);
+    if (after !== undefined && !CURSOR.test(after)) throw new ValidationError([{ field: 'after', message: 'must be a user id (a UUID)' }]);
+    const list = async (narrowed: UserListFilter): Promise<Listed> =>
+      after === undefined
+        ? { ...(await this.users.list(toSlice({ page, pageSize }), narrowed)), before: toSlice({ page, pageSize }).offset }
+        : this.users.listAfter({ after: after.toLowerCase(), limit: pageSize }, narrowed);
     // The roles are read anyway (each user is shown with its role): a role filter is resolved from them
     // first, by name or id as invite resolves one; without it both reads run at once.
     let roles: Role[];
-    let listed: { items: User[]; total: number };
+    let listed: Listed;
     if (filter.role !== undefined) {
       roles = await this.roles.findAll();
       const role = roles.find((r) => r.name === filter.role) ?? roles.find((r) => r.id === filter.role);
       if (!role) throw new RoleNotFoundError(filter.role);
-      listed = await this.users.list(toSlice({ page, pageSize }), { ...values, roleId: role.id });
+      listed = await list({ ...values, roleId: role.id });
     } else {
-      [listed, roles] = await Promise.all([this.users.list(toSlice({ page, pageSize }), values), this.roles.findAll()]);
+      [listed, roles] = await Promise.all([list(values), this.roles.findAll()]);
     }
     const byId = new Map(roles.map((role) => [role.id, role]));
+    const last = listed.items.at(-1);
+    const more = last !== undefined && listed.before + listed.items.length < listed.total;
     return {
       users: listed.items.map((user) => toUserView(user, byId.get(user.roleId))),
-      pagination: paginationOf({ page, pageSize }, listed.total),
+      pagination: paginationOf({ page: after === undefined ? page : Math.floor(listed.before / pageSize) + 1, pageSize }, listed.total),
+      ...(more ? { nextAfter: last.id } : {}),
     };
   }
 }
+
+/** A page, the total, and how many matches come before the page. */
+type Listed = { items: User[]; total: number; before: number };
 
 /** The filters other than the role, checked and put in the form the stored keys have. */
 function parseValues({ status, email, q }: UserListQuery): UserListFilter {

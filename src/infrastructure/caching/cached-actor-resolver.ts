@@ -4,6 +4,7 @@ import {
   type ServiceTokenSubject,
   type TokenSubject,
 } from '../../application/auth/authenticate-actor.use-case';
+import type { RevocationSignal, RevocationView } from './revocation-watch';
 import { TtlCache } from './ttl-cache';
 
 export interface ActorResolver {
@@ -24,6 +25,10 @@ export interface ActorResolver {
  */
 export class CachedActorResolver implements ActorResolver {
   private readonly cache: TtlCache<string, { tokenVersion: number; rolesRevision: number; actor: Actor | null }>;
+  /** Entries kept on the revocation signal's word, with the subject's epoch they were read at. */
+  private readonly watched: TtlCache<string, { tokenVersion: number; rolesRevision: number; epoch: number; actor: Actor | null }>;
+  private readonly signal: RevocationSignal | undefined;
+  private readonly ttlMs: number;
   private readonly rolesRevision: (() => Promise<number>) | undefined;
   private readonly serviceAccountVersion: ((id: string) => Promise<number | null>) | undefined;
 
@@ -39,14 +44,28 @@ export class CachedActorResolver implements ActorResolver {
       rolesRevision?: () => Promise<number>;
       /** A service account's version as committed (null: deleted); without it (tests) only notices and the TTL apply. */
       serviceAccountVersion?: (id: string) => Promise<number | null>;
+      /**
+       * The revocation signal (revocation-watch.ts): while it is trusted, an entry is served with no read at all
+       * as long as its subject's epoch and the roles' revision are the ones it was read at. When it is not
+       * trusted, `ttlMs` applies (0: every request is resolved afresh).
+       */
+      signal?: RevocationSignal;
+      /** How long an entry may be kept on the signal's word (a bound on memory, not on staleness). */
+      watchedTtlMs?: number;
     },
   ) {
     this.cache = new TtlCache({ ttlMs: options.ttlMs, maxEntries: options.maxEntries ?? 10_000 });
+    this.watched = new TtlCache({ ttlMs: options.watchedTtlMs ?? 60_000, maxEntries: options.maxEntries ?? 10_000 });
+    this.signal = options.signal;
+    this.ttlMs = options.ttlMs;
     this.rolesRevision = options.rolesRevision;
     this.serviceAccountVersion = options.serviceAccountVersion;
   }
 
   async execute(token: TokenSubject): Promise<Actor | null> {
+    const view = this.signal?.current() ?? null;
+    if (view) return this.onSignal(token, view);
+    if (this.ttlMs <= 0) return this.inner.execute(token);
     if (isServiceTokenSubject(token)) return this.serviceAccount(token);
     const rolesRevision = this.rolesRevision ? await this.rolesRevision() : 0;
     // Read before resolving: the actor is at least as recent as the revision it is kept with.
@@ -65,8 +84,34 @@ export class CachedActorResolver implements ActorResolver {
 
   /** Drops what is kept for the subject, a user or a service account (the notices name either by its id). */
   invalidate(subject: string): void {
-    this.cache.invalidate(subject);
-    this.cache.invalidate(serviceKey(subject));
+    for (const cache of [this.cache, this.watched]) {
+      cache.invalidate(subject);
+      cache.invalidate(serviceKey(subject));
+    }
+  }
+
+  /**
+   * No read while the subject's epoch and the roles' revision are the ones its entry was resolved at: any
+   * change to it (sign-out, deactivation, deletion, password change, new role; a service account's disabling,
+   * deletion, role) moved its epoch on, and any role change the revision. The view is read before resolving,
+   * so an entry is never newer than the epoch it is kept with (a change in between only costs a reload).
+   */
+  private async onSignal(token: TokenSubject, view: RevocationView): Promise<Actor | null> {
+    const service = isServiceTokenSubject(token);
+    const key = service ? serviceKey(token.subject) : token.subject;
+    const epoch = view.epochOf(token.subject);
+    const { rolesRevision } = view;
+    const subject: TokenSubject = service ? { kind: 'service', subject: token.subject, clientId: token.clientId } : token;
+    const load = async () => ({ tokenVersion: service ? 0 : token.tokenVersion, rolesRevision, epoch, actor: await this.inner.execute(subject) });
+    let cached = await this.watched.get(key, load);
+    if (cached.epoch !== epoch || cached.rolesRevision !== rolesRevision || (!service && cached.tokenVersion !== token.tokenVersion)) {
+      this.watched.invalidate(key);
+      cached = await this.watched.get(key, load);
+    }
+    if (!service) return cached.tokenVersion === token.tokenVersion ? cached.actor : this.inner.execute(token);
+    const actor = cached.actor;
+    if (!actor || actor.clientId !== token.clientId) return null;
+    return narrowedToScope(actor, token.scope);
   }
 
   /**
@@ -97,6 +142,7 @@ export class CachedActorResolver implements ActorResolver {
 
   clear(): void {
     this.cache.clear();
+    this.watched.clear();
   }
 }
 

@@ -62,6 +62,8 @@ export interface Config {
   refreshTokens: { absoluteTtlSeconds: number; idleTtlSeconds: number; reuseGraceSeconds: number };
   /** How long an authenticated user's lookup may be reused; 0 (the default) reads it on every request. */
   actorCacheTtlSeconds: number;
+  /** REVOCATION_WINDOW in seconds: the revocation signal's window (0: off, the subject read at every request). */
+  revocationWindowSeconds: number;
   logLevel: string;
   bodyLimitBytes: number;
   /** Seconds /readyz answers 503 before the server stops accepting, so endpoints can drop it. */
@@ -181,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
       reuseGraceSeconds: v.REFRESH_TOKEN_REUSE_GRACE,
     },
     actorCacheTtlSeconds: v.ACTOR_CACHE_TTL,
+    revocationWindowSeconds: v.REVOCATION_WINDOW,
     logLevel: v.LOG_LEVEL,
     bodyLimitBytes: v.BODY_LIMIT,
     shutdownDrainSeconds: v.SHUTDOWN_DRAIN,

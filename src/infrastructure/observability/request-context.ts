@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /** What follows a request through its async work: the id it carries in `x-request-id`. */
 export interface RequestContext {
   requestId: string;
+  /** Set once the request has moved a revocation epoch on: its answer waits out the revocation window (#26). */
+  revoking?: boolean;
 }
 
 /**

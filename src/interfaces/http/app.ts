@@ -13,6 +13,7 @@ import authentication from './plugins/authentication';
 import connectionDraining from './plugins/connection-draining';
 import methodNotAllowed from './plugins/method-not-allowed';
 import observability from './plugins/observability';
+import revocationWindow from './plugins/revocation-window';
 import { counterRateLimitStore } from './plugins/rate-limit-store';
 import { registerRateLimits } from './plugins/rate-limits';
 import { securityHeaders } from './plugins/security-headers';
@@ -142,6 +143,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   registerErrorHandler(app);
 
   await app.register(observability, { metrics: cradle.metrics });
+  if (config.revocationWindowSeconds > 0) await app.register(revocationWindow, { settle: () => cradle.revocationWatch.settle() });
   const headers = securityHeaders();
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);

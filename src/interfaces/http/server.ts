@@ -32,6 +32,8 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   const app = await buildHttpApp(container);
   await prepareDatabase(container, { migrate: config.migrateOnStart });
   const stopEvents = await startEventFlow(container);
+  // The revocation signal (#26): each request's subject served from memory while it is trusted.
+  if (config.revocationWindowSeconds > 0) container.cradle.revocationWatch.start();
   // The management port first: a port already taken stops the start before the API answers anyone.
   const metricsServer = await startMetricsServer(container.cradle.metrics.registry, config.metricsPort, config.host);
   await app.listen({ port: config.port, host: config.host });

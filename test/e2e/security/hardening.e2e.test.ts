@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { asValue } from 'awilix';
 import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { CapturingMailer } from '../../support/capturing-mailer';
-import { startTestApp, type TestApp } from '../../support/test-app';
+import { ADMIN, startTestApp, type TestApp } from '../../support/test-app';
 import { decodeJwt, signJwt } from '../../support/tokens';
 
 const pem = (key: { export(o: object): string | Buffer }, type: 'pkcs8' | 'spki') => key.export({ format: 'pem', type }).toString();
@@ -252,4 +252,39 @@ describe('sign-out across replicas', () => {
       await first.close();
     }
   });
+
+  it('serves a known token without reading its user while the revocation signal is trusted, and reads it again once the signal is lost', async () => {
+    // A window wide enough that a loaded test machine's slow poll does not make the signal lapse (it would read afresh).
+    const app = await startTestApp({ REVOCATION_WINDOW: '3s' });
+    try {
+      const token = await app.signIn();
+      expect((await app.request('GET', '/v1/roles', { token })).status).toBe(200);
+      const { dataSource, revocationWatch } = app.api.container.cradle;
+      // An operator's edit straight in the table moves no epoch: a replica trusting its signal does not see it...
+      await dataSource.query("UPDATE users SET status = 'deactivated' WHERE username_key = ?", [ADMIN.username.toLowerCase()]);
+      expect((await app.request('GET', '/v1/roles', { token })).status).toBe(200);
+      // ...until the user's shard moves on, as every change through the service moves it: then at the next request.
+      await dataSource.query('UPDATE revocation_epochs SET epoch = epoch + 1');
+      await until(() => app.request('GET', '/v1/roles', { token }).then((r) => r.status === 401));
+      await dataSource.query("UPDATE users SET status = 'active' WHERE username_key = ?", [ADMIN.username.toLowerCase()]);
+      await dataSource.query('UPDATE revocation_epochs SET epoch = epoch + 1');
+      await until(() => app.request('GET', '/v1/roles', { token }).then((r) => r.status === 200));
+      // The signal lost (its poll stopped): within the window every request reads its user again (fail closed).
+      revocationWatch.stop();
+      await new Promise((resolve) => setTimeout(resolve, app.api.container.cradle.config.revocationWindowSeconds * 1000 + 50));
+      await dataSource.query("UPDATE users SET status = 'deactivated' WHERE username_key = ?", [ADMIN.username.toLowerCase()]);
+      expect((await app.request('GET', '/v1/roles', { token })).status).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
 });
+
+/** Polls `check` until it holds, for at most 5 s (a few polls of a 3 s window). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,4 +1,4 @@
-import type { UserListFilter, UserRepository } from '../../../src/application/ports/user-repository.port';
+import type { UserListFilter, UserListSlice, UserRepository } from '../../../src/application/ports/user-repository.port';
 import type { Slice } from '../../../src/application/shared/pagination';
 import { nameSearchKey } from '../../../src/domain/users/display-name';
 import { Email } from '../../../src/domain/users/email';
@@ -149,6 +149,13 @@ export class InMemoryUserRepository extends TransactionalFake implements UserRep
     await this.io();
     const ordered = this.orderedRows().filter((row) => isLive(row) && matches(row, filter));
     return { items: ordered.slice(offset, offset + limit).map(toUser), total: ordered.length };
+  }
+
+  async listAfter({ after, limit }: UserListSlice, filter: UserListFilter = {}): Promise<{ items: User[]; total: number; before: number }> {
+    await this.io();
+    const ordered = this.orderedRows().filter((row) => isLive(row) && matches(row, filter));
+    const before = ordered.filter((row) => row.id <= after).length;
+    return { items: ordered.filter((row) => row.id > after).slice(0, limit).map(toUser), total: ordered.length, before };
   }
 
   // ---- inspection, for assertions (synchronous: not part of the port) ----

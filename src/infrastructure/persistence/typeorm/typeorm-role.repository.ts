@@ -9,6 +9,7 @@ import { foreignKeyViolationOn, uniqueViolationOn } from './database-errors';
 import { isMysqlFamily } from './data-source';
 import { type RoleRecord, RoleSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
+import { markRequestRevoking } from './revocation-epochs';
 
 export interface TypeOrmRoleRepositoryDeps {
   /** The data source's manager, or a unit of work's transaction's. */
@@ -138,6 +139,8 @@ export class TypeOrmRoleRepository implements RoleRepository, RoleStore {
     if (this.turnTaken) return;
     if (!this.manager.queryRunner) throw new Error('TypeOrmRoleRepository: role changes run in a unit of work');
     await this.manager.query('UPDATE role_catalogue SET revision = revision + 1 WHERE id = 1');
+    // Every replica's caches follow the revision through the revocation signal: the answer waits out its window.
+    markRequestRevoking();
     this.turnTaken = true;
   }
 

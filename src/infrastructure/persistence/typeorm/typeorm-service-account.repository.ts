@@ -10,6 +10,7 @@ import { ServiceAccount, type ServiceAccountSecretState, type ServiceAccountStat
 import { ServiceAccountChangedConcurrentlyError, ServiceAccountNameTakenError } from '../../../domain/service-accounts/service-account.errors';
 import { serviceAccountNameKey } from '../../../domain/service-accounts/service-account-name';
 import { uniqueViolationOn } from './database-errors';
+import { bumpRevocationEpoch } from './revocation-epochs';
 import { type ServiceAccountCredentialStatements, serviceAccountCredentialStatements } from './service-account-credential-statements';
 import {
   ClientAssertionJtiSchema,
@@ -137,6 +138,7 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
       throw uniqueViolationOn(error) !== null ? new ServiceAccountNameTakenError(state.name) : error;
     }
     if (affected === 0) throw new ServiceAccountChangedConcurrentlyError();
+    await bumpRevocationEpoch(this.manager, id);
     const secrets = this.manager.getRepository(ServiceAccountSecretSchema);
     const stored = new Set((await secrets.find({ where: { serviceAccountId: id }, select: { id: true } })).map((s) => s.id));
     const kept = new Set(state.secrets.map((s) => s.id));
@@ -157,6 +159,7 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
       .where('id = :id AND version = :readVersion', { id: state.id, readVersion })
       .execute();
     if (affected === 0) throw new ServiceAccountChangedConcurrentlyError();
+    await bumpRevocationEpoch(this.manager, state.id);
   }
 
   /** Written on first use: the repositories are made before their DataSource is initialised. */

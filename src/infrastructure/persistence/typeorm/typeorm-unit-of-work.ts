@@ -29,7 +29,8 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
     this.services = {
       userReadStatements: deps.userReadStatements,
-      userTotalCache: deps.userTotalCache,
+      userPageStatements: deps.userPageStatements,
+      userListIndex: deps.userListIndex,
       userChangeNotices: deps.userChangeNotices,
       plainInsertStatements: deps.plainInsertStatements,
       sqliteWriteQueue: deps.sqliteWriteQueue,
@@ -39,13 +40,12 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
 
   async run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
     let outbox: TypeOrmOutbox | undefined;
-    let users: TypeOrmUserRepository | undefined;
     const { plainInsertStatements } = this.services;
     const transaction = () =>
-      this.dataSource.transaction((manager) => {
+      this.dataSource.transaction(async (manager) => {
         outbox = new TypeOrmOutbox({ manager, plainInsertStatements });
-        users = new TypeOrmUserRepository({ manager, ...this.services });
-        return work({
+        const users = new TypeOrmUserRepository({ manager, ...this.services });
+        const result = await work({
           users,
           outbox,
           invitations: new TypeOrmInvitationRepository({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
@@ -54,14 +54,14 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           passwordResets: new TypeOrmPasswordResetStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           serviceAccounts: new TypeOrmServiceAccountRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
         });
+        // Last, after every other lock the transaction took: the page index's counts commit with the user rows.
+        await users.flushListChanges();
+        return result;
       });
     // A deadlock's victim was rolled back whole and runs again (a revoke racing the mailer's token insert
     // on the same user is such a case): safe because everything the closure writes is built inside it,
     // as every use case's is (test/unit/application/unit-of-work-retry.test.ts).
     const result = await this.sqliteWriteQueue.serialize(() => retryDeadlocks(transaction));
-    // Committed: the user total moves by what the (last, successful) attempt added or removed.
-    this.services.userTotalCache.adjust(users?.uncommittedUserDelta ?? 0);
-    if (users) this.services.userTotalCache.filtered.committed(users.uncommittedTotalChanges);
     if (outbox && outbox.appended > 0) this.onEventsCommitted();
     return result;
   }

@@ -1,36 +1,37 @@
 import { type EntityManager, Not, type Repository } from 'typeorm';
-import type { UserListFilter, UserRepository } from '../../../application/ports/user-repository.port';
+import type { UserListFilter, UserListSlice, UserRepository } from '../../../application/ports/user-repository.port';
 import type { Slice } from '../../../application/shared/pagination';
 import { Email } from '../../../domain/users/email';
-import { User } from '../../../domain/users/user';
-import { nameSearchKey } from '../../../domain/users/display-name';
-import {
-  EmailAlreadyTakenError,
-  UserChangedConcurrentlyError,
-  UserNotFoundError,
-  UsernameAlreadyTakenError,
-} from '../../../domain/users/user.errors';
+import type { User } from '../../../domain/users/user';
+import { UserChangedConcurrentlyError, UserNotFoundError } from '../../../domain/users/user.errors';
 import { Username } from '../../../domain/users/username';
-import { RoleNotFoundError } from '../../../domain/roles/role-not-found.error';
-import { foreignKeyViolationOn, uniqueViolationOn } from './database-errors';
 import type { PlainInsertStatements } from './plain-insert-statements';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { InvitationSchema, LoginAttemptSchema, RoleSchema, type UserRecord, UserSchema } from './records';
+import { bumpRevocationEpoch } from './revocation-epochs';
 import type { UserChangeNotices } from './user-change-notices';
-import type { UncommittedTotalChanges } from './filtered-user-totals';
+import { applyListChanges, type ListChange } from './user-list-bucket-writes';
+import { type CountKey, countKeyOf } from './user-list-buckets';
+import type { UserListIndex } from './user-list-index';
+import type { IndexedFilter, UserPageStatements } from './user-page-statements';
 import type { UserReadStatements } from './user-read-statements';
-import type { UserTotalCache } from './user-total-cache';
+import { refusedWriteError, toDomain, toRecord } from './user-record-mapping';
 
-/** Below this offset a page is read directly; beyond it through the primary key only (deferred join). */
-const DIRECT_OFFSET = 1000;
+export { toRecord } from './user-record-mapping';
 
 /** Rows a read may return: an erased user's remaining row is not one. */
 const LIVE = { status: Not('deleted' as const) };
 
+/** Placements of a page tried against the index before the page is counted and read directly (writes outran reads). */
+const PLACEMENT_ATTEMPTS = 3;
+
 /** The services of the process every user repository shares, whichever manager it is on. */
 export interface UserPersistenceServices {
   userReadStatements: UserReadStatements;
-  userTotalCache: UserTotalCache;
+  /** The list's pages, placed by the page index (user-list-buckets.ts). */
+  userPageStatements: UserPageStatements;
+  /** This process's copy of the page index's counts. */
+  userListIndex: UserListIndex;
   userChangeNotices: UserChangeNotices;
   plainInsertStatements: PlainInsertStatements;
   /** Outside a transaction, every statement takes its turn on SQLite's one connection. */
@@ -42,11 +43,15 @@ export interface TypeOrmUserRepositoryDeps extends UserPersistenceServices {
   manager: EntityManager;
 }
 
+/** A page of the list, its total, and (a cursor's page) how many matches come at or before the cursor. */
+type Listed = { items: User[]; total: number; before: number };
+
 export class TypeOrmUserRepository implements UserRepository {
   private readonly manager: EntityManager;
   private readonly repository: Repository<UserRecord>;
   private readonly reads: UserReadStatements;
-  private readonly total: UserTotalCache;
+  private readonly pages: UserPageStatements;
+  private readonly index: UserListIndex;
   private readonly changes: UserChangeNotices;
   private readonly inserts: PlainInsertStatements;
   private readonly queue: SqliteWriteQueue;
@@ -55,35 +60,24 @@ export class TypeOrmUserRepository implements UserRepository {
     this.manager = deps.manager;
     this.repository = deps.manager.getRepository(UserSchema);
     this.reads = deps.userReadStatements;
-    this.total = deps.userTotalCache;
+    this.pages = deps.userPageStatements;
+    this.index = deps.userListIndex;
     this.changes = deps.userChangeNotices;
     this.inserts = deps.plainInsertStatements;
     this.queue = deps.sqliteWriteQueue;
   }
 
-  /** Users added minus users removed through this repository inside its transaction, not yet committed. */
-  uncommittedUserDelta = 0;
-
-  /** What this repository wrote inside its transaction that moves the filtered totals, not yet committed. */
-  readonly uncommittedTotalChanges: UncommittedTotalChanges = { added: [], changed: false };
+  /** What this repository wrote inside its transaction that moves the page index: written into it by flushListChanges. */
+  private readonly uncommittedListChanges: ListChange[] = [];
 
   /** A manager of the unit of work's transaction (bound to its connection), not the shared one. */
   private get inTransaction(): boolean {
     return this.manager.queryRunner !== undefined;
   }
 
-  /** Outside a transaction the write is committed: the cached total moves now; inside, at commit (TypeOrmUnitOfWork). NaN: unknown. */
-  private counted(delta: number): void {
-    if (this.inTransaction) this.uncommittedUserDelta += delta;
-    else this.total.adjust(delta);
-  }
-
-  /** The same for the filtered totals: `roleId` for a user added, none for any other write (status, role, removal). */
-  private filteredTotalsMoved(roleId?: string): void {
-    const changes = this.inTransaction ? this.uncommittedTotalChanges : { added: [], changed: false };
-    if (roleId === undefined) changes.changed = true;
-    else changes.added.push(roleId);
-    if (!this.inTransaction) this.total.filtered.committed(changes);
+  /** Writes what the transaction changed into the page index, on its connection: the unit of work calls it last, before the commit. */
+  async flushListChanges(): Promise<void> {
+    await applyListChanges(this.manager, this.uncommittedListChanges.splice(0));
   }
 
   async findById(id: string): Promise<User | null> {
@@ -111,36 +105,37 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async add(user: User): Promise<void> {
-    return this.queue.outside(this.manager, async () => {
+    await this.written(async (manager, listChanges) => {
       try {
-        await this.inserts.insert(this.manager, UserSchema, [toRecord(user)]);
-        this.counted(+1);
-        this.filteredTotalsMoved(user.roleId);
+        await this.inserts.insert(manager, UserSchema, [toRecord(user)]);
       } catch (error) {
         throw refusedWriteError(error, user);
       }
+      listChanges.push({ id: user.id, to: countKeyOf(user.roleId, user.status) });
     });
   }
 
   async update(user: User): Promise<void> {
-    return this.queue.outside(this.manager, async () => {
+    await this.written(async (manager, listChanges) => {
       // The token version is left out: only incrementTokenVersion moves it, atomically. The version
       // condition is checked on the row as committed now (an UPDATE reads the latest, not a snapshot).
       const { tokenVersion: _ignored, version, ...record } = toRecord(user);
+      const before = await this.countedAs(manager, user.id);
       let affected: number | undefined;
       try {
-        ({ affected } = await this.repository.update({ id: user.id, version, ...LIVE }, { ...record, version: () => 'version + 1' }));
+        ({ affected } = await manager.getRepository(UserSchema).update({ id: user.id, version, ...LIVE }, { ...record, version: () => 'version + 1' }));
       } catch (error) {
         throw refusedWriteError(error, user);
       }
-      await this.saved(user, affected);
-      this.filteredTotalsMoved();
+      await this.saved(user, affected, manager);
+      if (before) listChanges.push({ id: user.id, from: before, to: countKeyOf(user.roleId, user.status) });
     });
   }
 
   async erase(user: User): Promise<void> {
-    return this.queue.outside(this.manager, async () => {
-      const { affected } = await this.repository.update(
+    await this.written(async (manager, listChanges) => {
+      const before = await this.countedAs(manager, user.id);
+      const { affected } = await manager.getRepository(UserSchema).update(
         { id: user.id, version: user.version, ...LIVE },
         {
           email: null,
@@ -158,34 +153,37 @@ export class TypeOrmUserRepository implements UserRepository {
           tokenVersion: () => 'token_version + 1',
         },
       );
-      await this.saved(user, affected);
-      await this.manager.getRepository(InvitationSchema).delete({ userId: user.id });
+      await this.saved(user, affected, manager);
+      await manager.getRepository(InvitationSchema).delete({ userId: user.id });
       // The sign-in counters are kept under the lower-cased username: personal data too.
       if (user.username !== undefined) {
-        await this.manager.getRepository(LoginAttemptSchema).delete({ usernameKey: Username.normalize(user.username) });
+        await manager.getRepository(LoginAttemptSchema).delete({ usernameKey: Username.normalize(user.username) });
       }
-      this.counted(-1);
-      this.filteredTotalsMoved();
+      if (before) listChanges.push({ id: user.id, from: before, to: countKeyOf(user.roleId, 'deleted') });
     });
   }
+
   async delete(user: User): Promise<void> {
-    return this.queue.outside(this.manager, async () => {
+    await this.written(async (manager, listChanges) => {
+      const before = await this.countedAs(manager, user.id);
       // A DELETE reads the row as committed now: an acceptance that committed meanwhile moved the version on.
-      const { affected } = await this.repository.delete({ id: user.id, version: user.version, status: 'pending' });
-      await this.saved(user, affected ?? undefined);
+      const { affected } = await manager.getRepository(UserSchema).delete({ id: user.id, version: user.version, status: 'pending' });
+      await this.saved(user, affected ?? undefined, manager);
       // The foreign key cascades on MySQL and MariaDB; said outright, it holds wherever keys are not enforced.
-      await this.manager.getRepository(InvitationSchema).delete({ userId: user.id });
-      // A driver that does not say how many rows went (affected undefined) makes the total unknown.
-      this.counted(typeof affected === 'number' ? -affected : Number.NaN);
-      this.filteredTotalsMoved();
+      await manager.getRepository(InvitationSchema).delete({ userId: user.id });
+      // A driver that does not say how many rows went: whether the row is still there says it.
+      const gone = typeof affected === 'number' ? affected > 0 : !(await manager.getRepository(UserSchema).exists({ where: { id: user.id } }));
+      if (before && gone) listChanges.push({ id: user.id, from: before });
     });
   }
 
   async incrementTokenVersion(id: string): Promise<void> {
-    return this.queue.outside(this.manager, async () => {
-      await this.repository.increment({ id }, 'tokenVersion', 1);
-      this.changes.notify(id);
+    // With its revocation epoch, in one transaction (the unit of work's, or one of its own).
+    await this.written(async (manager) => {
+      await manager.getRepository(UserSchema).increment({ id }, 'tokenVersion', 1);
+      await bumpRevocationEpoch(manager, id);
     });
+    this.changes.notify(id);
   }
 
   async countActiveWithRole(roleId: string, exceptUserId = ''): Promise<number> {
@@ -207,126 +205,106 @@ export class TypeOrmUserRepository implements UserRepository {
     });
   }
 
-  async list(slice: Slice, filter: UserListFilter = {}): Promise<{ items: User[]; total: number }> {
-    if (Object.values(filter).some((value) => value !== undefined)) return this.listFiltered(slice, filter);
-    return this.listAll(slice);
+  async list({ offset, limit }: Slice, filter: UserListFilter = {}): Promise<{ items: User[]; total: number }> {
+    return this.queue.outside(this.manager, async () => {
+      const { items, total } = this.placeable(filter)
+        ? await this.listPlaced(offset, limit, { roleId: filter.roleId, status: filter.status })
+        : await this.listCounted(offset, limit, filter);
+      return { items, total };
+    });
+  }
+
+  async listAfter({ after, limit }: UserListSlice, filter: UserListFilter = {}): Promise<Listed> {
+    return this.queue.outside(this.manager, async () => {
+      if (this.placeable(filter)) {
+        const indexed = { roleId: filter.roleId, status: filter.status };
+        await this.index.ready();
+        for (let attempt = 0; attempt < PLACEMENT_ATTEMPTS; attempt++) {
+          const bucket = this.index.bucketOf(indexed, after);
+          // How many matches the cursor's bucket holds up to the cursor, with the revision: the position of the
+          // cursor is exact when the revision is the index copy's. The page itself is a plain seek past the cursor.
+          const { n, revision } = await this.pages.countFrom(this.manager, indexed, bucket.start, after);
+          if (revision !== bucket.revision) {
+            await this.index.refresh();
+            continue;
+          }
+          const records = await this.pages.after(this.manager, indexed, after, limit);
+          return { items: records.map(toDomain), total: bucket.total, before: bucket.before + n };
+        }
+      }
+      const { records, total, before } = await this.pages.afterCounted(this.manager, filter, after, limit);
+      return { items: records.map(toDomain), total, before };
+    });
   }
 
   /**
-   * A role and/or status filter's total comes from the filtered totals (filtered-user-totals.ts: the whole
-   * list's freshness rules), outside a transaction. An e-mail or prefix filter's (a handful of index entries at
-   * most) is counted in the page's own statement; past the end of the matches, by a count of its own. Outside a
-   * transaction, identical pages asked for at once share that statement (never a cache, as every page).
+   * Whether the page index places this list: the whole list, a role and/or a status, outside a transaction (the
+   * index copy is of committed rows; a transaction's own uncommitted ones are counted where it reads). An e-mail
+   * (one user at most) or a prefix search (no index counts every prefix) is counted in the page's own statement.
    */
-  private async listFiltered({ offset, limit }: Slice, filter: UserListFilter): Promise<{ items: User[]; total: number }> {
-    return this.queue.outside(this.manager, async () => {
-      const count = () => this.reads.filteredCount(this.manager, filter);
-      if (!this.inTransaction && filter.emailKey === undefined && filter.prefix === undefined) {
-        const total = await this.total.filtered.get({ roleId: filter.roleId, status: filter.status }, count);
-        if (offset >= total) return { items: [], total };
-        // Identical pages asked for at once share one query (never a cache), as the whole list's do.
-        const records = await this.reads.filteredPageBatched(filter, offset, limit);
-        return { items: records.map(toDomain), total };
+  private placeable(filter: UserListFilter): boolean {
+    return !this.inTransaction && filter.emailKey === undefined && filter.prefix === undefined;
+  }
+
+  /**
+   * A page placed by the page index: its bucket found by the running counts of this process's copy, then a seek
+   * from the bucket's first id over at most a bucket's rows. The page's statement reads the index revision: a page
+   * of another revision than the copy's makes the copy read what changed and the page be placed again.
+   */
+  private async listPlaced(offset: number, limit: number, filter: IndexedFilter): Promise<{ items: User[]; total: number }> {
+    await this.index.ready();
+    for (let attempt = 0; attempt < PLACEMENT_ATTEMPTS; attempt++) {
+      const placed = this.index.place(filter, offset);
+      if (placed.start === null) {
+        if ((await this.pages.revision(this.manager)) === placed.revision) return { items: [], total: placed.total };
+      } else {
+        const page = await this.pages.seekBatched(filter, placed.start, placed.skip, limit);
+        if (page.revision === placed.revision) return { items: page.records.map(toDomain), total: placed.total };
       }
-      const { records, total } = this.inTransaction
-        ? await this.reads.filteredPageCounted(this.manager, filter, offset, limit)
-        : await this.reads.filteredPageCountedBatched(filter, offset, limit);
-      return { items: records.map(toDomain), total: total ?? (offset === 0 ? 0 : await count()) };
+      await this.index.refresh();
+    }
+    return this.listCounted(offset, limit, filter);
+  }
+
+  /** A page and its total counted in one statement over every match (COUNT(*) OVER ()); past the end, by a count of its own. */
+  private async listCounted(offset: number, limit: number, filter: UserListFilter): Promise<{ items: User[]; total: number }> {
+    const { records, total } = this.inTransaction
+      ? await this.reads.filteredPageCounted(this.manager, filter, offset, limit)
+      : await this.reads.filteredPageCountedBatched(filter, offset, limit);
+    return { items: records.map(toDomain), total: total ?? (offset === 0 ? 0 : await this.reads.filteredCount(this.manager, filter)) };
+  }
+
+  /**
+   * A write and the page index's counts it moves, in one transaction: the unit of work's (the counts written at its
+   * end, flushListChanges), or one of its own.
+   */
+  private written(work: (manager: EntityManager, listChanges: ListChange[]) => Promise<void>): Promise<void> {
+    return this.queue.outside(this.manager, async () => {
+      if (this.inTransaction) return work(this.manager, this.uncommittedListChanges);
+      await this.manager.transaction(async (manager) => {
+        const listChanges: ListChange[] = [];
+        await work(manager, listChanges);
+        await applyListChanges(manager, listChanges);
+      });
     });
   }
 
-  private async listAll({ offset, limit }: Slice): Promise<{ items: User[]; total: number }> {
-    return this.queue.outside(this.manager, async () => {
-      // The total comes from a cache (see user-total-cache.ts for its freshness), not a COUNT(*) per request;
-      // inside a transaction it is counted there (its uncommitted rows are not the process's to cache).
-      const count = () => this.repository.count({ where: LIVE });
-      const total = this.inTransaction ? await count() : await this.total.get(count);
-      if (offset >= total) return { items: [], total };
-      if (offset < DIRECT_OFFSET) {
-        const records = this.inTransaction
-          ? await this.reads.page(this.manager, offset, limit)
-          : await this.reads.pageBatched(offset, limit);
-        return { items: records.map(toDomain), total };
-      }
-      // Deep page: the offset is walked on ids only (deferred join), from whichever end is nearer,
-      // then only the page's rows are read. From the end, the page is placed with the same total the
-      // response reports.
-      const fromEnd = total - offset - limit;
-      const backwards = fromEnd < offset;
-      const ids = await this.reads.pageIds(
-        this.manager,
-        backwards ? Math.max(0, fromEnd) : offset,
-        backwards ? limit + Math.min(0, fromEnd) : limit,
-        backwards,
-      );
-      if (ids.length === 0) return { items: [], total };
-      const records = await this.reads.byIds(this.manager, ids);
-      return { items: records.map(toDomain), total };
-    });
+  /** What the user's row is counted as in the page index now, read locking (the latest committed) on MySQL and MariaDB. */
+  private async countedAs(manager: EntityManager, id: string): Promise<CountKey | null> {
+    const lock = ['mysql', 'mariadb'].includes(manager.connection.driver.options.type) ? ' FOR UPDATE' : '';
+    const [row] = (await manager.query(`SELECT role_id, status FROM users WHERE id = ?${lock}`, [id])) as { role_id: string; status: string }[];
+    return row ? countKeyOf(row.role_id, row.status) : null;
   }
 
   /** After a version-checked write: moves the user's version on, or says why no row matched. */
-  private async saved(user: User, affected: number | undefined): Promise<void> {
+  private async saved(user: User, affected: number | undefined, manager: EntityManager = this.manager): Promise<void> {
     if (affected === 0) {
-      const exists = await this.repository.exists({ where: { id: user.id, ...LIVE } });
+      const exists = await manager.getRepository(UserSchema).exists({ where: { id: user.id, ...LIVE } });
       throw exists ? new UserChangedConcurrentlyError() : new UserNotFoundError();
     }
+    // Every replica's caches drop the user once they see its shard's epoch move (revocation-watch.ts).
+    await bumpRevocationEpoch(manager, user.id);
     user.markSaved();
     this.changes.notify(user.id);
   }
-}
-
-/** A write a key refused, as the domain says it: an address or username taken, or a role deleted since it was read. */
-function refusedWriteError(error: unknown, user: User): unknown {
-  const index = uniqueViolationOn(error);
-  if (index?.includes('email')) return new EmailAlreadyTakenError();
-  if (index?.includes('username')) return new UsernameAlreadyTakenError();
-  // The user's role is its row's one foreign key (SQLite does not name it): a role deleted meanwhile.
-  const reference = foreignKeyViolationOn(error);
-  const roleGone = reference !== null && reference.kind !== 'still-referenced' && (reference.constraint === '' || reference.constraint.includes('role'));
-  if (roleGone) return new RoleNotFoundError(user.roleId);
-  return error;
-}
-
-/** Only rows of users not erased reach here: they have an e-mail. */
-function toDomain(r: UserRecord): User {
-  return User.restore({
-    id: r.id,
-    email: r.email ?? '',
-    name: r.name ?? undefined,
-    username: r.username ?? undefined,
-    passwordHash: r.passwordHash ?? undefined,
-    roleId: r.roleId,
-    invitedAt: r.invitedAt,
-    invitedBy: r.invitedBy ?? undefined,
-    joinedAt: r.joinedAt ?? undefined,
-    updatedAt: r.updatedAt ?? undefined,
-    updatedBy: r.updatedBy ?? undefined,
-    tokenVersion: r.tokenVersion ?? 0,
-    status: r.status === 'deleted' ? 'deleted' : r.status,
-    version: r.version,
-  });
-}
-
-export function toRecord(user: User): UserRecord {
-  const u = user.toSnapshot();
-  return {
-    id: u.id,
-    email: u.email,
-    emailKey: Email.normalize(u.email),
-    name: u.name ?? null,
-    nameKey: u.name === undefined ? null : nameSearchKey(u.name),
-    username: u.username ?? null,
-    usernameKey: u.username === undefined ? null : Username.normalize(u.username),
-    passwordHash: u.passwordHash ?? null,
-    roleId: u.roleId,
-    invitedAt: u.invitedAt,
-    invitedBy: u.invitedBy ?? null,
-    joinedAt: u.joinedAt ?? null,
-    updatedAt: u.updatedAt ?? null,
-    updatedBy: u.updatedBy ?? null,
-    tokenVersion: u.tokenVersion ?? 0,
-    status: user.status,
-    version: user.version,
-  };
 }

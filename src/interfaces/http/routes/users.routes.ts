@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { InviteUserUseCase } from '../../../application/invitations/invite-user.use-case';
 import type { ListUsersUseCase, UserListQuery } from '../../../application/users/list-users.use-case';
 import { ValidationError } from '../../../domain/shared/domain-error';
@@ -8,7 +8,26 @@ import { bodyProblems, PAGE_PARAMS, pageQueryProperties, permissionProblem, prob
 const FILTERS = ['role', 'status', 'email', 'q'] as const;
 type Filter = (typeof FILTERS)[number];
 
-type UsersQuery = { page: number; page_size: number } & Partial<Record<Filter | `filter[${Filter}]`, string>>;
+type UsersQuery = { page: number; page_size: number; after?: string } & Partial<Record<Filter | `filter[${Filter}]`, string>>;
+
+const afterSchema = {
+  type: 'string',
+  minLength: 36,
+  maxLength: 36,
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description:
+    'The cursor form, for a walk of every user (a sync, an export): the `page_size` users after this user id, in the ' +
+    "list's order. Pass the last `_id` of each page (or follow `next`); users added during the walk never shift it. " +
+    'Any id shaped as a user id is taken, an erased user\'s included. Not with `page` (a 400).',
+} as const;
+
+/** A cursor form and a page number at once are a 400: the page would say one place, the cursor another. */
+async function pageOrCursor(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown>;
+  if (query.after !== undefined && query.page !== undefined) {
+    throw new ValidationError([{ field: 'after', message: 'give "after" or "page", not both' }]);
+  }
+}
 
 const filterSchemas: Record<Filter, { type: 'string'; minLength?: 1; maxLength?: number; enum?: string[]; description: string }> = {
   role: { type: 'string', minLength: 1, maxLength: 64, description: 'Only users holding this role, given by name or `_id`; an unknown role is a 400 (ROLE_NOT_FOUND)' },
@@ -29,7 +48,7 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
     app.get<{ Querystring: UsersQuery }>(
       '/users',
       {
-        preValidation: strictIntegerQuery(PAGE_PARAMS),
+        preValidation: [strictIntegerQuery(PAGE_PARAMS), pageOrCursor],
         schema: {
           operationId: 'listUsers',
           tags: ['users'],
@@ -37,22 +56,34 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
           description:
             'Filters combine: a user is listed when it matches every one given. `role` and `filter[role]` (likewise ' +
             '`status`, `email` and `q`) are two spellings of one parameter; giving both with different values is a 400, ' +
-            'as is an empty value. `total_document` counts the users the filters match.',
+            'as is an empty value. `total_document` counts the users the filters match. Any page costs what the first ' +
+            'does. To read every user, walk by cursor: `after` the last `_id` of the page before; each answer names ' +
+            'the next page in `next` (and a `Link` header, rel="next", which every page of the page form carries too).',
           security: [{ bearerAuth: [] }],
-          querystring: { type: 'object', properties: { ...pageQueryProperties, ...filterQueryProperties } },
+          querystring: { type: 'object', properties: { ...pageQueryProperties, after: afterSchema, ...filterQueryProperties } },
           response: {
             200: {
               type: 'object',
               required: ['users', 'pagination'],
-              properties: { users: { type: 'array', items: { $ref: 'User#' } }, pagination: { $ref: 'Pagination#' } },
+              headers: { link: { type: 'string', description: 'RFC 8288: `<…?after=…>; rel="next"` when users follow this page' } },
+              properties: {
+                users: { type: 'array', items: { $ref: 'User#' } },
+                pagination: { $ref: 'Pagination#' },
+                next: {
+                  type: 'string',
+                  description:
+                    'Cursor form only: the path and query of the next page (same filters and `page_size`), present while users ' +
+                    'follow; `pagination.page` is then the page the first user shown falls on',
+                },
+              },
             },
             ...protectedProblems,
-            400: problemResponse('A page or filter value is not valid, two spellings of a filter disagree, or `role` names no role'),
+            400: problemResponse('A page, cursor or filter value is not valid, `page` and `after` are both given, two spellings of a filter disagree, or `role` names no role'),
             403: permissionProblem,
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const actor = await app.authenticate(request);
         const query = request.query;
         const filter: UserListQuery = {};
@@ -60,7 +91,11 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
           const value = oneOf(name, query[name], query[`filter[${name}]`]);
           if (value !== undefined) filter[name] = value;
         }
-        return deps.listUsers.execute({ actor, filter, page: query.page, pageSize: query.page_size });
+        const { nextAfter, ...result } = await deps.listUsers.execute({ actor, filter, page: query.page, pageSize: query.page_size, after: query.after });
+        if (nextAfter === undefined) return result;
+        const next = `/v1/users?${new URLSearchParams({ after: nextAfter, page_size: String(query.page_size), ...filter }).toString()}`;
+        reply.header('link', `<${next}>; rel="next"`);
+        return query.after === undefined ? result : { ...result, next };
       },
     );
 

@@ -1,0 +1,141 @@
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { connectTo, createTestDatabase } from '../test/support/test-database';
+import { closeAgent, closedLoop, median, signInToken } from './load';
+import { log, startTarget } from './processes';
+import { seedUsers } from './seed';
+
+/**
+ * `node dist-bench/bench/pages.js`: the user list's deep pages (issue #26) alone, without the rest of the bench.
+ * - random pages drawn uniformly over the whole range against page 1, for the whole list and each filter (closed
+ *   loop, 10 connections, 3 interleaved rounds of 4 s, the median ratio); target ≥ 80 % of page 1's throughput;
+ * - a full walk of every user at page_size 100, by page and by cursor (one client, one request after the other,
+ *   as a sync job walks); target under 60 s at 1 M users.
+ * BENCH_PAGES_DATABASE_URL: an already seeded database to reuse; otherwise a new one on TEST_DATABASE_SERVER_URL
+ * (default the local MariaDB), seeded with BENCH_PAGES_USERS (default 1 000 000) as bench/seed.ts seeds, dropped at
+ * the end unless BENCH_PAGES_KEEP=1. BENCH_PAGES_ONLY: comma-separated row ids to run (e.g. `random,walk-cursor`).
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+
+function getJson(url: string, token: string): Promise<{ status: number; body: { users: { _id: string }[]; pagination: { page_count: number; total_document: number }; next?: string }; link: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), link: response.headers.link as string | undefined }),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+export interface PageRow {
+  id: string;
+  /** The list's query without `page` (the filter, if any). */
+  query: string;
+  matches: string;
+}
+
+/** The rows, from what bench/seed.ts seeds: every 1000th user an admin, every 50th deactivated, the rest pending members. */
+export function pageRows(users: number): PageRow[] {
+  return [
+    { id: 'random', query: '', matches: 'every user: primary key from the bucket start' },
+    { id: 'random-role', query: 'role=admin', matches: 'the admins, 0.1 %: (role_id, id, status)' },
+    { id: 'random-status', query: 'status=deactivated', matches: '2 %: (status, id)' },
+    { id: 'random-wide', query: 'status=pending', matches: '98 %: (status, id)' },
+    { id: 'random-role-status', query: 'role=member&status=pending', matches: '~98 %: (role_id, status, id)' },
+    { id: 'random-email', query: `email=seed${Math.floor(users / 2)}%40bench.test`, matches: 'one user: deep pages are past the end' },
+    { id: 'random-q', query: `q=seed${Math.floor(users / 80)}`, matches: '11 users: every page counts every match' },
+    { id: 'random-q-wide', query: 'q=seed9', matches: '~11 % of users: every page, page 1 too, counts every match' },
+  ];
+}
+
+async function randomRow(apiUrl: string, token: string, row: PageRow): Promise<void> {
+  const sep = row.query === '' ? '' : '&';
+  const first = await getJson(`${apiUrl}/v1/users?${row.query}`, token);
+  // The email row's single page: its "deep" pages are drawn from the whole list's range (past the end, exact counts).
+  const pages = row.id === 'random-email' ? 100_000 : Math.max(1, first.body.pagination.page_count);
+  const random = () => `/v1/users?${row.query}${sep}page=${1 + Math.floor(Math.random() * pages)}`;
+  const page1 = () => closedLoop(apiUrl, { path: `/v1/users?${row.query}`, token }, 10, 4);
+  const deep = () => closedLoop(apiUrl, { path: '/v1/users', requestPath: random, token }, 10, 4);
+  const ratios: number[] = [];
+  const figures: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    const [a, b] = round % 2 === 0 ? [await deep(), await page1()] : (([y, x]) => [x, y])([await page1(), await deep()]);
+    ratios.push(b!.rps > 0 ? a!.rps / b!.rps : 0);
+    figures.push(a!.rps);
+    log(`${row.id} round ${round + 1}: random of ${pages} pages ${a!.rps.toFixed(0)}/s p99 ${a!.p99.toFixed(1)} ms (errors ${a!.errors}); page 1 ${b!.rps.toFixed(0)}/s p99 ${b!.p99.toFixed(1)} ms; ratio ${ratios.at(-1)!.toFixed(3)}`);
+  }
+  const ratio = median(ratios);
+  log(`RESULT ${row.id} (${row.query || 'no filter'}; ${row.matches}; ${first.body.pagination.total_document} matches): ${median(figures).toFixed(0)} req/s, ${(ratio * 100).toFixed(0)} % of page 1 ${ratio >= 0.8 ? 'met' : 'MISSED'} (target ≥ 80 %)`);
+}
+
+async function walk(apiUrl: string, token: string, by: 'page' | 'cursor'): Promise<void> {
+  const started = performance.now();
+  let seen = 0;
+  let target: string | undefined = '/v1/users?page_size=100';
+  for (let page = 1; target; page++) {
+    const answer = await getJson(`${apiUrl}${target}`, token);
+    if (answer.status !== 200) throw new Error(`${target}: ${answer.status}`);
+    seen += answer.body.users.length;
+    if (by === 'cursor') target = /^<([^>]+)>/.exec(answer.link ?? '')?.[1];
+    else target = answer.body.users.length === 0 || page >= answer.body.pagination.page_count ? undefined : `/v1/users?page_size=100&page=${page + 1}`;
+    if (page % 2000 === 0) log(`walk by ${by}: ${seen} users, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  log(`RESULT walk-${by}: ${seen} users at page_size 100 in ${seconds.toFixed(1)} s (${(seen / 100 / seconds).toFixed(0)} pages/s) ${seconds < 60 ? 'met' : 'MISSED'} (target < 60 s)`);
+}
+
+async function runPageRows(): Promise<void> {
+  const users = Number(process.env.BENCH_PAGES_USERS ?? 1_000_000);
+  const only = (process.env.BENCH_PAGES_ONLY ?? '').split(',').map((w) => w.trim()).filter(Boolean);
+  const wanted = (id: string) => only.length === 0 || only.some((w) => id === w || id.startsWith(`${w}-`));
+  const admin = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
+  process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
+  const given = process.env.BENCH_PAGES_DATABASE_URL;
+  const database = given ? { url: given, drop: async () => undefined } : await createTestDatabase('ac_bench_pages');
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-bench-pages-'));
+  const api = await startTarget('api@big', 'api', {
+    DATA_DIR: dataDir, ADMIN_USERNAME: admin.username, ADMIN_PASSWORD: admin.password, ADMIN_EMAIL: admin.email,
+    BENCH_ADMIN_USERNAME: admin.username, JWT_ISSUER: 'http://bench.local', ADDRESS_RATE_LIMIT: '0', INVITE_RATE_LIMIT: '0',
+    DATABASE_URL: database.url, RELAY_ENABLED: 'false',
+  });
+  try {
+    const connection = await connectTo(database.url);
+    const [[{ n }]] = (await connection.query("SELECT COUNT(*) AS n FROM users WHERE email_key LIKE 'seed%'")) as unknown as [[{ n: number }]];
+    await connection.end();
+    if (Number(n) < users) {
+      if (Number(n) > 0) throw new Error(`${database.url} is partly seeded (${n} users): use an empty or a fully seeded database`);
+      const seeded = Date.now();
+      await seedUsers(database.url, users, (done) => log(`seeded ${done}/${users}`));
+      log(`seeded ${users} users and built the page index in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+      const analyze = await connectTo(database.url);
+      await analyze.query('ANALYZE TABLE users');
+      await analyze.end();
+    }
+    const token = await signInToken(api.url, admin);
+    for (const row of pageRows(users)) if (wanted(row.id)) await randomRow(api.url, token, row);
+    for (const by of ['page', 'cursor'] as const) if (wanted(`walk-${by}`)) await walk(api.url, token, by);
+  } finally {
+    await api.stop();
+    closeAgent();
+    agent.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (!given && process.env.BENCH_PAGES_KEEP !== '1') await database.drop();
+    else log(`database kept: ${database.url}`);
+  }
+}
+
+if (require.main === module) {
+  runPageRows().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

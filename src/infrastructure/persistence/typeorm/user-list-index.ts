@@ -1,0 +1,134 @@
+import type { DataSource } from 'typeorm';
+import { ERASED_STATUS, LIST_COUNTS_TABLE, LIST_REVISION_TABLE } from './user-list-buckets';
+import type { IndexedFilter } from './user-page-statements';
+
+/** Where a position of a filtered list lies: `skip` matches past the first at or above `start`. */
+export interface Placement {
+  revision: number;
+  total: number;
+  /** Null when the position is past the end. */
+  start: string | null;
+  skip: number;
+}
+
+/**
+ * This process's copy of the page index's counts (user-list-buckets.ts), as of one revision, and the running
+ * sums of each filter asked for, so a position is placed by a binary search in memory. Never answered from
+ * alone: every page read also reads the revision in its own statement (UserPageStatements), and a page whose
+ * revision is not this copy's makes the copy read what changed (rows stamped above its revision) and the page be
+ * placed again. So a copy never serves a page or a total of another revision, on any replica, however the rows
+ * were written. One per process and data source, registered by the composition root.
+ */
+export class UserListIndex {
+  private readonly dataSource: DataSource;
+  private revision = -1;
+  /** Bucket starts, ascending, and per bucket the count of each (role, status). */
+  private starts: string[] = [];
+  private counts = new Map<string, Map<string, number>>();
+  private sums = new Map<string, Float64Array>();
+  private reading: Promise<void> | null = null;
+
+  constructor({ dataSource }: { dataSource: DataSource }) {
+    this.dataSource = dataSource;
+  }
+
+  get currentRevision(): number {
+    return this.revision;
+  }
+
+  /** Brings the copy up to the index as committed now (one read at a time; callers during one share it). */
+  refresh(): Promise<void> {
+    this.reading ??= this.read().finally(() => {
+      this.reading = null;
+    });
+    return this.reading;
+  }
+
+  /** The copy, read first if this process has none yet. */
+  async ready(): Promise<void> {
+    if (this.revision < 0) await this.refresh();
+  }
+
+  /** Where the match at `offset` (0-based) of `filter` lies, in this copy. */
+  place(filter: IndexedFilter, offset: number): Placement {
+    const sums = this.sumsOf(filter);
+    const total = sums[sums.length - 1]!;
+    if (offset >= total) return { revision: this.revision, total, start: null, skip: 0 };
+    // The last bucket whose running sum is at or below the offset: it holds the match (empty buckets before it do not).
+    let [lo, hi] = [0, this.starts.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (sums[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { revision: this.revision, total, start: this.starts[lo]!, skip: offset - sums[lo]! };
+  }
+
+  /** The bucket holding `id`, the matches of `filter` in the buckets before it, and the filter's total. */
+  bucketOf(filter: IndexedFilter, id: string): { revision: number; start: string; before: number; total: number } {
+    const sums = this.sumsOf(filter);
+    let [lo, hi] = [0, this.starts.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= id) lo = mid;
+      else hi = mid - 1;
+    }
+    return { revision: this.revision, start: this.starts[lo] ?? '', before: sums[lo] ?? 0, total: sums[sums.length - 1] ?? 0 };
+  }
+
+  private sumsOf({ roleId, status }: IndexedFilter): Float64Array {
+    const name = `${roleId ?? ''}\u0000${status ?? ''}`;
+    let sums = this.sums.get(name);
+    if (!sums) {
+      sums = new Float64Array(this.starts.length + 1);
+      for (let i = 0; i < this.starts.length; i++) {
+        let n = 0;
+        for (const [key, count] of this.counts.get(this.starts[i]!) ?? []) {
+          const [keyRole, keyStatus] = key.split('\u0000') as [string, string];
+          if (keyStatus === ERASED_STATUS) continue;
+          if ((roleId === undefined || roleId === keyRole) && (status === undefined || status === keyStatus)) n += count;
+        }
+        sums[i + 1] = sums[i]! + n;
+      }
+      // At most a few hundred filters are kept: every role alone and with each status, and each status alone.
+      if (this.sums.size >= 512) this.sums.clear();
+      this.sums.set(name, sums);
+    }
+    return sums;
+  }
+
+  private async read(): Promise<void> {
+    const manager = this.dataSource.manager;
+    // The revision first, the changed rows after: the rows are then at least as new as the revision they are
+    // labelled with, and a page statement that still sees that revision sees exactly these counts.
+    const [state] = (await manager.query(`SELECT revision, rebuilt FROM ${LIST_REVISION_TABLE} WHERE id = 1`)) as Record<string, unknown>[];
+    const revision = Number(state?.revision ?? 0);
+    if (revision === this.revision) return;
+    // A rebuild replaced every bucket: read them all again.
+    const since = Number(state?.rebuilt ?? 0) > this.revision ? -1 : this.revision;
+    const rows = (await manager.query(`SELECT start_id, role_id, status, n FROM ${LIST_COUNTS_TABLE} WHERE revision > ?`, [since])) as Record<string, unknown>[];
+    if (since < 0) {
+      this.starts = [];
+      this.counts = new Map();
+    }
+    const added: string[] = [];
+    for (const row of rows) {
+      const start = String(row.start_id);
+      let bucket = this.counts.get(start);
+      if (!bucket) {
+        bucket = new Map();
+        this.counts.set(start, bucket);
+        added.push(start);
+      }
+      bucket.set(`${String(row.role_id)}\u0000${String(row.status)}`, Number(row.n));
+    }
+    if (added.length > 0) this.starts = [...this.starts, ...added].sort();
+    if (this.starts[0] !== '') {
+      // The first bucket ('') always exists, counted or not.
+      this.starts.unshift('');
+      this.counts.set('', this.counts.get('') ?? new Map());
+    }
+    this.sums.clear();
+    this.revision = revision;
+  }
+}
