@@ -91,11 +91,12 @@ import { CachedPermissionRepository } from './caching/cached-permission-reposito
 import { CachedRoleRepository } from './caching/cached-role-repository';
 import { type InvitationMailCradle, invitationMailRegistrations } from './mailer-container';
 import { type PersistenceCradle, persistenceRegistrations, typeOrmUnitOfWork, userPersistenceServices } from './persistence-registrations';
+import { type AuditCradle, auditRegistrations } from './audit-registrations';
 import { type RevocationCradle, revocationRegistrations } from './revocation-registrations';
 import { Readiness } from './system/readiness';
 import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
 
-export interface Cradle extends PersistenceCradle, InvitationMailCradle, RevocationCradle {
+export interface Cradle extends PersistenceCradle, InvitationMailCradle, AuditCradle, RevocationCradle {
   config: Config;
   logger: Logger;
   idGenerator: IdGenerator;
@@ -198,6 +199,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     ...persistenceRegistrations(config),
     // The embedded default mails invitations from this process (in-process bus).
     ...invitationMailRegistrations(config, logger),
+    ...auditRegistrations(config),
     ...revocationRegistrations(config),
     idGenerator: asClass(UuidV7IdGenerator).singleton(),
     passwordHasher: asClass(Argon2PasswordHasher).singleton(),
@@ -258,7 +260,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     eventPublisher: asFunction(({ inProcessBus, logger, metrics }: Cradle) =>
       new InstrumentedEventPublisher(
         config.kafka
-          ? new KafkaEventPublisher({ brokers: config.kafka.brokers, topic: config.kafka.topic, clientId: config.kafka.clientId, logger })
+          ? new KafkaEventPublisher({ brokers: config.kafka.brokers, topic: config.kafka.topic, auditTopic: config.kafka.auditTopic, clientId: config.kafka.clientId, logger })
           : inProcessBus!,
         metrics,
       ),

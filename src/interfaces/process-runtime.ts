@@ -49,11 +49,12 @@ export async function prepareDatabase(
   }
 }
 
-/** The topics the service owns and the migrate step creates: the events topic and the mailer's dead-letter topic. */
+/** The topics the service owns and the migrate step creates: the events topic, the audit trail's and the mailer's dead-letter topic. */
 export function ownedTopics(kafka: NonNullable<Config['kafka']>, env: Record<string, string | undefined> = process.env): TopicSpec[] {
   const settings = { partitions: kafka.topicPartitions, replicationFactor: kafka.replicationFactor };
   return [
     { topic: kafka.topic, ...settings },
+    { topic: kafka.auditTopic, ...settings },
     { topic: loadDeadLetterTopic(kafka.topic, env), ...settings },
   ];
 }

@@ -1,3 +1,4 @@
+import type { AuditLog, AuditTrail } from '../../src/application/ports/audit-trail.port';
 import { createHash, randomUUID } from 'node:crypto';
 import type { InvitationRepository } from '../../src/application/ports/invitation-repository.port';
 import type { ProcessedEventStore } from '../../src/application/ports/processed-event-store.port';
@@ -38,6 +39,9 @@ export interface ContractStores {
   storedEvents(): Promise<StoredEvent[]>;
   /** The number the outbox gave each committed event among its aggregate's events, by event id (the relay's order). */
   storedSequences(): Promise<Map<string, number>>;
+  /** The audit trail written on its own (entries in a unit of work go through `scope.audit`), and read back. */
+  auditTrail: AuditTrail;
+  auditLog: AuditLog;
 }
 
 /** An outbox event as stored: `data` as JSON carries it. */

@@ -1,5 +1,6 @@
 import type { ContractOptions, MakeStores } from './contract-kit';
 import { contractTargets, inMemoryStores, typeOrmStoresOn } from './implementations';
+import { describeAuditTrailContract } from './audit-trail.contract';
 import { describeInvitationRepositoryContract } from './invitation-repository.contract';
 import { describeOutboxContract } from './outbox.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
@@ -17,7 +18,7 @@ import { describeUserRepositoryContract } from './user-repository.contract';
  * TypeORM adapters on every real database (CONTRACT_TARGETS=sqlite narrows it while developing):
  * a behaviour the application relies on holds on both, or a case here says which side differs.
  */
-function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles' | 'serviceAccounts', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
+function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles' | 'serviceAccounts' | 'audit', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
   describeUserAdministrationContract(names.users, makeStores, options);
   describeUserListPagesContract(names.users, makeStores, options);
@@ -30,6 +31,7 @@ function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' 
   describeSingleUseTokenStoreContract(names.passwordResets, 'passwordResets', makeStores, options);
   describeRoleStoreContract(names.roles, makeStores, options);
   describeServiceAccountStoreContract(names.serviceAccounts, makeStores, options);
+  describeAuditTrailContract(names.audit, makeStores, options);
 }
 
 /*
@@ -53,6 +55,7 @@ describe('in-memory fakes', () => {
       passwordResets: 'InMemoryPasswordResetStore',
       roles: 'InMemoryRoleRepository',
       serviceAccounts: 'InMemoryServiceAccountRepository',
+      audit: 'InMemoryAuditTrail',
     },
     inMemoryStores,
   );
@@ -70,6 +73,7 @@ describe.each(contractTargets())('TypeORM adapters on $name', (target) => {
       passwordResets: 'TypeOrmPasswordResetStore',
       roles: 'TypeOrmRoleRepository',
       serviceAccounts: 'TypeOrmServiceAccountRepository',
+      audit: 'TypeOrmAuditTrail',
     },
     typeOrmStoresOn(target),
   );

@@ -1,3 +1,6 @@
+import { TypeOrmAuditLog } from '../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-log';
+import { StandaloneTypeOrmAuditTrail } from '../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-trail';
+import { InMemoryAuditTrail } from '../support/fakes/in-memory-audit-trail';
 import type { DataSource } from 'typeorm';
 import { runMigrations } from '../../src/infrastructure/persistence/typeorm/migrate';
 import { OutboxSchema } from '../../src/infrastructure/persistence/typeorm/records';
@@ -33,7 +36,8 @@ export async function inMemoryStores(): Promise<ContractStores> {
     { id: SEEDED_ROLES.member, name: 'member', permissions: [] },
   ]);
   const serviceAccounts = new InMemoryServiceAccountRepository();
-  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles, serviceAccounts });
+  const audit = new InMemoryAuditTrail();
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles, serviceAccounts, audit });
   return {
     users,
     replicaUsers: () => users,
@@ -45,6 +49,8 @@ export async function inMemoryStores(): Promise<ContractStores> {
     serviceAccounts,
     storedEvents: async () => outbox.events.map((e) => ({ id: e.id, type: e.type, aggregateId: e.aggregateId, occurredAt: e.occurredAt, data: e.data })),
     storedSequences: async () => new Map(outbox.events.map((e) => [e.id, e.sequence])),
+    auditTrail: audit,
+    auditLog: audit,
   };
 }
 
@@ -63,7 +69,7 @@ export function contractTargets(filter = process.env.CONTRACT_TARGETS): Database
 }
 
 /** Every table the contracts write, children first (invitations reference users). */
-const CONTRACT_TABLES = ['service_account_secrets', 'service_accounts', 'client_assertion_jtis', 'invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'event_sequences', 'users'];
+const CONTRACT_TABLES = ['audit_events', 'service_account_secrets', 'service_accounts', 'client_assertion_jtis', 'invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'event_sequences', 'users'];
 
 /**
  * Opens `target` once for the enclosing describe (migrated; destroyed after it) and returns the
@@ -120,6 +126,8 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
         })),
       storedSequences: async () =>
         new Map((await db.getRepository(OutboxSchema).find()).map((row) => [row.id, Number(row.aggregateSequence)])),
+      auditTrail: new StandaloneTypeOrmAuditTrail({ manager: db.manager, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
+      auditLog: new TypeOrmAuditLog({ dataSource: db, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
     };
   };
 }

@@ -103,7 +103,21 @@ describe('the OpenAPI document is the server', () => {
       addServiceAccountSecret: 'bearer',
       deleteServiceAccountSecret: 'bearer',
       replaceServiceAccountKeys: 'bearer',
+      listAuditEvents: 'bearer',
+      exportAuditEvents: 'bearer',
     });
+  });
+
+  it('answers the audit trail (#23) as documented: a page with its cursor, the NDJSON export, errors as problem+json', async () => {
+    // Two entries at least: the sign-in of beforeAll, and this refusal.
+    expect((await app.request('POST', '/v1/auth/signin', { json: { username: 'nobody-at-all', password: 'whatever it is' } })).status).toBe(401);
+    const page = await app.request('GET', '/v1/audit-events?page_size=1', { token });
+    expect([page.status, typeof page.body.next]).toEqual([200, 'string']);
+    expect((await app.request('GET', `/v1/audit-events?page_size=1&cursor=${page.body.next}`, { token })).status).toBe(200);
+    expect((await app.request('GET', '/v1/audit-events?page_size=101', { token })).status).toBe(400);
+    const exported = await app.request('GET', '/v1/audit-events/export?from=2000-01-01T00:00:00Z', { token });
+    expect([exported.status, exported.text.length > 0]).toEqual([200, true]);
+    expect((await app.request('GET', '/v1/audit-events/export', { token })).status).toBe(400);
   });
 
   it('answers the probes, the key set and the page as documented', async () => {

@@ -11,7 +11,7 @@ describe('GET /v1/permissions', () => {
   afterAll(async () => app.close());
 
   /** Every seeded permission, by group then name. */
-  const ALL = ['permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'tokens:introspect', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'];
+  const ALL = ['audit:read', 'permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'tokens:introspect', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'];
   const USERS_GROUP = ALL.filter((name) => name.startsWith('users:'));
   const list = (query = '') => app.request('GET', `/v1/permissions${query}`, { token });
   const names = (response: { body: { permissions: { name: string }[] } }) => response.body.permissions.map((p) => p.name);

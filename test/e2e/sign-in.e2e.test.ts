@@ -28,7 +28,7 @@ describe('POST /v1/auth/signin', () => {
       role: { name: 'admin' },
     });
     expect([...response.body.role.permissions].sort()).toEqual(
-      ['permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'tokens:introspect', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'],
+      ['audit:read', 'permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'tokens:introspect', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'],
     );
     expect(response.body.role).not.toHaveProperty('_id');
     expect(JSON.stringify(response.body)).not.toMatch(/argon2|password/i);

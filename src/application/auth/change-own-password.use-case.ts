@@ -1,3 +1,5 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import { assertAcceptablePassword } from '../../domain/users/password-policy';
 import { UserNotFoundError } from '../../domain/users/user.errors';
@@ -33,8 +35,10 @@ export class ChangeOwnPasswordUseCase {
   private readonly lockout: LockoutPolicy;
   private readonly sessions: SessionIssuer;
   private readonly clock: Clock;
+  private readonly audit: AuditRecorder;
 
   constructor(deps: {
+    auditRecorder: AuditRecorder;
     userRepository: UserRepository;
     unitOfWork: UnitOfWork;
     passwordHasher: PasswordHasher;
@@ -44,6 +48,7 @@ export class ChangeOwnPasswordUseCase {
     sessionIssuer: SessionIssuer;
     clock: Clock;
   }) {
+    this.audit = deps.auditRecorder;
     this.users = deps.userRepository;
     this.unitOfWork = deps.unitOfWork;
     this.hasher = deps.passwordHasher;
@@ -64,20 +69,33 @@ export class ChangeOwnPasswordUseCase {
     const claimed = await this.attempts.claim(key, this.clock.now(), this.lockout);
     // Verified in every case (against the dummy hash while locked): a locked account costs the same time.
     const matches = await this.hasher.verify(currentPassword, claimed ? user.passwordHash : undefined);
+    const actorName = userActor(user)!;
+    const refusal = { action: AuditActions.passwordChanged, outcome: 'failure' as const, actor: actorName, target: userTarget(user) };
     if (claimed) {
       if (matches) await this.attempts.succeeded(key);
-      else await this.attempts.failed(key, this.clock.now(), this.lockout);
+      else
+        await this.attempts.failed(key, this.clock.now(), this.lockout, (lockedUntil) =>
+          this.audit.entries(
+            { ...refusal, code: 'wrong_password' },
+            ...(lockedUntil
+              ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: actorName, target: userTarget(user), changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
+              : []),
+          ),
+        );
+    } else {
+      await this.audit.record({ ...refusal, code: 'locked' });
     }
     if (!claimed || !matches) throw new WrongCurrentPasswordError();
 
     // Hashing is slow: done before the transaction, so no row stays locked meanwhile.
     const passwordHash = await this.hasher.hash(newPassword);
-    const tokenVersion = await this.unitOfWork.run(async ({ users }) => {
+    const tokenVersion = await this.unitOfWork.run(async ({ users, audit }) => {
       const current = await users.findById(actor.userId);
       if (!current || !current.isJoined || current.status !== 'active') throw new UserNotFoundError();
       current.changePassword({ passwordHash, now: this.clock.now() });
       await users.update(current);
       await users.incrementTokenVersion(current.id);
+      await this.audit.write(audit, { action: AuditActions.passwordChanged, actor: actorName, target: userTarget(current) });
       // Read back: a sign-out committed meanwhile moved it too, and the new session must carry the latest.
       return (await users.findById(current.id))?.tokenVersion ?? current.tokenVersion + 1;
     });

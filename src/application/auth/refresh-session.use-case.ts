@@ -1,3 +1,5 @@
+import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
+import type { AuditRecorder } from '../audit/audit-recorder';
 import type { Clock } from '../ports/clock.port';
 import type { RefreshToken, RefreshTokenStore } from '../ports/refresh-token-store.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
@@ -18,14 +20,17 @@ export class RefreshSessionUseCase {
   private readonly secrets: SecretTokens;
   private readonly sessions: SessionIssuer;
   private readonly clock: Clock;
+  private readonly audit: AuditRecorder;
 
   constructor(deps: {
+    auditRecorder: AuditRecorder;
     userRepository: UserRepository;
     refreshTokenStore: RefreshTokenStore;
     secretTokens: SecretTokens;
     sessionIssuer: SessionIssuer;
     clock: Clock;
   }) {
+    this.audit = deps.auditRecorder;
     this.users = deps.userRepository;
     this.store = deps.refreshTokenStore;
     this.secrets = deps.secretTokens;
@@ -52,9 +57,16 @@ export class RefreshSessionUseCase {
 
   /** A used token again: past the grace after its use, the family is revoked. Refused either way. */
   private async reused(token: RefreshToken, usedAt: Date, now: Date): Promise<never> {
-    if (now.getTime() - usedAt.getTime() >= this.sessions.policy.reuseGraceSeconds * 1000) {
-      await this.store.revokeFamily(token.familyId, now);
-    }
+    const revoke = now.getTime() - usedAt.getTime() >= this.sessions.policy.reuseGraceSeconds * 1000;
+    if (revoke) await this.store.revokeFamily(token.familyId, now);
+    await this.audit.record({
+      action: AuditActions.refreshReuseDetected,
+      outcome: 'failure',
+      code: revoke ? 'family_revoked' : 'within_grace',
+      actor: ANONYMOUS,
+      target: { type: 'user', id: token.userId, snapshot: null },
+      changes: revoke ? [{ field: 'session_family', before: 'active', after: 'revoked' }] : [],
+    });
     throw new InvalidRefreshTokenError();
   }
 }

@@ -1,7 +1,10 @@
+import { ANONYMOUS, AuditActions, type AuditTarget } from '../../domain/audit/audit-entry';
 import type { Role } from '../../domain/roles/role';
+import type { User } from '../../domain/users/user';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import { InvalidCredentialsError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
+import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
 import type { Clock } from '../ports/clock.port';
 import type { LoginAttempts } from '../ports/login-attempts.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
@@ -32,8 +35,10 @@ export class SignInUseCase {
   private readonly attempts: LoginAttempts;
   private readonly lockout: LockoutPolicy;
   private readonly clock: Clock;
+  private readonly audit: AuditRecorder;
 
   constructor(deps: {
+    auditRecorder: AuditRecorder;
     userRepository: UserRepository;
     roleRepository: RoleRepository;
     passwordHasher: PasswordHasher;
@@ -49,6 +54,7 @@ export class SignInUseCase {
     this.attempts = deps.loginAttempts;
     this.lockout = deps.lockoutPolicy;
     this.clock = deps.clock;
+    this.audit = deps.auditRecorder;
   }
 
   async execute({ username, password }: SignInInput): Promise<SignInResult> {
@@ -63,15 +69,32 @@ export class SignInUseCase {
     // The hash is checked in every case (a dummy one when there is none, or the account is locked),
     // so an unknown, pending or locked user costs the same time as a wrong password.
     const matches = await this.hasher.verify(password, allowed ? user.passwordHash : undefined);
+    // The caller is told nothing more than "invalid credentials"; the trail keeps the reason.
+    const reason = !claimed ? 'locked' : refusal(user, matches);
+    const target = signInTarget(user, key);
     if (claimed) {
       if (allowed && matches) await this.attempts.succeeded(key);
-      else await this.attempts.failed(key, this.clock.now(), this.lockout);
+      else
+        await this.attempts.failed(key, this.clock.now(), this.lockout, (lockedUntil) =>
+          this.audit.entries(
+            { action: AuditActions.signInFailed, outcome: 'failure', code: reason, actor: ANONYMOUS, target },
+            ...(lockedUntil
+              ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: ANONYMOUS, target, changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
+              : []),
+          ),
+        );
+    } else {
+      await this.audit.record({ action: AuditActions.signInFailed, outcome: 'failure', code: reason, actor: ANONYMOUS, target });
     }
     if (!user || !allowed || !matches) throw new InvalidCredentialsError();
 
     const role: Role | null = await this.roles.findById(user.roleId);
-    if (!role) throw new InvalidCredentialsError();
+    if (!role) {
+      await this.audit.record({ action: AuditActions.signInFailed, outcome: 'failure', code: 'no_role', actor: ANONYMOUS, target });
+      throw new InvalidCredentialsError();
+    }
     const { accessToken, refreshToken } = await this.sessions.start(user.id, user.tokenVersion);
+    await this.audit.record({ action: AuditActions.signInSucceeded, actor: userActor(user)!, target });
     return {
       name: user.name ?? '',
       username: user.username ?? '',
@@ -81,4 +104,17 @@ export class SignInUseCase {
       refreshToken,
     };
   }
+}
+
+/** Why a claimed attempt failed, for the trail only; null when it succeeded. */
+function refusal(user: User | null, matches: boolean): string | null {
+  if (!user) return 'unknown_user';
+  if (!user.isJoined) return 'not_joined';
+  if (user.status !== 'active') return 'deactivated';
+  return matches ? null : 'wrong_password';
+}
+
+/** The account tried: the user, or (unknown) the name typed, as its lookup key, so failures on one name group together. */
+function signInTarget(user: User | null, key: string): AuditTarget {
+  return user ? userTarget(user) : { type: 'user', id: null, snapshot: key.slice(0, 64) };
 }

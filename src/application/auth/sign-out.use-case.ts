@@ -1,3 +1,5 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import type { AuditRecorder } from '../audit/audit-recorder';
 import type { UserRepository } from '../ports/user-repository.port';
 import type { Actor } from './actor';
 
@@ -9,12 +11,16 @@ import type { Actor } from './actor';
  */
 export class SignOutUseCase {
   private readonly users: UserRepository;
+  private readonly audit: AuditRecorder;
 
-  constructor(deps: { userRepository: UserRepository }) {
+  constructor(deps: { userRepository: UserRepository; auditRecorder: AuditRecorder }) {
     this.users = deps.userRepository;
+    this.audit = deps.auditRecorder;
   }
 
   async execute({ actor }: { actor: Actor }): Promise<void> {
     await this.users.incrementTokenVersion(actor.userId);
+    const who = await this.audit.actorOf(actor, this.users);
+    await this.audit.record({ action: AuditActions.signedOut, actor: who, target: { type: 'user', id: actor.userId, snapshot: who.name } });
   }
 }

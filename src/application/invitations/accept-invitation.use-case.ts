@@ -1,3 +1,5 @@
+import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
+import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
 import { singleUseTokenStatus } from '../../domain/shared/single-use-token';
 import { InvitationExpiredError, InvitationNotFoundError, InvitationUsedError } from '../../domain/invitations/invitation.errors';
 import { ValidationError, type FieldProblem } from '../../domain/shared/domain-error';
@@ -30,8 +32,10 @@ export class AcceptInvitationUseCase {
   private readonly commonPasswords: CommonPasswords | undefined;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
+  private readonly audit: AuditRecorder;
 
   constructor(deps: {
+    auditRecorder: AuditRecorder;
     unitOfWork: UnitOfWork;
     secretTokens: SecretTokens;
     passwordHasher: PasswordHasher;
@@ -40,6 +44,7 @@ export class AcceptInvitationUseCase {
     clock: Clock;
     idGenerator: IdGenerator;
   }) {
+    this.audit = deps.auditRecorder;
     this.unitOfWork = deps.unitOfWork;
     this.tokens = deps.secretTokens;
     this.hasher = deps.passwordHasher;
@@ -48,13 +53,17 @@ export class AcceptInvitationUseCase {
     this.ids = deps.idGenerator;
   }
 
-  async execute(input: AcceptInvitationInput): Promise<{ userId: string }> {
+  execute(input: AcceptInvitationInput): Promise<{ userId: string }> {
+    return this.audit.guard(ANONYMOUS, AuditActions.invitationAccepted, null, () => this.accept(input));
+  }
+
+  private async accept(input: AcceptInvitationInput): Promise<{ userId: string }> {
     const { name, username } = this.validate(input);
     const tokenHash = this.tokens.hash(input.token);
     // Hashing is slow: do it before the transaction, so no row stays locked meanwhile.
     const passwordHash = await this.hasher.hash(input.password);
 
-    return this.unitOfWork.run(async ({ users, invitations, roles, outbox }) => {
+    return this.unitOfWork.run(async ({ users, invitations, roles, outbox, audit }) => {
       const invitation = await invitations.findByTokenHash(tokenHash);
       if (!invitation) throw new InvitationNotFoundError();
       const now = this.clock.now();
@@ -79,6 +88,15 @@ export class AcceptInvitationUseCase {
       });
       await users.update(user);
       await outbox.append(user.pullDomainEvents());
+      await this.audit.write(audit, {
+        action: AuditActions.invitationAccepted,
+        actor: userActor(user)!,
+        target: userTarget(user),
+        changes: [
+          { field: 'status', before: 'pending', after: 'active' },
+          { field: 'username', before: null, after: username.value },
+        ],
+      });
       return { userId: user.id };
     });
   }

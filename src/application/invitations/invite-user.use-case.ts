@@ -1,3 +1,5 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import { type AuditRecorder, userTarget } from '../audit/audit-recorder';
 import { Permissions } from '../../domain/permissions/permission';
 import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
 import { missingPermissions, type Role, RoleNames } from '../../domain/roles/role';
@@ -28,15 +30,21 @@ export class InviteUserUseCase {
   private readonly unitOfWork: UnitOfWork;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
+  private readonly audit: AuditRecorder;
 
-  constructor(deps: { roleRepository: RoleRepository; unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
+  constructor(deps: { auditRecorder: AuditRecorder; roleRepository: RoleRepository; unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
+    this.audit = deps.auditRecorder;
     this.roles = deps.roleRepository;
     this.unitOfWork = deps.unitOfWork;
     this.clock = deps.clock;
     this.ids = deps.idGenerator;
   }
 
-  async execute(input: InviteUserInput): Promise<{ userId: string }> {
+  execute(input: InviteUserInput): Promise<{ userId: string }> {
+    return this.audit.guard(input.actor, AuditActions.invitationIssued, null, () => this.invite(input));
+  }
+
+  private async invite(input: InviteUserInput): Promise<{ userId: string }> {
     requirePermission(input.actor, Permissions.usersInvite);
     const email = Email.parse(input.email);
     const name = input.name === undefined ? undefined : parseDisplayName(input.name);
@@ -48,7 +56,7 @@ export class InviteUserUseCase {
 
     // The aggregate is built inside the closure: a unit of work may run it again after a deadlock,
     // and each attempt must record its own UserInvited (pullDomainEvents() empties the list).
-    return this.unitOfWork.run(async ({ users, outbox }) => {
+    return this.unitOfWork.run(async ({ users, outbox, audit }) => {
       const user = User.invite({
         id: this.ids.next(),
         email,
@@ -62,6 +70,12 @@ export class InviteUserUseCase {
       // as EmailAlreadyTakenError (the transaction then writes nothing).
       await users.add(user);
       await outbox.append(user.pullDomainEvents());
+      await this.audit.write(audit, {
+        action: AuditActions.invitationIssued,
+        actor: await this.audit.actorOf(input.actor, users),
+        target: userTarget(user),
+        changes: [{ field: 'role', before: null, after: role.name }],
+      });
       return { userId: user.id };
     });
   }

@@ -1,3 +1,5 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import { type AuditRecorder, userTarget } from '../audit/audit-recorder';
 import { Permissions } from '../../domain/permissions/permission';
 import { UserNotFoundError } from '../../domain/users/user.errors';
 import { type Actor, requirePermission } from '../auth/actor';
@@ -14,16 +16,22 @@ export class ResendInvitationUseCase {
   private readonly unitOfWork: UnitOfWork;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
+  private readonly audit: AuditRecorder;
 
-  constructor(deps: { unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
+  constructor(deps: { auditRecorder: AuditRecorder; unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
+    this.audit = deps.auditRecorder;
     this.unitOfWork = deps.unitOfWork;
     this.clock = deps.clock;
     this.ids = deps.idGenerator;
   }
 
-  async execute({ actor, userId }: { actor: Actor; userId: string }): Promise<void> {
+  execute(input: { actor: Actor; userId: string }): Promise<void> {
+    return this.audit.guard(input.actor, AuditActions.invitationResent, { type: 'user', id: input.userId, snapshot: null }, () => this.resend(input));
+  }
+
+  private async resend({ actor, userId }: { actor: Actor; userId: string }): Promise<void> {
     requirePermission(actor, Permissions.usersInvite);
-    await this.unitOfWork.run(async ({ users, roles, outbox }) => {
+    await this.unitOfWork.run(async ({ users, roles, outbox, audit }) => {
       const user = await users.findById(userId);
       if (!user) throw new UserNotFoundError();
       const role = await roles.findById(user.roleId);
@@ -36,6 +44,7 @@ export class ResendInvitationUseCase {
       });
       await users.update(user);
       await outbox.append(user.pullDomainEvents());
+      await this.audit.write(audit, { action: AuditActions.invitationResent, actor: await this.audit.actorOf(actor, users), target: userTarget(user) });
     });
   }
 }

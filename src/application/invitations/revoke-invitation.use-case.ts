@@ -1,3 +1,5 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import { type AuditRecorder, userTarget } from '../audit/audit-recorder';
 import { Permissions } from '../../domain/permissions/permission';
 import { UserNotFoundError } from '../../domain/users/user.errors';
 import { type Actor, requirePermission } from '../auth/actor';
@@ -16,16 +18,22 @@ export class RevokeInvitationUseCase {
   private readonly unitOfWork: UnitOfWork;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
+  private readonly audit: AuditRecorder;
 
-  constructor(deps: { unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
+  constructor(deps: { auditRecorder: AuditRecorder; unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
+    this.audit = deps.auditRecorder;
     this.unitOfWork = deps.unitOfWork;
     this.clock = deps.clock;
     this.ids = deps.idGenerator;
   }
 
-  async execute({ actor, userId }: { actor: Actor; userId: string }): Promise<void> {
+  execute(input: { actor: Actor; userId: string }): Promise<void> {
+    return this.audit.guard(input.actor, AuditActions.invitationRevoked, { type: 'user', id: input.userId, snapshot: null }, () => this.revoke(input));
+  }
+
+  private async revoke({ actor, userId }: { actor: Actor; userId: string }): Promise<void> {
     requirePermission(actor, Permissions.usersInvite);
-    await this.unitOfWork.run(async ({ users, roles, outbox }) => {
+    await this.unitOfWork.run(async ({ users, roles, outbox, audit }) => {
       const user = await users.findById(userId);
       if (!user) throw new UserNotFoundError();
       const role = await roles.findById(user.roleId);
@@ -33,6 +41,7 @@ export class RevokeInvitationUseCase {
       user.revokeInvitation({ by: actor.userId, now: this.clock.now(), newId: () => this.ids.next() });
       await users.delete(user);
       await outbox.append(user.pullDomainEvents());
+      await this.audit.write(audit, { action: AuditActions.invitationRevoked, actor: await this.audit.actorOf(actor, users), target: userTarget(user) });
     });
   }
 }

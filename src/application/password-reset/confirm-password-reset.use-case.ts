@@ -1,3 +1,5 @@
+import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
+import { type AuditRecorder, userTarget } from '../audit/audit-recorder';
 import { singleUseTokenStatus } from '../../domain/shared/single-use-token';
 import { PasswordResetExpiredError, PasswordResetNotFoundError, PasswordResetUsedError } from '../../domain/users/password-reset';
 import { assertAcceptablePassword } from '../../domain/users/password-policy';
@@ -26,8 +28,10 @@ export class ConfirmPasswordResetUseCase {
   private readonly commonPasswords: CommonPasswords | undefined;
   private readonly attempts: LoginAttempts;
   private readonly clock: Clock;
+  private readonly audit: AuditRecorder;
 
   constructor(deps: {
+    auditRecorder: AuditRecorder;
     unitOfWork: UnitOfWork;
     secretTokens: SecretTokens;
     passwordHasher: PasswordHasher;
@@ -35,6 +39,7 @@ export class ConfirmPasswordResetUseCase {
     loginAttempts: LoginAttempts;
     clock: Clock;
   }) {
+    this.audit = deps.auditRecorder;
     this.unitOfWork = deps.unitOfWork;
     this.tokens = deps.secretTokens;
     this.hasher = deps.passwordHasher;
@@ -43,13 +48,17 @@ export class ConfirmPasswordResetUseCase {
     this.clock = deps.clock;
   }
 
-  async execute(input: ConfirmPasswordResetInput): Promise<{ userId: string }> {
+  execute(input: ConfirmPasswordResetInput): Promise<{ userId: string }> {
+    return this.audit.guard(ANONYMOUS, AuditActions.passwordResetConfirmed, null, () => this.confirm(input));
+  }
+
+  private async confirm(input: ConfirmPasswordResetInput): Promise<{ userId: string }> {
     assertAcceptablePassword(input.password, 'password', (p) => this.commonPasswords?.includes(p) ?? false);
     const tokenHash = this.tokens.hash(input.token);
     // Hashing is slow: done before the transaction, so no row stays locked meanwhile.
     const passwordHash = await this.hasher.hash(input.password);
 
-    const username = await this.unitOfWork.run(async ({ users, passwordResets }) => {
+    const username = await this.unitOfWork.run(async ({ users, passwordResets, audit }) => {
       const reset = await passwordResets.findByTokenHash(tokenHash);
       if (!reset) throw new PasswordResetNotFoundError();
       const now = this.clock.now();
@@ -64,6 +73,7 @@ export class ConfirmPasswordResetUseCase {
       user.changePassword({ passwordHash, now });
       await users.update(user);
       await users.incrementTokenVersion(user.id);
+      await this.audit.write(audit, { action: AuditActions.passwordResetConfirmed, actor: ANONYMOUS, target: userTarget(user) });
       return { userId: user.id, username: user.username ?? '' };
     });
     await this.attempts.succeeded(Username.normalize(username.username));

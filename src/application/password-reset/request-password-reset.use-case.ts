@@ -1,3 +1,5 @@
+import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
+import { type AuditRecorder, userTarget } from '../audit/audit-recorder';
 import { passwordResetRequested } from '../../domain/users/password-reset';
 import { Email } from '../../domain/users/email';
 import type { Clock } from '../ports/clock.port';
@@ -21,8 +23,10 @@ export class RequestPasswordResetUseCase {
   private readonly unitOfWork: UnitOfWork;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
+  private readonly audit: AuditRecorder;
 
-  constructor(deps: { unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
+  constructor(deps: { auditRecorder: AuditRecorder; unitOfWork: UnitOfWork; clock: Clock; idGenerator: IdGenerator }) {
+    this.audit = deps.auditRecorder;
     this.unitOfWork = deps.unitOfWork;
     this.clock = deps.clock;
     this.ids = deps.idGenerator;
@@ -35,10 +39,16 @@ export class RequestPasswordResetUseCase {
 
   private async record(email: Email): Promise<void> {
     // Built inside the closure: a unit of work may run it again after a deadlock.
-    await this.unitOfWork.run(async ({ users, outbox }) => {
+    await this.unitOfWork.run(async ({ users, outbox, audit }) => {
       const { items } = await users.list({ offset: 0, limit: 1 }, { emailKey: email.normalized });
       const user = items[0];
-      if (!user || !user.isJoined || user.status !== 'active') return;
+      const fact = { action: AuditActions.passwordResetRequested, actor: ANONYMOUS };
+      if (!user || !user.isJoined || user.status !== 'active') {
+        const code = !user ? 'unknown_address' : !user.isJoined ? 'not_joined' : 'deactivated';
+        await this.audit.write(audit, { ...fact, outcome: 'failure', code, target: user ? userTarget(user) : { type: 'user', id: null, snapshot: email.normalized } });
+        return;
+      }
+      await this.audit.write(audit, { ...fact, target: userTarget(user) });
       await outbox.append([
         passwordResetRequested({ id: this.ids.next(), userId: user.id, email: user.email, name: user.name, now: this.clock.now() }),
       ]);

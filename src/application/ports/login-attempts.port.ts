@@ -1,3 +1,4 @@
+import type { AuditEntry } from '../../domain/audit/audit-entry';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 
 /**
@@ -10,8 +11,12 @@ export interface LoginAttempts {
    * false, claiming nothing, while it is locked or its allowance of `policy.threshold` is spent.
    */
   claim(accountKey: string, now: Date, policy: LockoutPolicy): Promise<boolean>;
-  /** After a failed evaluation: locks the account once its allowance is spent, for the growing wait. */
-  failed(accountKey: string, now: Date, policy: LockoutPolicy): Promise<void>;
+  /**
+   * After a failed evaluation: locks the account once its allowance is spent, for the growing wait.
+   * `audit` is asked for the entries of the refusal (and of the lock, when this call locked the account:
+   * `lockedUntil` set); they commit with the counters, in the same transaction.
+   */
+  failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[]): Promise<void>;
   /** After a successful evaluation: the counters start over. */
   succeeded(accountKey: string): Promise<void>;
 }

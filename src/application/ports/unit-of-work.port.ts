@@ -1,3 +1,4 @@
+import type { AuditTrail } from './audit-trail.port';
 import type { InvitationRepository } from './invitation-repository.port';
 import type { Outbox } from './outbox.port';
 import type { PasswordResetStore } from './password-reset-store.port';
@@ -14,6 +15,8 @@ export interface TransactionScope {
   roles: RoleStore;
   passwordResets: PasswordResetStore;
   serviceAccounts: ServiceAccountStore;
+  /** Audit entries (#23), committed with the change they describe. */
+  audit: AuditTrail;
 }
 
 /** Runs `work` in one database transaction: all of it commits, or none of it. */

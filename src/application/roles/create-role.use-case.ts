@@ -1,3 +1,4 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
 import { Permissions } from '../../domain/permissions/permission';
 import { RoleEntity } from '../../domain/roles/role.entity';
 import { type Actor, requirePermission } from '../auth/actor';
@@ -13,13 +14,22 @@ export interface CreateRoleInput {
 
 /** A custom role from existing permissions, recorded as `RoleCreated`. Nobody grants what they lack. */
 export class CreateRoleUseCase extends RoleChange {
-  async execute({ actor, name, permissions }: CreateRoleInput): Promise<RoleAnswer> {
+  execute(input: CreateRoleInput): Promise<RoleAnswer> {
+    return this.refusable(input.actor, null, AuditActions.roleCreated, () => this.create(input));
+  }
+
+  private async create({ actor, name, permissions }: CreateRoleInput): Promise<RoleAnswer> {
     requirePermission(actor, Permissions.rolesWrite);
     const held = await this.resolvePermissions(permissions);
     assertHolds(actor, held.map((p) => p.name));
-    return this.unitOfWork.run(async ({ roles, outbox }) => {
+    return this.unitOfWork.run(async (scope) => {
+      const { roles, outbox } = scope;
       const role = RoleEntity.create({ id: this.ids.next(), name, permissions: held, ...this.changeBy(actor) });
       await roles.insert(role);
+      await this.audited(scope, actor, role, AuditActions.roleCreated, [
+        { field: 'name', before: null, after: role.name },
+        { field: 'permissions', before: null, after: role.permissionNames },
+      ]);
       await outbox.append(role.pullDomainEvents());
       return toRoleAnswer(role.toDetails());
     });

@@ -1,3 +1,6 @@
+import type { AuditAction, AuditChange } from '../../domain/audit/audit-entry';
+import { DomainError } from '../../domain/shared/domain-error';
+import type { AuditRecorder } from '../audit/audit-recorder';
 import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
 import { missingPermissions } from '../../domain/roles/role';
 import type { HeldPermission, RoleChangeBy, RoleEntity } from '../../domain/roles/role.entity';
@@ -7,10 +10,11 @@ import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { PermissionRepository } from '../ports/permission-repository.port';
 import type { RoleRepository, RoleStore } from '../ports/role-repository.port';
-import type { UnitOfWork } from '../ports/unit-of-work.port';
+import type { TransactionScope, UnitOfWork } from '../ports/unit-of-work.port';
 
 /** What every use case that changes a role is built from. */
 export interface RoleChangeDeps {
+  auditRecorder: AuditRecorder;
   roleRepository: RoleRepository;
   permissionRepository: PermissionRepository;
   unitOfWork: UnitOfWork;
@@ -25,8 +29,10 @@ export abstract class RoleChange {
   private readonly permissions: PermissionRepository;
   private readonly clock: Clock;
   protected readonly ids: IdGenerator;
+  protected readonly audit: AuditRecorder;
 
   constructor(deps: RoleChangeDeps) {
+    this.audit = deps.auditRecorder;
     this.roles = deps.roleRepository;
     this.permissions = deps.permissionRepository;
     this.unitOfWork = deps.unitOfWork;
@@ -54,6 +60,22 @@ export abstract class RoleChange {
     if (expectedVersion !== undefined && expectedVersion !== role.version) throw new RoleChangedConcurrentlyError();
     assertHolds(actor, role.permissionNames);
     return role;
+  }
+
+  /** Writes the change's entry in its transaction: the role as it was (its id and name then). */
+  protected async audited(scope: TransactionScope, actor: Actor, role: { id: string; name: string }, action: AuditAction, changes: AuditChange[] = []): Promise<void> {
+    const target = { type: 'role' as const, id: role.id, snapshot: role.name };
+    await this.audit.write(scope.audit, { action, actor: await this.audit.actorOf(actor, scope.users), target, changes });
+  }
+
+  /** Runs the change; a refusal (a domain error) is written on its own, since the change's transaction rolled back. */
+  protected async refusable<T>(actor: Actor, roleId: string | null, action: AuditAction, change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } catch (error) {
+      if (error instanceof DomainError) await this.audit.refused(actor, action, { type: 'role', id: roleId, snapshot: null }, error.code);
+      throw error;
+    }
   }
 
   protected changeBy(actor: Actor): RoleChangeBy {

@@ -1,3 +1,4 @@
+import { AuditActions, changedFields } from '../../domain/audit/audit-entry';
 import { Permissions } from '../../domain/permissions/permission';
 import { requirePermission } from '../auth/actor';
 import { assertHolds, type RoleActionInput, RoleChange } from './role-administration';
@@ -15,15 +16,23 @@ export interface UpdateRoleInput extends RoleActionInput {
  * now and of the new set.
  */
 export class UpdateRoleUseCase extends RoleChange {
-  async execute(input: UpdateRoleInput): Promise<RoleAnswer> {
+  execute(input: UpdateRoleInput): Promise<RoleAnswer> {
+    return this.refusable(input.actor, input.roleId, AuditActions.roleUpdated, () => this.change(input));
+  }
+
+  private async change(input: UpdateRoleInput): Promise<RoleAnswer> {
     const { actor } = input;
     requirePermission(actor, Permissions.rolesWrite);
     const permissions = input.permissions === undefined ? undefined : await this.resolvePermissions(input.permissions);
     if (permissions) assertHolds(actor, permissions.map((p) => p.name));
-    return this.unitOfWork.run(async ({ roles, outbox }) => {
+    return this.unitOfWork.run(async (scope) => {
+      const { roles, outbox } = scope;
       const role = await this.target(roles, actor, input.roleId, input.expectedVersion);
+      const before = { id: role.id, name: role.name, permissions: role.permissionNames };
       if (role.change({ name: input.name, permissions, ...this.changeBy(actor) })) {
         await roles.update(role);
+        const changes = changedFields({ name: before.name, permissions: before.permissions }, { name: role.name, permissions: role.permissionNames });
+        await this.audited(scope, actor, before, AuditActions.roleUpdated, changes);
         await outbox.append(role.pullDomainEvents());
       }
       return toRoleAnswer(role.toDetails());

@@ -1,3 +1,4 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
 import { Permissions } from '../../domain/permissions/permission';
 import { ServiceAccount } from '../../domain/service-accounts/service-account';
 import { type Actor, requirePermission } from '../auth/actor';
@@ -17,7 +18,11 @@ export interface CreateServiceAccountInput {
  * stored), recorded as `ServiceAccountCreated`. Nobody gives it a role holding a permission they lack.
  */
 export class CreateServiceAccountUseCase extends ServiceAccountChange {
-  async execute({ actor, name, role, description }: CreateServiceAccountInput): Promise<ServiceAccountAnswer & { clientSecret: string }> {
+  execute(input: CreateServiceAccountInput): Promise<ServiceAccountAnswer & { clientSecret: string }> {
+    return this.refusable(input.actor, null, AuditActions.serviceAccountCreated, () => this.create(input));
+  }
+
+  private async create({ actor, name, role, description }: CreateServiceAccountInput): Promise<ServiceAccountAnswer & { clientSecret: string }> {
     requirePermission(actor, Permissions.serviceAccountsWrite);
     const held = await this.roleToHandOut(actor, role);
     return this.unitOfWork.run(async (scope) => {
@@ -32,6 +37,12 @@ export class CreateServiceAccountUseCase extends ServiceAccountChange {
         ...this.changeBy(actor),
       });
       await scope.serviceAccounts.insert(account);
+      const { state } = account.snapshot();
+      await this.audited(scope, actor, state, AuditActions.serviceAccountCreated, [
+        { field: 'name', before: null, after: state.name },
+        { field: 'client_id', before: null, after: state.clientId },
+        { field: 'role', before: null, after: held.name },
+      ]);
       await scope.outbox.append(account.pullDomainEvents());
       return { ...(await this.answer(scope, account)), clientSecret: issued.secret };
     });

@@ -1,3 +1,5 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import type { AuditRecorder } from '../audit/audit-recorder';
 import type { Clock } from '../ports/clock.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { AuthenticatedServiceAccount } from '../ports/service-account-credentials.port';
@@ -25,8 +27,10 @@ export class IssueServiceTokenUseCase {
   private readonly roles: RoleRepository;
   private readonly tokens: TokenIssuer;
   private readonly clock: Clock;
+  private readonly audit: AuditRecorder;
 
-  constructor(deps: { roleRepository: RoleRepository; tokenIssuer: TokenIssuer; clock: Clock }) {
+  constructor(deps: { roleRepository: RoleRepository; tokenIssuer: TokenIssuer; clock: Clock; auditRecorder: AuditRecorder }) {
+    this.audit = deps.auditRecorder;
     this.roles = deps.roleRepository;
     this.tokens = deps.tokenIssuer;
     this.clock = deps.clock;
@@ -35,8 +39,17 @@ export class IssueServiceTokenUseCase {
   async execute({ account, scope }: { account: AuthenticatedServiceAccount; scope?: string }): Promise<ServiceToken> {
     const role = await this.roles.findById(account.roleId);
     const held = role ? role.permissions : [];
-    const granted = scope === undefined || scope === '' ? [...held] : narrowed(held, scope);
+    const actor = { type: 'service_account' as const, id: account.id, name: account.clientId };
+    const fact = { actor, target: { type: 'service_account' as const, id: account.id, snapshot: account.clientId } };
+    let granted: string[];
+    try {
+      granted = scope === undefined || scope === '' ? [...held] : narrowed(held, scope);
+    } catch (error) {
+      if (error instanceof InvalidScopeError) await this.audit.record({ ...fact, action: AuditActions.serviceTokenRefused, outcome: 'failure', code: 'invalid_scope' });
+      throw error;
+    }
     const issued = await this.tokens.issueServiceToken({ subject: account.id, clientId: account.clientId, scope: granted });
+    await this.audit.record({ ...fact, action: AuditActions.serviceTokenGranted, code: account.method, changes: [{ field: 'scope', before: null, after: granted }] });
     return {
       accessToken: issued.token,
       // `exp` is whole seconds from the second the token was issued in: rounded up, SERVICE_TOKEN_TTL itself.

@@ -1,3 +1,5 @@
+import type { AuditAction, AuditChange } from '../../domain/audit/audit-entry';
+import type { AuditRecorder } from '../audit/audit-recorder';
 import type { Role } from '../../domain/roles/role';
 import { RoleNotFoundError } from '../../domain/roles/role-not-found.error';
 import type { NewSecret, ServiceAccount, ServiceAccountChangeBy } from '../../domain/service-accounts/service-account';
@@ -13,6 +15,7 @@ import { type ServiceAccountAnswer, toServiceAccountView } from './service-accou
 
 /** What every use case that changes a service account is built from. */
 export interface ServiceAccountChangeDeps {
+  auditRecorder: AuditRecorder;
   roleRepository: RoleRepository;
   unitOfWork: UnitOfWork;
   clock: Clock;
@@ -40,8 +43,10 @@ export abstract class ServiceAccountChange {
   protected readonly clock: Clock;
   protected readonly ids: IdGenerator;
   private readonly secretTokens: SecretTokens;
+  protected readonly audit: AuditRecorder;
 
   constructor(deps: ServiceAccountChangeDeps) {
+    this.audit = deps.auditRecorder;
     this.roles = deps.roleRepository;
     this.unitOfWork = deps.unitOfWork;
     this.clock = deps.clock;
@@ -80,6 +85,17 @@ export abstract class ServiceAccountChange {
   protected issueSecret(expiresAt?: Date): IssuedSecret {
     const { token, hash } = this.secretTokens.generate();
     return { secret: token, stored: { id: this.ids.next(), hash, ...(expiresAt ? { expiresAt } : {}) } };
+  }
+
+  /** Writes the change's entry in its transaction: the account as it was named then. */
+  protected async audited(scope: TransactionScope, actor: Actor, account: { id: string; name: string }, action: AuditAction, changes: AuditChange[] = []): Promise<void> {
+    const target = { type: 'service_account' as const, id: account.id, snapshot: account.name };
+    await this.audit.write(scope.audit, { action, actor: await this.audit.actorOf(actor, scope.users), target, changes });
+  }
+
+  /** Runs the change; a refusal (a domain error) is written on its own, since the change's transaction rolled back. */
+  protected refusable<T>(actor: Actor, id: string | null, action: AuditAction, change: () => Promise<T>): Promise<T> {
+    return this.audit.guard(actor, action, { type: 'service_account', id, snapshot: null }, change);
   }
 
   protected changeBy(actor: Actor): ServiceAccountChangeBy {

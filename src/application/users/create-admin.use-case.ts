@@ -1,3 +1,5 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import { type AuditRecorder, userTarget } from '../audit/audit-recorder';
 import { RoleNames } from '../../domain/roles/role';
 import { RoleNotFoundError } from '../../domain/roles/role-not-found.error';
 import { parseDisplayName } from '../../domain/users/display-name';
@@ -33,8 +35,10 @@ export class CreateAdminUseCase {
   private readonly commonPasswords: CommonPasswords | undefined;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
+  private readonly audit: AuditRecorder;
 
   constructor(deps: {
+    auditRecorder: AuditRecorder;
     roleRepository: RoleRepository;
     unitOfWork: UnitOfWork;
     passwordHasher: PasswordHasher;
@@ -43,6 +47,7 @@ export class CreateAdminUseCase {
     clock: Clock;
     idGenerator: IdGenerator;
   }) {
+    this.audit = deps.auditRecorder;
     this.roles = deps.roleRepository;
     this.unitOfWork = deps.unitOfWork;
     this.hasher = deps.passwordHasher;
@@ -62,7 +67,7 @@ export class CreateAdminUseCase {
     const passwordHash = await this.hasher.hash(input.password);
     const exists = { created: false, reason: 'exists' } as const;
     try {
-      return await this.unitOfWork.run(async ({ users, outbox }) => {
+      return await this.unitOfWork.run(async ({ users, outbox, audit }) => {
         if ((await users.existsWithUsername(username.normalized)) || (await users.existsWithEmail(email.normalized))) {
           return exists;
         }
@@ -80,6 +85,13 @@ export class CreateAdminUseCase {
         await users.add(user);
         // Consumers learn of the admin as of any user that joins: the topic alone holds the whole user set.
         await outbox.append(user.pullDomainEvents());
+        // An operator's act (the CLI, or ADMIN_* at start): no signed-in actor.
+        await this.audit.write(audit, {
+          action: AuditActions.userCreated,
+          actor: { type: 'anonymous', id: null, name: 'operator' },
+          target: userTarget(user),
+          changes: [{ field: 'role', before: null, after: role.name }],
+        });
         return { created: true, userId: user.id } as const;
       });
     } catch (error) {

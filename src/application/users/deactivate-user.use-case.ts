@@ -1,3 +1,4 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
 import { Permissions } from '../../domain/permissions/permission';
 import { OwnAccountError } from '../../domain/users/user.errors';
 import { requirePermission } from '../auth/actor';
@@ -11,16 +12,22 @@ import { toUserDetails, type UserDetails } from './user.view';
  * nothing. Nobody deactivates themselves, nor the last active admin.
  */
 export class DeactivateUserUseCase extends UserChange {
-  async execute({ actor, userId, expectedVersion }: UserActionInput): Promise<UserDetails> {
+  execute(input: UserActionInput): Promise<UserDetails> {
+    return this.refusable(input.actor, input.userId, AuditActions.userDeactivated, () => this.change(input));
+  }
+
+  private async change({ actor, userId, expectedVersion }: UserActionInput): Promise<UserDetails> {
     requirePermission(actor, Permissions.usersDeactivate);
     if (userId === actor.userId) throw new OwnAccountError('deactivate');
     return this.unitOfWork.run(async (scope) => {
       const { users, outbox } = scope;
       const { user, role } = await this.admin.target(scope, actor, userId, expectedVersion);
       await this.admin.assertAnotherActiveAdmin(scope, user);
+      const before = user.status;
       if (user.deactivate(this.changeBy(actor))) {
         await users.update(user);
         await users.incrementTokenVersion(user.id);
+        await this.audited(scope, actor, user, AuditActions.userDeactivated, [{ field: 'status', before, after: 'deactivated' }]);
         await outbox.append(user.pullDomainEvents());
       }
       return toUserDetails(user, role);

@@ -1,3 +1,4 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
 import { Permissions } from '../../domain/permissions/permission';
 import { OwnAccountError } from '../../domain/users/user.errors';
 import { requirePermission } from '../auth/actor';
@@ -10,13 +11,19 @@ import { UserChange, type UserActionInput } from './user-administration';
  * holds. Nobody deletes themselves, nor the last active admin.
  */
 export class DeleteUserUseCase extends UserChange {
-  async execute({ actor, userId, expectedVersion }: UserActionInput): Promise<void> {
+  execute(input: UserActionInput): Promise<void> {
+    return this.refusable(input.actor, input.userId, AuditActions.userDeleted, () => this.change(input));
+  }
+
+  private async change({ actor, userId, expectedVersion }: UserActionInput): Promise<void> {
     requirePermission(actor, Permissions.usersDelete);
     if (userId === actor.userId) throw new OwnAccountError('delete');
     await this.unitOfWork.run(async (scope) => {
       const { users, outbox } = scope;
       const { user } = await this.admin.target(scope, actor, userId, expectedVersion);
       await this.admin.assertAnotherActiveAdmin(scope, user);
+      // The name it had, before the erasure takes it.
+      await this.audited(scope, actor, user, AuditActions.userDeleted, [{ field: 'status', before: user.status, after: 'deleted' }]);
       user.delete(this.changeBy(actor));
       // Erasing bumps the token version and deletes the invitation with the personal data.
       await users.erase(user);

@@ -1,3 +1,4 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
 import { Permissions } from '../../domain/permissions/permission';
 import { requirePermission } from '../auth/actor';
 import { UserChange, type UserActionInput } from './user-administration';
@@ -9,13 +10,18 @@ import { toUserDetails, type UserDetails } from './user.view';
  * `UserReactivated`; reactivating a user that is not deactivated changes nothing.
  */
 export class ReactivateUserUseCase extends UserChange {
-  async execute({ actor, userId, expectedVersion }: UserActionInput): Promise<UserDetails> {
+  execute(input: UserActionInput): Promise<UserDetails> {
+    return this.refusable(input.actor, input.userId, AuditActions.userReactivated, () => this.change(input));
+  }
+
+  private async change({ actor, userId, expectedVersion }: UserActionInput): Promise<UserDetails> {
     requirePermission(actor, Permissions.usersDeactivate);
     return this.unitOfWork.run(async (scope) => {
       const { users, outbox } = scope;
       const { user, role } = await this.admin.target(scope, actor, userId, expectedVersion);
       if (user.reactivate(this.changeBy(actor))) {
         await users.update(user);
+        await this.audited(scope, actor, user, AuditActions.userReactivated, [{ field: 'status', before: 'deactivated', after: user.status }]);
         await outbox.append(user.pullDomainEvents());
       }
       return toUserDetails(user, role);

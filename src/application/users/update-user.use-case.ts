@@ -1,3 +1,4 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
 import { Permissions } from '../../domain/permissions/permission';
 import type { Role } from '../../domain/roles/role';
 import { parseDisplayName } from '../../domain/users/display-name';
@@ -22,6 +23,11 @@ export interface UpdateUserInput {
  */
 export class UpdateUserUseCase extends UserChange {
   async execute(input: UpdateUserInput): Promise<UserDetails> {
+    const action = input.role === undefined ? AuditActions.userUpdated : AuditActions.userRoleChanged;
+    return this.refusable(input.actor, input.userId, action, () => this.change(input));
+  }
+
+  private async change(input: UpdateUserInput): Promise<UserDetails> {
     const { actor } = input;
     requirePermission(actor, Permissions.usersUpdate);
     const name = input.name === undefined ? undefined : parseDisplayName(input.name);
@@ -32,8 +38,15 @@ export class UpdateUserUseCase extends UserChange {
       const { users, outbox } = scope;
       const { user, role: previousRole } = await this.admin.target(scope, actor, input.userId, input.expectedVersion);
       if (role && role.id !== user.roleId) await this.admin.assertAnotherActiveAdmin(scope, user);
+      const before = { name: user.name ?? null, roleId: user.roleId };
       const changed = user.update({ name, role, previousRole, ...this.changeBy(actor) });
       if (changed) {
+        if (before.name !== (user.name ?? null)) {
+          await this.audited(scope, actor, user, AuditActions.userUpdated, [{ field: 'name', before: before.name, after: user.name ?? null }]);
+        }
+        if (role && before.roleId !== user.roleId) {
+          await this.audited(scope, actor, user, AuditActions.userRoleChanged, [{ field: 'role', before: previousRole.name, after: role.name }]);
+        }
         await users.update(user);
         await outbox.append(user.pullDomainEvents());
       }

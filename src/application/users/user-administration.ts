@@ -3,6 +3,9 @@ import { missingPermissions, type Role, RoleNames } from '../../domain/roles/rol
 import { RoleNotFoundError } from '../../domain/roles/role-not-found.error';
 import type { User } from '../../domain/users/user';
 import { LastActiveAdminError, UserChangedConcurrentlyError, UserNotFoundError } from '../../domain/users/user.errors';
+import type { AuditAction, AuditChange } from '../../domain/audit/audit-entry';
+import { DomainError } from '../../domain/shared/domain-error';
+import { type AuditRecorder, userTarget } from '../audit/audit-recorder';
 import type { Actor } from '../auth/actor';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
@@ -67,6 +70,7 @@ export interface UserActionInput {
 
 /** What every use case that changes one user is built from. */
 export interface UserChangeDeps {
+  auditRecorder: AuditRecorder;
   roleRepository: RoleRepository;
   unitOfWork: UnitOfWork;
   clock: Clock;
@@ -77,14 +81,31 @@ export interface UserChangeDeps {
 export abstract class UserChange {
   protected readonly admin: UserAdministration;
   protected readonly unitOfWork: UnitOfWork;
+  protected readonly audit: AuditRecorder;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
 
   constructor(deps: UserChangeDeps) {
     this.admin = new UserAdministration(deps.roleRepository);
     this.unitOfWork = deps.unitOfWork;
+    this.audit = deps.auditRecorder;
     this.clock = deps.clock;
     this.ids = deps.idGenerator;
+  }
+
+  /** Writes the change's entry in its own transaction: the actor named as it is now, the user as it was. */
+  protected async audited(scope: TransactionScope, actor: Actor, user: User, action: AuditAction, changes: AuditChange[] = []): Promise<void> {
+    await this.audit.write(scope.audit, { action, actor: await this.audit.actorOf(actor, scope.users), target: userTarget(user), changes });
+  }
+
+  /** Runs the change; a refusal (a domain error) is written on its own, since the change's transaction rolled back. */
+  protected async refusable<T>(actor: Actor, userId: string, action: AuditAction, change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } catch (error) {
+      if (error instanceof DomainError) await this.audit.refused(actor, action, { type: 'user', id: userId, snapshot: null }, error.code);
+      throw error;
+    }
   }
 
   /** What a change records about itself: who made it, when, and the ids of the events it raises. */

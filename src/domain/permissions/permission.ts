@@ -19,6 +19,8 @@ export const Permissions = {
   serviceAccountsWrite: 'service-accounts:write',
   /** POST /oauth/introspect (RFC 7662), held by a service account that checks tokens. */
   tokensIntrospect: 'tokens:introspect',
+  /** GET /v1/audit-events and its export (#23). */
+  auditRead: 'audit:read',
 } as const;
 
 export type PermissionName = (typeof Permissions)[keyof typeof Permissions];

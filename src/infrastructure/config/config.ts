@@ -24,6 +24,8 @@ export interface Config {
   kafka: {
     brokers: string[];
     topic: string;
+    /** KAFKA_AUDIT_TOPIC: the audit trail's entries (#23), on a topic of their own. */
+    auditTopic: string;
     clientId: string;
     /** Partitions of the topics the migrate step creates (events, mailer DLQ); an existing topic is left as it is. */
     topicPartitions: number;
@@ -68,6 +70,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Seconds /readyz answers 503 before the server stops accepting, so endpoints can drop it. */
   shutdownDrainSeconds: number;
+  /** The audit trail (#23): AUDIT_TRAIL, AUDIT_RETENTION (seconds), AUDIT_SEAL_KEY. */
+  audit: { enabled: boolean; retentionSeconds: number; sealKey?: string };
 }
 
 export class ConfigError extends Error {
@@ -100,6 +104,7 @@ export function loadConfig(env: Env = process.env): Config {
     kafka = {
       brokers: v.KAFKA_BROKERS ?? [],
       topic: k.KAFKA_TOPIC,
+      auditTopic: k.KAFKA_AUDIT_TOPIC,
       clientId: k.KAFKA_CLIENT_ID,
       topicPartitions: k.KAFKA_TOPIC_PARTITIONS,
       replicationFactor: k.KAFKA_REPLICATION_FACTOR,
@@ -187,5 +192,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: v.LOG_LEVEL,
     bodyLimitBytes: v.BODY_LIMIT,
     shutdownDrainSeconds: v.SHUTDOWN_DRAIN,
+    audit: { enabled: v.AUDIT_TRAIL, retentionSeconds: v.AUDIT_RETENTION, ...(v.AUDIT_SEAL_KEY ? { sealKey: v.AUDIT_SEAL_KEY } : {}) },
   };
 }

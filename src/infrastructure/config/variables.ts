@@ -96,12 +96,16 @@ const SERVICE = {
   REVOCATION_WINDOW: duration('how stale a replica may trust its revocation signal; a change that ends or narrows access answers after it (0s: read the subject on every request)', { default: '250ms', min: 0, max: '10s' }),
   LOG_LEVEL: text('fatal … trace, silent', { default: 'info', enum: LOG_LEVELS, problem: (name) => `${name} must be one of ${LOG_LEVELS.join(', ')}` }),
   SHUTDOWN_DRAIN: duration('after SIGTERM, how long /readyz answers 503 while requests are still served', { default: '0s', min: 0 }),
+  AUDIT_RETENTION: duration('how long audit entries are kept; older ones are swept in batches, leaving a checkpoint so the rest still verifies', { default: '365d', min: 86_400 }),
+  AUDIT_SEAL_KEY: text('key of the HMAC that links audit entries into their chain (kept outside the database); unset: plain SHA-256', { verbatim: true }),
+  AUDIT_TRAIL: flag('record the audit trail (false only to measure its cost)', { default: 'true' }),
 } satisfies Table;
 
 /** Read by loadConfig only when KAFKA_BROKERS is set. */
 const KAFKA = {
   KAFKA_TOPIC: text('topic of user events', { default: 'access-control.user-events.v1', pattern: TOPIC, problem: topicProblem }),
   KAFKA_CLIENT_ID: text('Kafka client id', { default: 'access-control' }),
+  KAFKA_AUDIT_TOPIC: text('topic of the audit trail’s entries', { default: 'access-control.audit-events.v1', pattern: TOPIC, problem: topicProblem }),
   KAFKA_TOPIC_PARTITIONS: integer('partitions of the topics the migrate step creates', { default: '6', min: 1, max: 10_000 }),
   KAFKA_REPLICATION_FACTOR: integer("replication factor of the topics it creates; -1: the brokers' default", {
     default: '-1',

@@ -73,6 +73,11 @@ export const EVENT_TYPES = [
   'ServiceAccountSecretRemoved',
   'ServiceAccountKeysChanged',
 ] as const;
+/**
+ * An audit entry (#23), published through the outbox to a topic of its own (KAFKA_AUDIT_TOPIC), never to
+ * the user events' one: docs/events/AuditEventRecorded.schema.json, the `auditEvents` channel of docs/asyncapi.yaml.
+ */
+export const AUDIT_EVENT_TYPE = 'AuditEventRecorded';
 export const MAIL_EVENT_TYPES: readonly string[] = ['UserInvited', 'UserInvitationResent', 'PasswordResetRequested'];
 
 /** Default CloudEvents `source`: stable across deployments, unlike a PUBLIC_URL. */
@@ -89,7 +94,7 @@ export const CLOUD_EVENT_CONTENT_TYPE = 'application/cloudevents+json; charset=U
  * Stable per type and contract version (additive changes keep it).
  */
 export function dataSchemaFor(type: string): string | undefined {
-  return (EVENT_TYPES as readonly string[]).includes(type)
+  return (EVENT_TYPES as readonly string[]).includes(type) || type === AUDIT_EVENT_TYPE
     ? `urn:access-control:events:${type}:${EVENT_CONTRACT_VERSION}`
     : undefined;
 }

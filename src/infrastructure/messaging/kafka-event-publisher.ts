@@ -1,12 +1,14 @@
 import { Kafka, type LogEntry, logLevel, Partitioners, type Producer } from 'kafkajs';
 import type { Logger } from '../logging/logger';
-import { type CloudEvent, type EventPublisher, kafkaHeadersFor } from './cloud-event';
+import { AUDIT_EVENT_TYPE, type CloudEvent, type EventPublisher, kafkaHeadersFor } from './cloud-event';
 
 export interface KafkaEventPublisherOptions {
   /** Bootstrap servers, `host:port`. */
   brokers: readonly string[];
   /** Topic of the events (config.kafka.topic, default `access-control.user-events.v1`). */
   topic: string;
+  /** Topic of the audit trail's entries (KAFKA_AUDIT_TOPIC); without one they are acknowledged and not sent. */
+  auditTopic?: string;
   clientId: string;
   logger: Logger;
   /** TCP connect timeout. Default 3 000 ms. */
@@ -31,6 +33,7 @@ const BOUNDED_RETRIES_WARNING = 'Limiting retries for the idempotent producer';
 export class KafkaEventPublisher implements EventPublisher {
   private readonly kafka: Kafka;
   private readonly topic: string;
+  private readonly auditTopic: string | undefined;
   private readonly logger: Logger;
   private readonly retries: number;
   private producer: Promise<Producer> | null = null;
@@ -39,6 +42,7 @@ export class KafkaEventPublisher implements EventPublisher {
   constructor(options: KafkaEventPublisherOptions) {
     if (options.brokers.length === 0) throw new Error('KafkaEventPublisher needs at least one broker');
     this.topic = options.topic;
+    this.auditTopic = options.auditTopic;
     this.logger = options.logger.child({ component: 'kafka-publisher' });
     this.retries = options.retries ?? 3;
     const retry = { initialRetryTime: 100, maxRetryTime: 2_000, retries: this.retries };
@@ -65,15 +69,14 @@ export class KafkaEventPublisher implements EventPublisher {
     const attempt = this.connectedProducer();
     try {
       const producer = await attempt;
-      await producer.send({
-        topic: this.topic,
-        acks: -1,
-        messages: events.map((event) => ({
-          key: event.subject,
-          value: JSON.stringify(event),
-          headers: kafkaHeadersFor(event),
-        })),
-      });
+      const message = (event: CloudEvent) => ({ key: event.subject, value: JSON.stringify(event), headers: kafkaHeadersFor(event) });
+      const userEvents = events.filter((event) => event.type !== AUDIT_EVENT_TYPE);
+      const auditEvents = this.auditTopic ? events.filter((event) => event.type === AUDIT_EVENT_TYPE) : [];
+      const topicMessages = [
+        ...(userEvents.length > 0 ? [{ topic: this.topic, messages: userEvents.map(message) }] : []),
+        ...(auditEvents.length > 0 ? [{ topic: this.auditTopic!, messages: auditEvents.map(message) }] : []),
+      ];
+      if (topicMessages.length > 0) await producer.sendBatch({ acks: -1, topicMessages });
     } catch (error) {
       this.discard(attempt);
       throw error;

@@ -1,3 +1,4 @@
+import type { AuditVerifier } from '../../infrastructure/persistence/typeorm/audit/audit-verifier';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../infrastructure/config/config';
 import { buildContainer } from '../../infrastructure/container';
@@ -13,11 +14,14 @@ const USAGE = `usage:
       apply pending database migrations and, with KAFKA_BROKERS, create the Kafka topics; exit
   npm run cli -- create-admin --username NAME --email ADDRESS [--name "Full Name"]
       create a joined admin; the password is read from ADMIN_PASSWORD or, if unset, from standard input
-      (never from the command line, where other users of the machine could see it)`;
+      (never from the command line, where other users of the machine could see it)
+  npm run cli -- audit-verify      (or: npm run audit:verify)
+      walk the audit trail's hash chain from its retention checkpoint and name the first entry that breaks
+      (edited, deleted or inserted); exit 1 when one does`;
 
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command !== 'migrate' && command !== 'create-admin') {
+  if (command !== 'migrate' && command !== 'create-admin' && command !== 'audit-verify') {
     process.stderr.write(`${USAGE}\n`);
     return command === undefined || command === '--help' ? 0 : 2;
   }
@@ -45,6 +49,10 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    if (command === 'audit-verify') {
+      await prepareDatabase(container, { migrate: false, topics: false });
+      return await verifyAuditTrail(container.cradle.auditVerifier);
+    }
     const { values } = parseArgs({
       args: rest,
       options: { username: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } },
@@ -69,6 +77,17 @@ export async function runCli(argv: string[]): Promise<number> {
   } finally {
     await container.dispose();
   }
+}
+
+async function verifyAuditTrail(verifier: AuditVerifier): Promise<number> {
+  const result = await verifier.verify();
+  if (result.ok) {
+    process.stdout.write(`audit trail verified: ${result.checked} entries in the chain, ${result.unsealed} not sealed yet\n`);
+    return 0;
+  }
+  const broken = result.firstBreak!;
+  process.stdout.write(`audit trail BROKEN at #${broken.seq}${broken.id ? ` (${broken.id})` : ''}: ${broken.message}\n`);
+  return 1;
 }
 
 async function readStdinLine(): Promise<string> {

@@ -20,6 +20,7 @@ import { securityHeaders } from './plugins/security-headers';
 import { openApiOptions } from './openapi';
 import { problem } from './problem';
 import { accountRoutes } from './routes/account.routes';
+import { auditEventsRoutes } from './routes/audit-events.routes';
 import { authRoutes } from './routes/auth.routes';
 import { discoveryRoutes } from './routes/discovery.routes';
 import { oauthTokenRoutes } from './routes/oauth-token.routes';
@@ -255,6 +256,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
           revokeInvitation: cradle.revokeInvitation,
         }),
       );
+      await v1.register(auditEventsRoutes({ listAuditEvents: cradle.listAuditEvents, exportAuditEvents: cradle.exportAuditEvents }));
       // An unknown /v1 path: 401 without a valid token, 404 with one, so the API's shape is not probed anonymously.
       v1.setNotFoundHandler(async (request, reply) => {
         await app.authenticate(request);

@@ -66,6 +66,7 @@ export function openApiOptions(config: Config): FastifyDynamicSwaggerOptions {
         { name: 'permissions', description: 'The permission list' },
         { name: 'roles', description: 'Roles and the permissions they grant' },
         { name: 'service-accounts', description: 'Other services’ own identities: their roles, secrets and public keys' },
+        { name: 'audit', description: 'The audit trail: who did what to whom, when, from where' },
         { name: 'operations', description: 'Probes and metrics for the platform' },
       ],
       components: {

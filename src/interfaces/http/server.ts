@@ -32,6 +32,8 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   const app = await buildHttpApp(container);
   await prepareDatabase(container, { migrate: config.migrateOnStart });
   const stopEvents = await startEventFlow(container);
+  // The audit trail's sealer and retention sweeper (#23): off the request path, on every replica.
+  container.cradle.auditMaintenance.start();
   // The revocation signal (#26): each request's subject served from memory while it is trusted.
   if (config.revocationWindowSeconds > 0) container.cradle.revocationWatch.start();
   // The management port first: a port already taken stops the start before the API answers anyone.
@@ -54,6 +56,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       await app.close();
       await metricsServer.close();
       await stopEvents();
+      await container.cradle.auditMaintenance.stop();
       await container.dispose();
     })();
     return closing;

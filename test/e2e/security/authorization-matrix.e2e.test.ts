@@ -186,6 +186,9 @@ describe('authorization matrix (every route × every role)', () => {
     },
     // Service accounts (#21): only the admin holds service-accounts:read and :write; each change on a fresh account.
     { method: 'GET', path: '/v1/service-accounts', expected: adminOnly(200) },
+    // The audit trail (#23): audit:read, held by admin only.
+    { method: 'GET', path: '/v1/audit-events', expected: adminOnly(200) },
+    { method: 'GET', path: '/v1/audit-events/export?from=2000-01-01T00:00:00Z', expected: adminOnly(200) },
     {
       method: 'POST',
       path: '/v1/service-accounts',
@@ -258,7 +261,7 @@ describe('authorization matrix (every route × every role)', () => {
     { method: 'POST', path: '/v1/auth/signout', expected: { anonymous: 401, admin: 204, member: 204, inviter: 204, reader: 204 } },
   ];
 
-  it('answers exactly the expected status for each of the 36 routes × 5 callers (180 cells)', async () => {
+  it('answers exactly the expected status for each of the 38 routes × 5 callers (190 cells)', async () => {
     const actual: string[] = [];
     const expected: string[] = [];
     for (const cell of MATRIX) {
@@ -286,7 +289,7 @@ describe('authorization matrix (every route × every role)', () => {
       }
     }
     expect(actual).toEqual(expected);
-    expect(actual).toHaveLength(180);
+    expect(actual).toHaveLength(190);
   });
 
   it('a denied invite or revoke changes nothing: no user row, and the pending user is still there', async () => {

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../support/fakes/audit-recorder';
 /**
  * The published event contract (docs/events/*.schema.json and docs/asyncapi.yaml) against the
  * events the relay really emits: every type written through the domain and the outbox,
@@ -10,7 +11,7 @@ import addFormats from 'ajv-formats';
 import type { DataSource } from 'typeorm';
 import { parse } from 'yaml';
 import { loadConfig } from '../../../src/infrastructure/config/config';
-import { type CloudEvent, dataSchemaFor, EVENT_TYPES } from '../../../src/infrastructure/messaging/cloud-event';
+import { AUDIT_EVENT_TYPE, type CloudEvent, dataSchemaFor, EVENT_TYPES } from '../../../src/infrastructure/messaging/cloud-event';
 import type { TransactionScope, UnitOfWork } from '../../../src/application/ports/unit-of-work.port';
 import { RequestPasswordResetUseCase } from '../../../src/application/password-reset/request-password-reset.use-case';
 import { RoleEntity } from '../../../src/domain/roles/role.entity';
@@ -83,8 +84,8 @@ function messageContract(type: string) {
 
 describe('event contract: JSON Schemas and AsyncAPI', () => {
   it('has one JSON Schema (draft 2020-12) per event type, identified by its dataschema URN', () => {
-    expect(schemaFiles).toEqual([...EVENT_TYPES].map((t) => `${t}.schema.json`).sort());
-    for (const type of EVENT_TYPES) {
+    expect(schemaFiles).toEqual([...EVENT_TYPES, AUDIT_EVENT_TYPE].map((t) => `${t}.schema.json`).sort());
+    for (const type of [...EVENT_TYPES, AUDIT_EVENT_TYPE]) {
       const schema = schemas.get(`${type}.schema.json`)!;
       expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
       expect(schema.$id).toBe(dataSchemaFor(type));
@@ -95,20 +96,24 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
 
   it('is an AsyncAPI 3.0 document whose channel is the topic and whose messages reference every schema file', () => {
     expect(asyncapi.asyncapi).toBe('3.0.0');
-    const channels = Object.values(asyncapi.channels as Json) as Json[];
-    expect(channels).toHaveLength(1);
-    const channel = channels[0]!;
-    expect(channel.address).toBe(loadConfig({ KAFKA_BROKERS: 'localhost:9092' }).kafka?.topic);
-    expect(Object.keys(channel.messages as Json).sort()).toEqual([...EVENT_TYPES].sort());
+    // Two channels: the user events, and the audit trail's on a topic of its own (#23).
+    const kafka = loadConfig({ KAFKA_BROKERS: 'localhost:9092' }).kafka!;
+    const { userEvents: channel, auditEvents: auditChannel } = asyncapi.channels as Record<string, Json>;
+    expect(Object.keys(asyncapi.channels as Json).sort()).toEqual(['auditEvents', 'userEvents']);
+    expect(channel!.address).toBe(kafka.topic);
+    expect(auditChannel!.address).toBe(kafka.auditTopic);
+    expect(Object.keys(channel!.messages as Json).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(Object.keys(auditChannel!.messages as Json)).toEqual([AUDIT_EVENT_TYPE]);
 
-    const operations = Object.values(asyncapi.operations as Json) as Json[];
-    expect(operations.map((o) => [o.action, deref(o.channel)])).toEqual([['send', channel]]);
-    expect(((operations[0]!.messages as unknown[]) ?? []).map((m) => (deref(m) as Json).name).sort()).toEqual([...EVENT_TYPES].sort());
+    const operations = asyncapi.operations as Record<string, Json>;
+    expect(Object.values(operations).map((o) => [o.action, deref(o.channel)])).toEqual([['send', auditChannel], ['send', channel]]);
+    expect(((operations.publishUserEvents!.messages as unknown[]) ?? []).map((m) => (deref(m) as Json).name).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(((operations.publishAuditEvents!.messages as unknown[]) ?? []).map((m) => (deref(m) as Json).name)).toEqual([AUDIT_EVENT_TYPE]);
 
     const referenced: string[] = [];
-    for (const type of EVENT_TYPES) {
+    for (const type of [...EVENT_TYPES, AUDIT_EVENT_TYPE]) {
       const contract = messageContract(type);
-      expect(deref((channel.messages as Json)[type])).toBe(contract.message);
+      expect(deref(((type === AUDIT_EVENT_TYPE ? auditChannel : channel)!.messages as Json)[type])).toBe(contract.message);
       expect(contract.message.name).toBe(type);
       expect(contract.contentType).toBe('application/cloudevents+json; charset=UTF-8');
       expect(contract.payload.schemaFormat).toBe('application/schema+json;version=draft-2020-12');
@@ -164,6 +169,7 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
     let dataSource: DataSource;
     let received: ReadMessage[];
     let written: { type: string; userId: string; eventId: string }[];
+    let audited: ReadMessage[];
 
     beforeAll(async () => {
       database = await createTestDatabase('ac_contract');
@@ -173,6 +179,8 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
 
       const topic = uniqueTopic('event-contract');
       await createTopic(topic, 2);
+      const auditTopic = uniqueTopic('event-contract-audit');
+      await createTopic(auditTopic, 1);
       const lifecycle = new UserLifecycle(new TypeOrmAdapters(dataSource).unitOfWork());
       written = [];
       const record = (w: { userId: string; eventIds: string[]; types: string[] }) =>
@@ -194,7 +202,7 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
       // Password reset (#10): asked for an active user, through the use case, so the event is the one it records.
       const resetIds = new UuidV7IdGenerator();
       let resetEventId = '';
-      await new RequestPasswordResetUseCase({
+      await new RequestPasswordResetUseCase({ auditRecorder: auditRecorderFor().auditRecorder,
         unitOfWork: new TypeOrmAdapters(dataSource).unitOfWork(),
         clock: { now: () => new Date() },
         idGenerator: { next: () => (resetEventId = resetIds.next()) },
@@ -207,11 +215,12 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
       // Service accounts (#21): ServiceAccount* events are keyed by the account id.
       await serviceAccountLifecycle(new TypeOrmAdapters(dataSource).unitOfWork(), record);
 
-      const publisher = new KafkaEventPublisher({ brokers: kafkaBrokers(), topic, clientId: 'contract-test', logger: capturingLogger('warn').logger });
+      const publisher = new KafkaEventPublisher({ brokers: kafkaBrokers(), topic, auditTopic, clientId: 'contract-test', logger: capturingLogger('warn').logger });
       const relay = new OutboxRelay({ dataSource, publisher, logger: capturingLogger('warn').logger });
       try {
         await publisher.connect();
-        expect(await relay.flush()).toBe(written.length);
+        // And the reset request's audit entry (#23), to the audit topic.
+        expect(await relay.flush()).toBe(written.length + 1);
       } finally {
         await publisher.close();
       }
@@ -221,11 +230,25 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
       } finally {
         await reader.stop();
       }
+      const auditReader = await startReader(auditTopic);
+      try {
+        audited = [...(await auditReader.waitFor(1))];
+      } finally {
+        await auditReader.stop();
+      }
     });
 
     afterAll(async () => {
       if (dataSource?.isInitialized) await dataSource.destroy();
       await database?.drop();
+    });
+
+    it('publishes the audit trail to its own topic, each entry valid against AuditEventRecorded (#23)', () => {
+      const validate = ajv().compile(schemas.get(`${AUDIT_EVENT_TYPE}.schema.json`)!);
+      expect(audited).toHaveLength(1);
+      const event = JSON.parse(audited[0]!.value) as CloudEvent<Json>;
+      expect([validate(event) ? [] : validate.errors, audited[0]!.headers.ce_type, audited[0]!.key]).toEqual([[], AUDIT_EVENT_TYPE, event.id]);
+      expect(event.data).toMatchObject({ action: 'auth.password_reset_requested', outcome: 'success' });
     });
 
     it('covers every event type', () => {

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../support/fakes/audit-recorder';
 /**
  * Issue #22: one user's events reach Kafka in the order their changes committed, even when the replicas
  * that made them disagree about the time. Two replicas (a data source, a unit of work, a clock and an id
@@ -76,7 +77,9 @@ describe.each([
     const adapters = new TypeOrmAdapters(dataSource, { clock });
     const unitOfWork = adapters.unitOfWork();
     const roleRepository = new TypeOrmRoleRepository({ manager: dataSource.manager, sqliteWriteQueue: adapters.services.sqliteWriteQueue });
-    const deps = { roleRepository, unitOfWork, clock, idGenerator: clock };
+    // Ids from the replica's own generator: two replicas never hand out the same one, for events or entries.
+    const { auditRecorder } = auditRecorderFor({ clock, idGenerator: clock });
+    const deps = { auditRecorder, roleRepository, unitOfWork, clock, idGenerator: clock };
     return { dataSource, deactivate: new DeactivateUserUseCase(deps), reactivate: new ReactivateUserUseCase(deps), lifecycle: new UserLifecycle(unitOfWork) };
   }
 

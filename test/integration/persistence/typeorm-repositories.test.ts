@@ -1,3 +1,4 @@
+import { AUDIT_PERMISSIONS } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { EmailAlreadyTakenError } from '../../../src/domain/users/user.errors';
@@ -37,7 +38,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
         [
           SEEDED_ROLES.admin,
           'admin',
-          ['permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'tokens:introspect', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'],
+          ['audit:read', 'permissions:read', 'roles:read', 'roles:write', 'service-accounts:read', 'service-accounts:write', 'tokens:introspect', 'users:deactivate', 'users:delete', 'users:invite', 'users:read', 'users:update'],
         ],
         [SEEDED_ROLES.member, 'member', []],
       ]);
@@ -110,8 +111,9 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
     it('lists every seeded permission ordered by group then name', async () => {
       const { items, total } = await repo().list({}, { offset: 0, limit: 100 });
-      expect(total).toBe(SEEDED_PERMISSIONS.length + ADMINISTRATION_PERMISSIONS.length + SERVICE_ACCOUNT_PERMISSIONS.length + TOKEN_PERMISSIONS.length);
+      expect(total).toBe(SEEDED_PERMISSIONS.length + ADMINISTRATION_PERMISSIONS.length + SERVICE_ACCOUNT_PERMISSIONS.length + TOKEN_PERMISSIONS.length + AUDIT_PERMISSIONS.length);
       expect(items.map((p) => `${p.group}/${p.name}`)).toEqual([
+        'audit/audit:read',
         'permissions/permissions:read',
         'roles/roles:read',
         'roles/roles:write',
@@ -149,11 +151,11 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     await Promise.all(Array.from({ length: 20 }, () => cached.list({}, { offset: 0, limit: 100 })));
     expect(reads).toBe(1);
     const id = ids.next();
-    await db.dataSource.query('INSERT INTO permissions (id, group_name, name) VALUES (?, ?, ?)', [id, 'audit', 'audit:read']);
+    await db.dataSource.query('INSERT INTO permissions (id, group_name, name) VALUES (?, ?, ?)', [id, 'reports', 'reports:read']);
     try {
-      expect((await cached.list({ group: 'audit' }, { offset: 0, limit: 100 })).total).toBe(0);
+      expect((await cached.list({ group: 'reports' }, { offset: 0, limit: 100 })).total).toBe(0);
       now += 301; // the catalogue's TTL has passed
-      expect((await cached.list({ group: 'audit' }, { offset: 0, limit: 100 })).items).toEqual([{ id, group: 'audit', name: 'audit:read' }]);
+      expect((await cached.list({ group: 'reports' }, { offset: 0, limit: 100 })).items).toEqual([{ id, group: 'reports', name: 'reports:read' }]);
       expect(reads).toBe(2);
     } finally {
       await db.dataSource.query('DELETE FROM permissions WHERE id = ?', [id]);

@@ -1,4 +1,6 @@
 import type { LoginAttempts } from '../../../src/application/ports/login-attempts.port';
+import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
+import type { InMemoryAuditTrail } from './in-memory-audit-trail';
 import { type LockoutPolicy, lockoutWaitSeconds } from '../../../src/domain/users/lockout-policy';
 import { ioBoundary } from './io-boundary';
 
@@ -15,6 +17,9 @@ interface Counters {
 export class InMemoryLoginAttempts implements LoginAttempts {
   private readonly rows = new Map<string, Counters>();
 
+  /** `audit`: where the entries a failure hands over are written (with the counters, as the adapter's transaction does). */
+  constructor(private readonly audit?: InMemoryAuditTrail) {}
+
   async claim(accountKey: string, now: Date, policy: LockoutPolicy): Promise<boolean> {
     await ioBoundary();
     const row = this.row(accountKey);
@@ -23,13 +28,18 @@ export class InMemoryLoginAttempts implements LoginAttempts {
     return true;
   }
 
-  async failed(accountKey: string, now: Date, policy: LockoutPolicy): Promise<void> {
+  async failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[]): Promise<void> {
     await ioBoundary();
     const row = this.row(accountKey);
-    if (row.failures < policy.threshold) return;
-    row.lockedUntil = new Date(now.getTime() + lockoutWaitSeconds(policy, row.lockouts) * 1000);
-    row.lockouts += 1;
-    row.failures = 0;
+    let locked: Date | null = null;
+    if (row.failures >= policy.threshold) {
+      locked = new Date(now.getTime() + lockoutWaitSeconds(policy, row.lockouts) * 1000);
+      row.lockedUntil = locked;
+      row.lockouts += 1;
+      row.failures = 0;
+    }
+    const entries = audit?.(locked) ?? [];
+    if (entries.length > 0 && this.audit) await this.audit.record(entries);
   }
 
   async succeeded(accountKey: string): Promise<void> {

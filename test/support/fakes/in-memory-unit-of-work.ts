@@ -1,4 +1,5 @@
 import type { TransactionScope, UnitOfWork } from '../../../src/application/ports/unit-of-work.port';
+import { InMemoryAuditTrail } from './in-memory-audit-trail';
 import { ioBoundary } from './io-boundary';
 import { InMemoryInvitationRepository } from './in-memory-invitation.repository';
 import type { InMemoryOutbox } from './in-memory-outbox';
@@ -21,6 +22,8 @@ export interface InMemoryStores {
   passwordResets?: InMemoryPasswordResetStore;
   /** A fresh, empty one when not given. */
   serviceAccounts?: InMemoryServiceAccountRepository;
+  /** A fresh, empty one when not given. */
+  audit?: InMemoryAuditTrail;
   /**
    * Run every closure once more after a first attempt that is rolled back, as the TypeORM unit
    * of work does after a deadlock: a use case must be correct when its closure runs twice.
@@ -47,6 +50,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
   readonly roles: InMemoryRoleRepository;
   readonly passwordResets: InMemoryPasswordResetStore;
   readonly serviceAccounts: InMemoryServiceAccountRepository;
+  readonly audit: InMemoryAuditTrail;
   /** Attempts rolled back on purpose to exercise the retry (not counted in `rollbacks`). */
   retriedAttempts = 0;
   private readonly retryEveryRun: boolean;
@@ -60,6 +64,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     this.roles = stores.roles ?? new InMemoryRoleRepository();
     this.passwordResets = stores.passwordResets ?? new InMemoryPasswordResetStore();
     this.serviceAccounts = stores.serviceAccounts ?? new InMemoryServiceAccountRepository();
+    this.audit = stores.audit ?? new InMemoryAuditTrail();
     // As the foreign key does: a user's row deleted (or erased) takes its invitation with it.
     this.users.linkInvitations(this.invitations);
   }
@@ -92,6 +97,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         this.roles.prepareCommit(scope.roles),
         this.passwordResets.prepareCommit(scope.passwordResets),
         this.serviceAccounts.prepareCommit(scope.serviceAccounts),
+        this.audit.prepareCommit(scope.audit),
       ];
       for (const step of apply) step();
       this.commits += 1;
@@ -117,6 +123,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       roles: this.roles.beginTransaction(users, serviceAccounts),
       passwordResets: this.passwordResets.beginTransaction(),
       serviceAccounts,
+      audit: this.audit.beginTransaction(),
     };
   }
 
@@ -128,5 +135,6 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     scope.roles.close();
     scope.passwordResets.close();
     scope.serviceAccounts.close();
+    scope.audit.close();
   }
 }

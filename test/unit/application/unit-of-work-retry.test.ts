@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../support/fakes/audit-recorder';
 /**
  * Every use case that writes through the unit of work, run with a unit of work that rolls back a
  * first attempt of each closure and runs it again, as the TypeORM one does after an InnoDB
@@ -44,7 +45,8 @@ function world() {
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles, retryEveryRun: true });
   const invitee = UserMother.pending({ name: 'Grace Hopper', email: 'grace@example.com', role: RoleMother.member() });
   users.seed(invitee);
-  return { clock, ids, users, outbox, invitations, processedEvents, unitOfWork, roles, invitee };
+  const { auditRecorder } = auditRecorderFor({ clock, auditTrail: unitOfWork.audit });
+  return { clock, ids, users, outbox, invitations, processedEvents, unitOfWork, roles, invitee, auditRecorder };
 }
 
 /** The committed events, by type, each once: a retry must neither lose nor repeat one. */
@@ -55,7 +57,7 @@ function eventTypes(outbox: InMemoryOutbox): string[] {
 describe('a unit of work that runs each closure twice (a deadlock retry)', () => {
   it('InviteUserUseCase commits the user with exactly one UserInvited for it', async () => {
     const w = world();
-    const invite = new InviteUserUseCase({ roleRepository: w.roles, unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids });
+    const invite = new InviteUserUseCase({ auditRecorder: w.auditRecorder, roleRepository: w.roles, unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids });
 
     const { userId } = await invite.execute({ actor: ActorMother.admin(), email: 'ada@example.com' });
 
@@ -67,7 +69,7 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
 
   it('ResendInvitationUseCase commits exactly one UserInvitationResent', async () => {
     const w = world();
-    const resend = new ResendInvitationUseCase({ unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids });
+    const resend = new ResendInvitationUseCase({ auditRecorder: w.auditRecorder, unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids });
 
     await resend.execute({ actor: ActorMother.admin(), userId: w.invitee.id });
 
@@ -78,7 +80,7 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
   it('RevokeInvitationUseCase deletes the user and commits exactly one UserInvitationRevoked', async () => {
     const w = world();
     w.invitations.seed(InvitationMother.valid(w.invitee.id).invitation);
-    const revoke = new RevokeInvitationUseCase({ unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids });
+    const revoke = new RevokeInvitationUseCase({ auditRecorder: w.auditRecorder, unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids });
 
     await revoke.execute({ actor: ActorMother.admin(), userId: w.invitee.id });
 
@@ -91,7 +93,7 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
     const w = world();
     const { invitation, token } = InvitationMother.valid(w.invitee.id);
     w.invitations.seed(invitation);
-    const accept = new AcceptInvitationUseCase({
+    const accept = new AcceptInvitationUseCase({ auditRecorder: w.auditRecorder,
       unitOfWork: w.unitOfWork,
       secretTokens: new FakeSecretTokens(),
       passwordHasher: new FakePasswordHasher(),
@@ -129,7 +131,7 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
 
   it('CreateAdminUseCase creates the admin once, with one UserJoined', async () => {
     const w = world();
-    const createAdmin = new CreateAdminUseCase({
+    const createAdmin = new CreateAdminUseCase({ auditRecorder: w.auditRecorder,
       roleRepository: w.roles,
       unitOfWork: w.unitOfWork,
       passwordHasher: new FakePasswordHasher(),
@@ -147,7 +149,8 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
 
   it('the administration use cases each commit their change once, with exactly one event each', async () => {
     const w = world();
-    const deps = { roleRepository: w.roles, unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids };
+    const { auditRecorder } = auditRecorderFor({ clock: w.clock, auditTrail: w.unitOfWork.audit });
+    const deps = { auditRecorder, roleRepository: w.roles, unitOfWork: w.unitOfWork, clock: w.clock, idGenerator: w.ids };
     const admin = ActorMother.admin();
     const member = UserMother.joined({ role: RoleMother.member() });
     w.users.seed(UserMother.joined({ role: RoleMother.admin() }));
@@ -160,6 +163,8 @@ describe('a unit of work that runs each closure twice (a deadlock retry)', () =>
 
     expect(w.unitOfWork.retriedAttempts).toBe(4);
     expect(eventTypes(w.outbox)).toEqual(['UserUpdated', 'UserRoleChanged', 'UserDeactivated', 'UserReactivated', 'UserDeleted']);
+    // One audit entry per change, each once: the rolled-back attempt's entries went with it.
+    expect(w.unitOfWork.audit.entries.map((e) => e.action)).toEqual(['user.updated', 'user.role_changed', 'user.deactivated', 'user.reactivated', 'user.deleted']);
     // One token version bump by the deactivation, one by the erasure: neither repeated by the retry.
     expect(w.users.erased(member.id)).toMatchObject({ status: 'deleted', version: 5, tokenVersion: 2 });
   });

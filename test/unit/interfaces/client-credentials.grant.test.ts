@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../support/fakes/audit-recorder';
 import type { FastifyRequest } from 'fastify';
 import type { RateLimitCounter, RateLimitWindow } from '../../../src/application/ports/rate-limit-counter.port';
 import type {
@@ -55,7 +56,7 @@ function setup(failuresPerMinute = 3) {
   const counter = new MemoryCounter();
   const grant = clientCredentialsGrant({
     serviceAccountCredentials: credentials,
-    issueServiceToken: new IssueServiceTokenUseCase({ roleRepository: new InMemoryRoleRepository([READER]), tokenIssuer: tokens, clock }),
+    issueServiceToken: new IssueServiceTokenUseCase({ roleRepository: new InMemoryRoleRepository([READER]), tokenIssuer: tokens, clock, auditRecorder: auditRecorderFor({ clock }).auditRecorder }),
     rateLimitCounter: counter,
     clock,
     assertionAudience: AUDIENCE,

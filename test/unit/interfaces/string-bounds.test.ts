@@ -74,6 +74,8 @@ describe('string bounds: no request input is unbounded', () => {
       'DELETE /v1/users/{id}/invitation',
       'GET /invitations/accept',
       'GET /password-reset',
+      'GET /v1/audit-events',
+      'GET /v1/audit-events/export',
       'GET /v1/permissions',
       'GET /v1/roles',
       'GET /v1/roles/{id}',

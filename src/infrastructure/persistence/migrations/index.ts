@@ -13,6 +13,7 @@ import { BootstrapRecord1764900000000 } from './1764900000000-bootstrap-record';
 import { ServiceAccounts1765000000000 } from './1765000000000-service-accounts';
 import { TokenIntrospection1765100000000 } from './1765100000000-token-introspection';
 import { UserListBuckets1765200000000 } from './1765200000000-user-list-buckets';
+import { AuditTrail1765300000000 } from './1765300000000-audit-trail';
 import { RevocationEpochs1765400000000 } from './1765400000000-revocation-epochs';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
@@ -32,5 +33,6 @@ export const MIGRATIONS = [
   ServiceAccounts1765000000000,
   TokenIntrospection1765100000000,
   UserListBuckets1765200000000,
+  AuditTrail1765300000000,
   RevocationEpochs1765400000000,
 ];

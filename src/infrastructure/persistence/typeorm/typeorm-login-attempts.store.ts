@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { LoginAttempts } from '../../../application/ports/login-attempts.port';
+import type { AuditEntry } from '../../../domain/audit/audit-entry';
+import { insertAuditEntries } from './audit/typeorm-audit-trail';
 import { type LockoutPolicy, lockoutWaitSeconds } from '../../../domain/users/lockout-policy';
 import { isMysqlFamily } from './data-source';
 import { LoginAttemptSchema } from './records';
@@ -47,13 +49,22 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     return (await this.run(this.claimSql, [accountKey, policy.threshold, this.datetime(now)])) > 0;
   }
 
-  async failed(account: string, now: Date, policy: LockoutPolicy): Promise<void> {
+  async failed(account: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[]): Promise<void> {
     const accountKey = columnKey(account);
-    const [row] = (await this.dataSource.query(this.readSql, [accountKey])) as { failures: number | string; lockouts: number | string }[];
-    if (!row || Number(row.failures) < policy.threshold) return;
-    const lockedUntil = new Date(now.getTime() + lockoutWaitSeconds(policy, Number(row.lockouts)) * 1000);
-    // Only one of the attempts that saw the allowance spent locks the account: the lock resets `failures`.
-    await this.run(this.lockSql, [this.datetime(lockedUntil), accountKey, policy.threshold]);
+    // One transaction: the refusal's audit entries commit with the counters they describe.
+    await this.sqliteWriteQueue.serialize(() =>
+      this.dataSource.transaction(async (manager) => {
+        const [row] = (await manager.query(this.readSql, [accountKey])) as { failures: number | string; lockouts: number | string }[];
+        let locked: Date | null = null;
+        if (row && Number(row.failures) >= policy.threshold) {
+          const lockedUntil = new Date(now.getTime() + lockoutWaitSeconds(policy, Number(row.lockouts)) * 1000);
+          // Only one of the attempts that saw the allowance spent locks the account: the lock resets `failures`.
+          const result = await manager.queryRunner!.query(this.lockSql, [this.datetime(lockedUntil), accountKey, policy.threshold], true);
+          if ((result.affected ?? 0) > 0) locked = lockedUntil;
+        }
+        if (audit) await insertAuditEntries(manager, audit(locked));
+      }),
+    );
   }
 
   async succeeded(account: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { TransactionScope, UnitOfWork } from '../../../application/ports/unit-of-work.port';
+import { TypeOrmAuditTrail } from './audit/typeorm-audit-trail';
 import { retryDeadlocks } from './deadlock-retry';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
@@ -40,6 +41,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
 
   async run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
     let outbox: TypeOrmOutbox | undefined;
+    let audit: TypeOrmAuditTrail | undefined;
     const { plainInsertStatements } = this.services;
     const transaction = () =>
       this.dataSource.transaction(async (manager) => {
@@ -53,6 +55,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           roles: new TypeOrmRoleRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
           passwordResets: new TypeOrmPasswordResetStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           serviceAccounts: new TypeOrmServiceAccountRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
+          audit: (audit = new TypeOrmAuditTrail(manager)),
         });
         // Last, after every other lock the transaction took: the page index's counts commit with the user rows.
         await users.flushListChanges();
@@ -62,7 +65,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     // on the same user is such a case): safe because everything the closure writes is built inside it,
     // as every use case's is (test/unit/application/unit-of-work-retry.test.ts).
     const result = await this.sqliteWriteQueue.serialize(() => retryDeadlocks(transaction));
-    if (outbox && outbox.appended > 0) this.onEventsCommitted();
+    if ((outbox && outbox.appended > 0) || (audit && audit.recorded > 0)) this.onEventsCommitted();
     return result;
   }
 }

@@ -28,7 +28,8 @@ export default fp(async function observability(app: FastifyInstance, options: { 
   const scopes = new WeakMap<FastifyRequest, AsyncResource>();
 
   app.addHook('onRequest', (request, _reply, done) => {
-    requestContext.run({ requestId: request.id }, () => {
+    const userAgent = request.headers['user-agent'];
+    requestContext.run({ requestId: request.id, address: request.ip, userAgent: typeof userAgent === 'string' ? userAgent : undefined }, () => {
       const scope = new AsyncResource('access-control-request');
       scopes.set(request, scope);
       scope.runInAsyncScope(done, request.raw);

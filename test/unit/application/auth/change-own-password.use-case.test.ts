@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { ChangeOwnPasswordUseCase } from '../../../../src/application/auth/change-own-password.use-case';
 import { GetOwnAccountUseCase } from '../../../../src/application/auth/get-own-account.use-case';
 import { WrongCurrentPasswordError } from '../../../../src/application/auth/session.errors';
@@ -26,7 +27,7 @@ function setup() {
   const attempts = new InMemoryLoginAttempts();
   const tokens = new FakeTokenIssuer(clock);
   const { sessionIssuer, refreshTokenStore } = fakeSessionIssuer(tokens, clock);
-  const change = new ChangeOwnPasswordUseCase({
+  const change = new ChangeOwnPasswordUseCase({ auditRecorder: auditRecorderFor().auditRecorder,
     userRepository: users,
     unitOfWork,
     passwordHasher: hasher,

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import type { Actor } from '../../../../src/application/auth/actor';
 import type { TokenSubject } from '../../../../src/application/auth/authenticate-actor.use-case';
 import { IntrospectTokenUseCase } from '../../../../src/application/auth/introspect-token.use-case';
@@ -45,7 +46,7 @@ function setup() {
   };
   const lookup = { accessTokenVerifier, refreshTokenStore, secretTokens, userRepository: users };
   const introspect = new IntrospectTokenUseCase({ ...lookup, authenticateActor, roleRepository: roles, clock, issuer: ISSUER });
-  const revoke = new RevokeTokenUseCase({ ...lookup, signOut: new SignOutUseCase({ userRepository: users }), clock });
+  const revoke = new RevokeTokenUseCase({ ...lookup, signOut: new SignOutUseCase({ auditRecorder: auditRecorderFor().auditRecorder, userRepository: users }), clock });
   const now = Math.floor(clock.now().getTime() / 1000);
   const accessToken = (claims: Partial<VerifiedAccessToken> = {}) => {
     const token = `header.payload-${accessTokenVerifier.tokens.size}.signature`;

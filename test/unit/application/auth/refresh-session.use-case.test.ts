@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { RefreshSessionUseCase } from '../../../../src/application/auth/refresh-session.use-case';
 import { InvalidRefreshTokenError } from '../../../../src/application/auth/session.errors';
 import { fakeSessionIssuer, REFRESH_POLICY } from '../../../support/fakes/fake-session-issuer';
@@ -13,7 +14,7 @@ function setup(policy = REFRESH_POLICY) {
   const users = new InMemoryUserRepository();
   const tokens = new FakeTokenIssuer(clock);
   const { sessionIssuer, refreshTokenStore, secretTokens } = fakeSessionIssuer(tokens, clock, { policy });
-  const refresh = new RefreshSessionUseCase({ userRepository: users, refreshTokenStore, secretTokens, sessionIssuer, clock });
+  const refresh = new RefreshSessionUseCase({ auditRecorder: auditRecorderFor().auditRecorder, userRepository: users, refreshTokenStore, secretTokens, sessionIssuer, clock });
   const ada = UserMother.joined({ username: 'ada' });
   users.seed(ada);
   const signIn = () => sessionIssuer.start(ada.id, 0);

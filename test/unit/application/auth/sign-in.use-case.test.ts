@@ -6,6 +6,7 @@ import { fakeSessionIssuer } from '../../../support/fakes/fake-session-issuer';
 import { FixedClock } from '../../../support/fakes/fixed-clock';
 import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
 import { InMemoryLoginAttempts } from '../../../support/fakes/in-memory-login-attempts';
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { InMemoryUserRepository } from '../../../support/fakes/in-memory-user.repository';
 import { RoleMother } from '../../../support/mothers/role.mother';
 import { DEFAULT_PASSWORD, UserMother } from '../../../support/mothers/user.mother';
@@ -18,7 +19,8 @@ function setup() {
   const tokens = new FakeTokenIssuer(clock);
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
   const users = new InMemoryUserRepository();
-  const attempts = new InMemoryLoginAttempts();
+  const { auditRecorder, auditTrail } = auditRecorderFor({ clock });
+  const attempts = new InMemoryLoginAttempts(auditTrail);
   const ada = UserMother.joined({
     name: 'Ada Lovelace',
     username: 'Ada.Lovelace',
@@ -26,8 +28,8 @@ function setup() {
     role: RoleMother.admin(),
   });
   users.seed(ada);
-  const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, sessionIssuer: fakeSessionIssuer(tokens, clock).sessionIssuer, loginAttempts: attempts, lockoutPolicy: LOCKOUT, clock });
-  return { signIn, users, roles, hasher, tokens, ada, attempts, clock };
+  const signIn = new SignInUseCase({ auditRecorder, userRepository: users, roleRepository: roles, passwordHasher: hasher, sessionIssuer: fakeSessionIssuer(tokens, clock).sessionIssuer, loginAttempts: attempts, lockoutPolicy: LOCKOUT, clock });
+  return { signIn, users, roles, hasher, tokens, ada, attempts, clock, auditTrail };
 }
 
 describe('SignInUseCase', () => {

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { AcceptInvitationUseCase, type AcceptInvitationInput } from '../../../../src/application/invitations/accept-invitation.use-case';
 import { SignInUseCase } from '../../../../src/application/auth/sign-in.use-case';
 import {
@@ -36,7 +37,7 @@ function setup() {
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, roles });
   const hasher = new FakePasswordHasher();
   const tokens = new FakeSecretTokens();
-  const accept = new AcceptInvitationUseCase({
+  const accept = new AcceptInvitationUseCase({ auditRecorder: auditRecorderFor().auditRecorder,
     unitOfWork,
     secretTokens: tokens,
     passwordHasher: hasher,
@@ -122,7 +123,7 @@ describe('AcceptInvitationUseCase', () => {
       await accept.execute(input({ username: 'Grace.Hopper' }));
 
       expect((await users.findByUsername('GRACE.hopper'))?.id).toBe(invitee.id);
-      const signIn = new SignInUseCase({ userRepository: users, roleRepository: roles, passwordHasher: hasher, sessionIssuer: fakeSessionIssuer(new FakeTokenIssuer(clock), clock).sessionIssuer, loginAttempts: new InMemoryLoginAttempts(), lockoutPolicy: { threshold: 30, baseWaitSeconds: 60, maxWaitSeconds: 900 }, clock });
+      const signIn = new SignInUseCase({ auditRecorder: auditRecorderFor().auditRecorder, userRepository: users, roleRepository: roles, passwordHasher: hasher, sessionIssuer: fakeSessionIssuer(new FakeTokenIssuer(clock), clock).sessionIssuer, loginAttempts: new InMemoryLoginAttempts(), lockoutPolicy: { threshold: 30, baseWaitSeconds: 60, maxWaitSeconds: 900 }, clock });
       await expect(signIn.execute({ username: 'grace.hopper', password: PASSWORD })).resolves.toMatchObject({
         username: 'Grace.Hopper',
         email: 'Grace@Example.com',

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { AcceptInvitationUseCase } from '../../../../src/application/invitations/accept-invitation.use-case';
 import { InspectInvitationUseCase } from '../../../../src/application/invitations/inspect-invitation.use-case';
 import { FakePasswordHasher } from '../../../support/fakes/fake-password-hasher';
@@ -133,7 +134,7 @@ describe('InspectInvitationUseCase', () => {
 
     expect(invitations.forUser(invitee.id)).toEqual(invitation);
     expect((await users.findById(invitee.id))!.toSnapshot()).toEqual(invitee.toSnapshot());
-    const accept = new AcceptInvitationUseCase({
+    const accept = new AcceptInvitationUseCase({ auditRecorder: auditRecorderFor().auditRecorder,
       unitOfWork: new InMemoryUnitOfWork({ users, outbox, invitations, roles: new InMemoryRoleRepository([RoleMother.member()]) }),
       secretTokens: tokens,
       passwordHasher: new FakePasswordHasher(),

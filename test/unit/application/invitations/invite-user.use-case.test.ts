@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import type { Actor } from '../../../../src/application/auth/actor';
 import { InviteUserUseCase } from '../../../../src/application/invitations/invite-user.use-case';
 import { Permissions } from '../../../../src/domain/permissions/permission';
@@ -27,7 +28,7 @@ function setup() {
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox });
   const reader = RoleMother.withPermissions('reader', [Permissions.usersRead]);
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member(), reader]);
-  const invite = new InviteUserUseCase({ roleRepository: roles, unitOfWork, clock, idGenerator: ids });
+  const invite = new InviteUserUseCase({ auditRecorder: auditRecorderFor().auditRecorder, roleRepository: roles, unitOfWork, clock, idGenerator: ids });
   /** Nothing written: no user, no event. */
   const expectNothingWritten = (usersBefore = 0) => {
     expect(users.count).toBe(usersBefore);

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import type { Actor } from '../../../../src/application/auth/actor';
 import { ResendInvitationUseCase } from '../../../../src/application/invitations/resend-invitation.use-case';
 import { UserAlreadyJoinedError } from '../../../../src/domain/invitations/invitation.errors';
@@ -30,7 +31,7 @@ function setup() {
   const reader = RoleMother.withPermissions('reader', [Permissions.usersRead]);
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member(), reader]);
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, roles });
-  const resend = new ResendInvitationUseCase({ unitOfWork, clock, idGenerator: ids });
+  const resend = new ResendInvitationUseCase({ auditRecorder: auditRecorderFor().auditRecorder, unitOfWork, clock, idGenerator: ids });
   const invitee = UserMother.pending({ name: 'Grace Hopper', email: 'Grace@Example.com', role: RoleMother.member() });
   users.seed(invitee);
   const expectUnchanged = async (...seeded: { id: string; toSnapshot: () => object }[]) => {

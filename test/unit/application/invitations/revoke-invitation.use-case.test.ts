@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import type { Actor } from '../../../../src/application/auth/actor';
 import { RevokeInvitationUseCase } from '../../../../src/application/invitations/revoke-invitation.use-case';
 import { UserAlreadyJoinedError } from '../../../../src/domain/invitations/invitation.errors';
@@ -32,7 +33,7 @@ function setup() {
   const invitations = new InMemoryInvitationRepository([issued.invitation, bystanders.invitation]);
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, roles });
-  const revoke = new RevokeInvitationUseCase({ unitOfWork, clock, idGenerator: ids });
+  const revoke = new RevokeInvitationUseCase({ auditRecorder: auditRecorderFor().auditRecorder, unitOfWork, clock, idGenerator: ids });
   /** Both users and both invitations as seeded, and no event. */
   const expectNothingDeleted = async () => {
     expect(users.all().map((u) => u.id).sort()).toEqual([invitee.id, bystander.id].sort());

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { ConfirmPasswordResetUseCase } from '../../../../src/application/password-reset/confirm-password-reset.use-case';
 import { InspectPasswordResetUseCase } from '../../../../src/application/password-reset/inspect-password-reset.use-case';
 import { IssuePasswordResetUseCase } from '../../../../src/application/password-reset/issue-password-reset.use-case';
@@ -36,7 +37,8 @@ function setup() {
   const mailer = new RecordingMailer();
   const hasher = new FakePasswordHasher();
   const attempts = new InMemoryLoginAttempts();
-  const request = new RequestPasswordResetUseCase({ unitOfWork, clock, idGenerator: ids });
+  const { auditRecorder } = auditRecorderFor({ clock, auditTrail: unitOfWork.audit });
+  const request = new RequestPasswordResetUseCase({ auditRecorder, unitOfWork, clock, idGenerator: ids });
   const issue = new IssuePasswordResetUseCase({
     unitOfWork,
     processedEventStore: processedEvents,
@@ -46,7 +48,7 @@ function setup() {
     passwordResetSettings: { publicUrl: PUBLIC_URL, passwordResetTtlSeconds: 3600 },
   });
   const inspect = new InspectPasswordResetUseCase({ unitOfWork, secretTokens: tokens, clock });
-  const confirm = new ConfirmPasswordResetUseCase({
+  const confirm = new ConfirmPasswordResetUseCase({ auditRecorder,
     unitOfWork,
     secretTokens: tokens,
     passwordHasher: hasher,

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { CreateRoleUseCase } from '../../../../src/application/roles/create-role.use-case';
 import { DeleteRoleUseCase } from '../../../../src/application/roles/delete-role.use-case';
 import { GetRoleUseCase } from '../../../../src/application/roles/get-role.use-case';
@@ -25,6 +26,7 @@ function world() {
   // Every closure runs twice (a deadlock retry): the use cases must be correct then.
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox, roles, retryEveryRun: true });
   const deps = {
+    auditRecorder: auditRecorderFor({ clock, auditTrail: unitOfWork.audit }).auditRecorder,
     roleRepository: roles,
     permissionRepository: new InMemoryPermissionRepository(catalogue),
     unitOfWork,
@@ -33,7 +35,7 @@ function world() {
   };
   const admin = ActorMother.admin();
   return {
-    clock, users, outbox, roles, admin,
+    clock, users, outbox, roles, admin, audit: unitOfWork.audit,
     list: new ListRolesUseCase(deps),
     get: new GetRoleUseCase(deps),
     create: new CreateRoleUseCase(deps),

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { AddServiceAccountSecretUseCase } from '../../../../src/application/service-accounts/add-service-account-secret.use-case';
 import { CreateServiceAccountUseCase } from '../../../../src/application/service-accounts/create-service-account.use-case';
 import { DeleteServiceAccountSecretUseCase } from '../../../../src/application/service-accounts/delete-service-account-secret.use-case';
@@ -36,6 +37,7 @@ function world() {
   const unitOfWork = new InMemoryUnitOfWork({ users: new InMemoryUserRepository(), outbox, roles, serviceAccounts, retryEveryRun: true });
   const secretTokens = new FakeSecretTokens();
   const deps = {
+    auditRecorder: auditRecorderFor({ clock, auditTrail: unitOfWork.audit }).auditRecorder,
     roleRepository: roles,
     serviceAccountRepository: serviceAccounts,
     unitOfWork,
@@ -44,7 +46,7 @@ function world() {
     secretTokens,
   };
   return {
-    clock, outbox, serviceAccounts, secretTokens,
+    clock, outbox, serviceAccounts, secretTokens, audit: unitOfWork.audit,
     admin: ActorMother.admin(),
     create: new CreateServiceAccountUseCase(deps),
     list: new ListServiceAccountsUseCase(deps),

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import type { Actor } from '../../../../src/application/auth/actor';
 import type { User } from '../../../../src/domain/users/user';
 import { FixedClock } from '../../../support/fakes/fixed-clock';
@@ -32,7 +33,8 @@ export function administrationWorld() {
   const invitee = UserMother.pending({ email: 'grace@example.com', role: RoleMother.member() });
   users.seed(adminUser, otherAdmin, member, invitee);
   const admin: Actor = ActorMother.admin(adminUser.id);
-  const deps = { roleRepository: roles, unitOfWork, clock, idGenerator: ids };
+  const { auditRecorder } = auditRecorderFor({ clock, auditTrail: unitOfWork.audit });
+  const deps = { auditRecorder, roleRepository: roles, unitOfWork, clock, idGenerator: ids };
   /** Throws unless nothing was committed since the world was built. */
   const snapshot = () => JSON.stringify([users.all().map((u) => u.toSnapshot()), outbox.events, invitations.all()]);
   const initial = snapshot();

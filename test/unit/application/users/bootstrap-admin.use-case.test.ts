@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { BootstrapAdminUseCase } from '../../../../src/application/users/bootstrap-admin.use-case';
 import { CreateAdminUseCase, type CreateAdminInput } from '../../../../src/application/users/create-admin.use-case';
 import { FakePasswordHasher } from '../../../support/fakes/fake-password-hasher';
@@ -19,7 +20,7 @@ function setup() {
   const users = new InMemoryUserRepository();
   const outbox = new InMemoryOutbox();
   const ids = new SequentialIdGenerator();
-  const createAdmin = new CreateAdminUseCase({
+  const createAdmin = new CreateAdminUseCase({ auditRecorder: auditRecorderFor().auditRecorder,
     roleRepository: new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]),
     unitOfWork: new InMemoryUnitOfWork({ users, outbox }),
     passwordHasher: new FakePasswordHasher(),

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { CreateAdminUseCase, type CreateAdminInput } from '../../../../src/application/users/create-admin.use-case';
 import { RoleNotFoundError } from '../../../../src/domain/roles/role-not-found.error';
 import { ValidationError } from '../../../../src/domain/shared/domain-error';
@@ -23,7 +24,7 @@ function setup({ roles = [RoleMother.admin(), RoleMother.member()] } = {}) {
   const users = new InMemoryUserRepository();
   const outbox = new InMemoryOutbox();
   const hasher = new FakePasswordHasher();
-  const createAdmin = new CreateAdminUseCase({
+  const createAdmin = new CreateAdminUseCase({ auditRecorder: auditRecorderFor().auditRecorder,
     roleRepository: new InMemoryRoleRepository(roles),
     unitOfWork: new InMemoryUnitOfWork({ users, outbox }),
     passwordHasher: hasher,

@@ -1,3 +1,4 @@
+import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { AuthenticateActorUseCase } from '../../../../src/application/auth/authenticate-actor.use-case';
 import { SignInUseCase } from '../../../../src/application/auth/sign-in.use-case';
 import { AcceptInvitationUseCase } from '../../../../src/application/invitations/accept-invitation.use-case';
@@ -30,7 +31,7 @@ function setup() {
   const world = administrationWorld();
   const { users, roles, clock } = world;
   const hasher = new FakePasswordHasher();
-  const signIn = new SignInUseCase({
+  const signIn = new SignInUseCase({ auditRecorder: auditRecorderFor().auditRecorder,
     userRepository: users,
     roleRepository: roles,
     passwordHasher: hasher,

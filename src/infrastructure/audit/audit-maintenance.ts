@@ -1,0 +1,69 @@
+import type { Clock } from '../../application/ports/clock.port';
+import { describeError, type Logger } from '../logging/logger';
+import type { AuditRetentionSweeper } from '../persistence/typeorm/audit/audit-retention-sweeper';
+import type { AuditSealer } from '../persistence/typeorm/audit/audit-sealer';
+import { ClockAlarm } from '../system/clock-alarm';
+
+export interface AuditMaintenanceDeps {
+  auditSealer: AuditSealer;
+  auditRetentionSweeper: AuditRetentionSweeper;
+  clock: Clock;
+  logger: Logger;
+  sealEveryMs?: number;
+  sweepEveryMs?: number;
+}
+
+/**
+ * The trail's background work in the API process (beside the outbox relay): seal what committed, every
+ * `sealEveryMs`; sweep what is past the retention, every `sweepEveryMs`. Every replica runs it; they take
+ * turns on the chain row, so running it twice costs a wait, never a fork of the chain.
+ */
+export class AuditMaintenance {
+  private running = false;
+  private alarm: ClockAlarm | undefined;
+  private loop: Promise<void> | undefined;
+  private nextSweepAt = 0;
+
+  constructor(private readonly deps: AuditMaintenanceDeps) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.alarm?.ring();
+    await this.loop;
+  }
+
+  /** One seal (and a sweep when due) now: what a test or the CLI calls instead of waiting. */
+  async pass(): Promise<void> {
+    const { auditSealer, auditRetentionSweeper, clock, logger } = this.deps;
+    try {
+      await auditSealer.sealAll();
+    } catch (error) {
+      logger.warn({ reason: describeError(error) }, 'audit sealing failed; retrying at the next pass');
+    }
+    const now = clock.now().getTime();
+    if (now < this.nextSweepAt) return;
+    this.nextSweepAt = now + (this.deps.sweepEveryMs ?? 3_600_000);
+    try {
+      const removed = await auditRetentionSweeper.sweep();
+      if (removed > 0) logger.info({ removed }, 'removed audit entries past AUDIT_RETENTION');
+    } catch (error) {
+      logger.warn({ reason: describeError(error) }, 'audit retention sweep failed; retrying at the next sweep');
+    }
+  }
+
+  private async run(): Promise<void> {
+    const every = this.deps.sealEveryMs ?? 1000;
+    while (this.running) {
+      await this.pass();
+      if (!this.running) return;
+      this.alarm = new ClockAlarm(this.deps.clock, this.deps.clock.now().getTime() + every, every);
+      await this.alarm.rung;
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { createHash, createHmac } from 'node:crypto';
+import {
+  type AuditActorType,
+  type AuditChange,
+  type AuditEntry,
+  type AuditOutcome,
+  type AuditTargetType,
+  actionGroup,
+} from '../../../../domain/audit/audit-entry';
+
+/** The columns an entry is written to, in order (`seq` and `chain_hash` are the sealer's). */
+export const ENTRY_COLUMNS = [
+  'id',
+  'occurred_at',
+  'action',
+  'action_group',
+  'outcome',
+  'code',
+  'actor_type',
+  'actor_id',
+  'actor_name',
+  'target_type',
+  'target_id',
+  'target_snapshot',
+  'source_address',
+  'user_agent',
+  'request_id',
+  'changes',
+] as const;
+
+export const SEALED_COLUMNS = [...ENTRY_COLUMNS, 'seq', 'chain_hash'] as const;
+
+export type AuditRow = Record<(typeof SEALED_COLUMNS)[number], string | number | null>;
+
+/** The values of ENTRY_COLUMNS for an entry, each cut to its column's length. */
+export function entryValues(entry: AuditEntry): (string | number | null)[] {
+  return [
+    entry.id,
+    entry.occurredAt,
+    entry.action,
+    actionGroup(entry.action).slice(0, 32),
+    entry.outcome,
+    cut(entry.code, 64),
+    entry.actor.type,
+    cut(entry.actor.id, 64),
+    cut(entry.actor.name, 255),
+    entry.target?.type ?? null,
+    cut(entry.target?.id ?? null, 64),
+    cut(entry.target?.snapshot ?? null, 255),
+    cut(entry.source.address, 64),
+    cut(entry.source.userAgent, 255),
+    cut(entry.requestId, 64),
+    entry.changes.length > 0 ? JSON.stringify(entry.changes) : null,
+  ];
+}
+
+export function toEntry(row: AuditRow): AuditEntry {
+  const text = (value: string | number | null) => (value === null ? null : String(value));
+  return {
+    id: String(row.id),
+    occurredAt: Number(row.occurred_at),
+    action: String(row.action) as AuditEntry['action'],
+    outcome: String(row.outcome) as AuditOutcome,
+    code: text(row.code),
+    actor: { type: String(row.actor_type) as AuditActorType, id: text(row.actor_id), name: text(row.actor_name) },
+    target:
+      row.target_type === null
+        ? null
+        : { type: String(row.target_type) as AuditTargetType, id: text(row.target_id), snapshot: text(row.target_snapshot) },
+    source: { address: text(row.source_address), userAgent: text(row.user_agent) },
+    requestId: text(row.request_id),
+    changes: row.changes === null ? [] : (JSON.parse(String(row.changes)) as AuditChange[]),
+  };
+}
+
+/**
+ * The link of one entry into the chain: SHA-256 (or HMAC-SHA-256 under AUDIT_SEAL_KEY) of the previous
+ * link, the entry's place and every stored column as stored (the changes' JSON text as written, so
+ * nothing is re-serialised between sealing and verifying).
+ */
+export function chainLink(previous: string, seq: number, row: AuditRow, key?: string): string {
+  const material = JSON.stringify([previous, seq, ...ENTRY_COLUMNS.map((column) => normalised(row[column]))]);
+  return (key ? createHmac('sha256', key) : createHash('sha256')).update(material, 'utf8').digest('hex');
+}
+
+/** A column's value as the chain hashes it: numbers (a driver may answer a BIGINT as text) as text. */
+function normalised(value: string | number | null | undefined): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
+function cut(value: string | null, length: number): string | null {
+  if (value === null) return null;
+  const chars = Array.from(value);
+  return chars.length <= length ? value : chars.slice(0, length).join('');
+}
+
+export const SELECT_SEALED = `SELECT ${SEALED_COLUMNS.join(', ')} FROM audit_events`;

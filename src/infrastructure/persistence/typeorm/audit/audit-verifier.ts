@@ -1,0 +1,90 @@
+import type { DataSource } from 'typeorm';
+import type { SqliteWriteQueue } from '../sqlite-write-queue';
+import { readChain } from './audit-chain';
+import { type AuditRow, chainLink, SELECT_SEALED } from './audit-rows';
+
+export interface AuditBreak {
+  /** The first entry that does not verify, or the place where one is missing. */
+  seq: number;
+  id: string | null;
+  reason: 'edited' | 'missing' | 'inserted' | 'head_moved' | 'unsealed';
+  message: string;
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  /** Entries whose link was checked. */
+  checked: number;
+  /** Entries not sealed yet (the sealer's lag); not proof of anything until sealed. */
+  unsealed: number;
+  firstBreak?: AuditBreak;
+}
+
+export interface AuditVerifierDeps {
+  dataSource: DataSource;
+  sqliteWriteQueue: SqliteWriteQueue;
+  sealKey?: string;
+  /** An entry left unsealed longer than this is reported (the sealer should have linked it): ms. */
+  sealGraceMs?: number;
+  now?: () => number;
+}
+
+const BATCH = 1000;
+
+/**
+ * Walks the chain from the retention checkpoint (`floor_*`) to the head in `seq` order, recomputing each
+ * link: an edited row fails its own link, a deleted one leaves a gap in `seq`, an inserted one either has
+ * no place in the numbering or (unsealed) outlives the sealer's grace, and a cut tail no longer reaches
+ * the head the chain row holds. Names the first entry that breaks.
+ */
+export class AuditVerifier {
+  constructor(private readonly deps: AuditVerifierDeps) {}
+
+  async verify(): Promise<AuditVerification> {
+    const { dataSource, sqliteWriteQueue, sealKey } = this.deps;
+    const read = <T>(sql: string, parameters: unknown[] = []) => sqliteWriteQueue.serialize(() => dataSource.query(sql, parameters) as Promise<T>);
+    const chain = await sqliteWriteQueue.serialize(() => readChain(dataSource.manager));
+    let expected = chain.floorSeq + 1;
+    let previous = chain.floorHash;
+    let checked = 0;
+    const broken = (found: AuditBreak): AuditVerification => ({ ok: false, checked, unsealed: 0, firstBreak: found });
+    for (;;) {
+      const rows = await read<AuditRow[]>(`${SELECT_SEALED} WHERE seq >= ? ORDER BY seq ASC LIMIT ${BATCH}`, [expected]);
+      for (const row of rows) {
+        const seq = Number(row.seq);
+        const id = String(row.id);
+        if (seq !== expected) {
+          return broken({ seq: expected, id, reason: 'missing', message: `entry #${expected} is missing: the chain jumps to #${seq} (${id})` });
+        }
+        if (chainLink(previous, seq, row, sealKey) !== row.chain_hash) {
+          return broken({ seq, id, reason: 'edited', message: `entry #${seq} (${id}) does not match its link: edited, or inserted into the chain` });
+        }
+        previous = String(row.chain_hash);
+        expected += 1;
+        checked += 1;
+      }
+      if (rows.length < BATCH) break;
+    }
+    const last = expected - 1;
+    if (last < chain.lastSeq) {
+      return broken({ seq: expected, id: null, reason: 'missing', message: `entries #${expected} to #${chain.lastSeq} are missing (the chain's head is #${chain.lastSeq})` });
+    }
+    if (last > chain.lastSeq || previous !== chain.lastHash) {
+      return broken({ seq: last, id: null, reason: 'head_moved', message: `the chain's head (#${chain.lastSeq}) is not where its entries end (#${last})` });
+    }
+    const [below] = await read<{ n: number | string }[]>('SELECT COUNT(*) AS n FROM audit_events WHERE seq IS NOT NULL AND seq <= ?', [chain.floorSeq]);
+    if (Number(below?.n ?? 0) > 0) {
+      return broken({ seq: chain.floorSeq, id: null, reason: 'inserted', message: `entries numbered at or below the retention checkpoint (#${chain.floorSeq}) exist` });
+    }
+    const grace = this.deps.sealGraceMs ?? 10 * 60_000;
+    const now = (this.deps.now ?? Date.now)();
+    const [unsealed] = await read<{ n: number | string }[]>('SELECT COUNT(*) AS n FROM audit_events WHERE seq IS NULL');
+    const pending = Number(unsealed?.n ?? 0);
+    const [stale] = pending === 0 ? [] : await read<{ id: string }[]>('SELECT id FROM audit_events WHERE seq IS NULL AND occurred_at < ? ORDER BY occurred_at, id LIMIT 1', [now - grace]);
+    if (stale) {
+      const message = `entry ${stale.id} is older than the sealer's grace and not in the chain: inserted behind its back, or the sealer is not running`;
+      return { ok: false, checked, unsealed: pending, firstBreak: { seq: last + 1, id: stale.id, reason: 'unsealed', message } };
+    }
+    return { ok: true, checked, unsealed: pending };
+  }
+}

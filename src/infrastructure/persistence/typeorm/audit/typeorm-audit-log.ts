@@ -1,0 +1,93 @@
+import type { DataSource } from 'typeorm';
+import type { AuditFilter, AuditLog, AuditPage, AuditPosition } from '../../../../application/ports/audit-trail.port';
+import { type AuditEntry, AuditActions, actionGroup } from '../../../../domain/audit/audit-entry';
+import type { SqliteWriteQueue } from '../sqlite-write-queue';
+import { type AuditRow, SELECT_SEALED, toEntry } from './audit-rows';
+
+const GROUPS = new Set(Object.values(AuditActions).map(actionGroup));
+const EXPORT_BATCH = 500;
+
+/**
+ * The trail read back by keyset on (occurred_at, id). Each filter has an index that ends with those two
+ * columns (migration 1765300000000), so a page (first or deep) is one index range of `pageSize + 1` rows.
+ * Reads take their turn on SQLite's one connection, as every statement outside a transaction does.
+ */
+export class TypeOrmAuditLog implements AuditLog {
+  constructor(private readonly deps: { dataSource: DataSource; sqliteWriteQueue: SqliteWriteQueue }) {}
+
+  async page(filter: AuditFilter, pageSize: number, after?: AuditPosition): Promise<AuditPage> {
+    const { where, parameters } = conditions(filter);
+    if (after) {
+      // The first term is the index range; the second only drops the rows of the boundary millisecond already seen.
+      where.push('occurred_at <= ? AND (occurred_at < ? OR id < ?)');
+      parameters.push(after.occurredAt, after.occurredAt, after.id);
+    }
+    const rows = await this.query(
+      `${SELECT_SEALED}${clause(where)} ORDER BY occurred_at DESC, id DESC LIMIT ${pageSize + 1}`,
+      parameters,
+    );
+    const entries = rows.slice(0, pageSize).map(toEntry);
+    const last = entries[entries.length - 1];
+    return rows.length > pageSize && last ? { entries, next: { occurredAt: last.occurredAt, id: last.id } } : { entries };
+  }
+
+  async *export(filter: AuditFilter): AsyncIterable<AuditEntry> {
+    let after: AuditPosition | undefined;
+    for (;;) {
+      const { where, parameters } = conditions(filter);
+      if (after) {
+        where.push('occurred_at >= ? AND (occurred_at > ? OR id > ?)');
+        parameters.push(after.occurredAt, after.occurredAt, after.id);
+      }
+      const rows = await this.query(`${SELECT_SEALED}${clause(where)} ORDER BY occurred_at ASC, id ASC LIMIT ${EXPORT_BATCH}`, parameters);
+      for (const row of rows) yield toEntry(row);
+      if (rows.length < EXPORT_BATCH) return;
+      const last = rows[rows.length - 1]!;
+      after = { occurredAt: Number(last.occurred_at), id: String(last.id) };
+    }
+  }
+
+  private query(sql: string, parameters: unknown[]): Promise<AuditRow[]> {
+    return this.deps.sqliteWriteQueue.serialize(() => this.deps.dataSource.query(sql, parameters) as Promise<AuditRow[]>);
+  }
+}
+
+function conditions(filter: AuditFilter): { where: string[]; parameters: unknown[] } {
+  const where: string[] = [];
+  const parameters: unknown[] = [];
+  const equal = (column: string, value: unknown) => {
+    where.push(`${column} = ?`);
+    parameters.push(value);
+  };
+  if (filter.actorId !== undefined) equal('actor_id', filter.actorId);
+  if (filter.targetId !== undefined) equal('target_id', filter.targetId);
+  if (filter.outcome !== undefined) equal('outcome', filter.outcome);
+  if (filter.requestId !== undefined) equal('request_id', filter.requestId);
+  if (filter.actionPrefix !== undefined) actionCondition(filter.actionPrefix, equal, where, parameters);
+  if (filter.from !== undefined) {
+    where.push('occurred_at >= ?');
+    parameters.push(filter.from);
+  }
+  if (filter.to !== undefined) {
+    where.push('occurred_at < ?');
+    parameters.push(filter.to);
+  }
+  return { where, parameters };
+}
+
+/**
+ * A whole group (`user`, `user.`) reads its own index; an exact action too; any other prefix narrows the
+ * group's index when it names one, and is a LIKE otherwise.
+ */
+function actionCondition(prefix: string, equal: (column: string, value: unknown) => void, where: string[], parameters: unknown[]): void {
+  const bare = prefix.endsWith('.') ? prefix.slice(0, -1) : prefix;
+  if (!bare.includes('.') && GROUPS.has(bare)) return equal('action_group', bare);
+  if ((Object.values(AuditActions) as string[]).includes(prefix)) return equal('action', prefix);
+  if (prefix.includes('.')) equal('action_group', actionGroup(prefix));
+  where.push("action LIKE ? ESCAPE '!'");
+  parameters.push(`${prefix.replace(/[!%_]/g, (c) => `!${c}`)}%`);
+}
+
+function clause(where: string[]): string {
+  return where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`;
+}

@@ -1,0 +1,117 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { AUDIT_PAGE_SIZE_MAX, type ExportAuditEventsUseCase, type ListAuditEventsUseCase } from '../../../application/audit/read-audit-events.use-case';
+import type { AuditFilter, AuditPosition } from '../../../application/ports/audit-trail.port';
+import type { AuditEntry } from '../../../domain/audit/audit-entry';
+import { toAuditEventView } from '../../../application/audit/audit-event.view';
+import { ValidationError } from '../../../domain/shared/domain-error';
+import { strictIntegerQuery } from '../plugins/strict-integers';
+import { permissionProblem, protectedProblems } from '../schemas';
+import { auditEvent, auditFilterProperties, type AuditQuery } from './audit-events.schemas';
+
+const DEFAULT_PAGE_SIZE = 50;
+
+/** GET /v1/audit-events and its NDJSON export (#23): who did what to whom, when, from where. */
+export function auditEventsRoutes(deps: { listAuditEvents: ListAuditEventsUseCase; exportAuditEvents: ExportAuditEventsUseCase }) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get<{ Querystring: AuditQuery & { page_size?: number; cursor?: string } }>(
+      '/audit-events',
+      {
+        preValidation: strictIntegerQuery(['page_size']),
+        schema: {
+          operationId: 'listAuditEvents',
+          tags: ['audit'],
+          summary: 'The audit trail, newest first, a page at a time; follow `next` for the page after (needs audit:read)',
+          security: [{ bearerAuth: [] }],
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              ...auditFilterProperties,
+              page_size: { type: 'integer', minimum: 1, maximum: AUDIT_PAGE_SIZE_MAX, default: DEFAULT_PAGE_SIZE, description: `Entries per page, 1 to ${AUDIT_PAGE_SIZE_MAX}` },
+              cursor: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'The `next` of the page before' },
+            },
+          },
+          response: {
+            200: {
+              type: 'object',
+              required: ['audit_events', 'next'],
+              properties: {
+                audit_events: { type: 'array', items: auditEvent },
+                next: { type: ['string', 'null'], description: 'The `cursor` of the next page; null on the last one' },
+              },
+            },
+            ...protectedProblems,
+            403: permissionProblem,
+          },
+        },
+      },
+      async (request) => {
+        const { page_size: pageSize = DEFAULT_PAGE_SIZE, cursor } = request.query;
+        const page = await deps.listAuditEvents.execute({
+          actor: await app.authenticate(request),
+          filter: toFilter(request.query),
+          pageSize,
+          ...(cursor === undefined ? {} : { after: decodeCursor(cursor) }),
+        });
+        return { audit_events: page.entries.map(toAuditEventView), next: page.next ? encodeCursor(page.next) : null };
+      },
+    );
+
+    app.get<{ Querystring: AuditQuery }>(
+      '/audit-events/export',
+      {
+        schema: {
+          operationId: 'exportAuditEvents',
+          tags: ['audit'],
+          summary: 'Every entry from `from` (to `to`, or now), oldest first, one JSON object a line, streamed: for a SIEM (needs audit:read)',
+          security: [{ bearerAuth: [] }],
+          querystring: { type: 'object', additionalProperties: false, required: ['from'], properties: auditFilterProperties },
+          response: {
+            200: {
+              description: 'Newline-delimited JSON: one audit event (as in the list) a line',
+              content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+            },
+            ...protectedProblems,
+            403: permissionProblem,
+          },
+        },
+      },
+      async (request, reply) => {
+        const entries = deps.exportAuditEvents.execute({ actor: await app.authenticate(request), filter: toFilter(request.query) });
+        reply.type('application/x-ndjson; charset=utf-8').header('cache-control', 'no-store');
+        return reply.send(Readable.from(lines(entries)));
+      },
+    );
+  };
+}
+
+async function* lines(entries: AsyncIterable<AuditEntry>): AsyncIterable<string> {
+  for await (const entry of entries) yield `${JSON.stringify(toAuditEventView(entry))}\n`;
+}
+
+function toFilter(query: AuditQuery): AuditFilter {
+  const from = query.from === undefined ? undefined : Date.parse(query.from);
+  const to = query.to === undefined ? undefined : Date.parse(query.to);
+  if (from !== undefined && to !== undefined && from > to) throw new ValidationError([{ field: 'to', message: 'must not be before from' }]);
+  return {
+    ...(query.actor !== undefined ? { actorId: query.actor } : {}),
+    ...(query.target !== undefined ? { targetId: query.target } : {}),
+    ...(query.action !== undefined ? { actionPrefix: query.action } : {}),
+    ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
+    ...(query.request_id !== undefined ? { requestId: query.request_id } : {}),
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+  };
+}
+
+/** A page's end as the client carries it: opaque, base64url of `<ms>.<id>`. */
+function encodeCursor(position: AuditPosition): string {
+  return Buffer.from(`${position.occurredAt}.${position.id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): AuditPosition {
+  const match = /^(\d{1,15})\.([\x21-\x7e]{1,64})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw new ValidationError([{ field: 'cursor', message: 'is not a cursor this API handed out' }]);
+  return { occurredAt: Number(match[1]), id: match[2]! };
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+/** GET /v1/audit-events and its export (#23), through the running service. */
+describe('the audit trail over HTTP (#23)', () => {
+  let app: TestApp;
+  let admin: string;
+  let counter = 0;
+  const unique = (prefix: string) => `${prefix}${++counter}${randomUUID().slice(0, 6)}`;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.signIn();
+  });
+  afterAll(async () => app.close());
+
+  const events = (query: string, token = admin) => app.request('GET', `/v1/audit-events${query}`, { token });
+
+  const member = async () => {
+    const username = unique('member');
+    const password = `${username}-long-password`;
+    const user = await app.addJoinedUser({ username, password, email: `${username}@example.com`, role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
+    return { user, username, password };
+  };
+
+  it('answers who changed a user’s role: from → to, by whom, from where, in which request', async () => {
+    const { user } = await member();
+    const changed = await app.request('PATCH', `/v1/users/${user.id}`, { token: admin, json: { role: 'admin' }, headers: { 'user-agent': 'audit-e2e/1.0', 'x-request-id': 'audit-e2e-role' } });
+    expect(changed.status).toBe(200);
+
+    const answer = await events(`?target=${user.id}&action=user.role_changed`);
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.audit_events).toEqual([
+      expect.objectContaining({
+        action: 'user.role_changed',
+        outcome: 'success',
+        actor: expect.objectContaining({ type: 'user', name: 'admin' }),
+        target: { type: 'user', _id: user.id, snapshot: user.username },
+        source: { address: expect.any(String), user_agent: 'audit-e2e/1.0' },
+        request_id: 'audit-e2e-role',
+        changes: [{ field: 'role', before: 'member', after: 'admin' }],
+      }),
+    ]);
+    expect(answer.body.next).toBeNull();
+  });
+
+  it('keeps a refused sign-in’s reason, which the caller never sees', async () => {
+    const { user, username } = await member();
+    const refused = await app.request('POST', '/v1/auth/signin', { json: { username, password: 'not-the-password-at-all' } });
+    expect(refused.status).toBe(401);
+    expect(refused.text).not.toContain('wrong_password');
+
+    const answer = await events(`?target=${user.id}&action=auth.signin&outcome=failure`);
+
+    expect(answer.body.audit_events.map((e: { code: string }) => e.code)).toEqual(['wrong_password']);
+    expect(answer.text).not.toContain('not-the-password-at-all');
+  });
+
+  it('pages newest first with a `next` cursor, each entry once', async () => {
+    const { user } = await member();
+    for (const name of ['One', 'Two', 'Three']) expect((await app.request('PATCH', `/v1/users/${user.id}`, { token: admin, json: { name } })).status).toBe(200);
+
+    const seen: string[] = [];
+    let query = `?target=${user.id}&page_size=2`;
+    for (let pages = 0; pages < 5; pages++) {
+      const page = await events(query);
+      seen.push(...page.body.audit_events.map((e: { changes: { after: string }[] }) => e.changes[0]!.after));
+      if (!page.body.next) break;
+      query = `?target=${user.id}&page_size=2&cursor=${page.body.next}`;
+    }
+    expect(seen).toEqual(['Three', 'Two', 'One']);
+  });
+
+  it('exports a time range as newline-delimited JSON, oldest first', async () => {
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const { user } = await member();
+    await app.request('PATCH', `/v1/users/${user.id}`, { token: admin, json: { name: 'Exported' } });
+
+    const answer = await app.request('GET', `/v1/audit-events/export?from=${encodeURIComponent(from)}&target=${user.id}`, { token: admin });
+
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    const lines = answer.text.trim().split('\n').map((line) => JSON.parse(line) as { action: string });
+    expect(lines.map((l) => l.action)).toEqual(['user.updated']);
+  });
+
+  it('is for holders of audit:read only', async () => {
+    const { username, password } = await member();
+    const token = await app.signIn(username, password);
+    expect((await events('', token)).status).toBe(403);
+    expect((await app.request('GET', `/v1/audit-events/export?from=2026-01-01T00:00:00Z`, { token })).status).toBe(403);
+    expect((await app.request('GET', '/v1/audit-events')).status).toBe(401);
+  });
+
+  it.each([
+    ['?page_size=101'],
+    ['?page_size=0'],
+    ['?page_size=1e2'],
+    ['?cursor=not-a-cursor'],
+    [`?cursor=${Buffer.from('12.').toString('base64url')}`],
+    ['?from=yesterday'],
+    ['?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z'],
+    ['?action=USER'],
+    ['?action=user%25'],
+    ['?outcome=maybe'],
+    ['?actor=%C3%A9'],
+    ['?unknown=1'],
+  ])('refuses %s with a 400 problem, never a 500', async (query) => {
+    const answer = await events(query);
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('refuses an export without `from` (400)', async () => {
+    expect((await app.request('GET', '/v1/audit-events/export', { token: admin })).status).toBe(400);
+  });
+});

@@ -1,0 +1,120 @@
+import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
+import { AUDIT_GENESIS_HASH } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
+import { AuditRetentionSweeper } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
+import { AuditSealer } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
+import { AuditVerifier } from '../../../src/infrastructure/persistence/typeorm/audit/audit-verifier';
+import { StandaloneTypeOrmAuditTrail } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-trail';
+import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
+import { contractTargets } from '../../contract/implementations';
+import { FixedClock } from '../../support/fakes/fixed-clock';
+import { migratedDatabase } from './database-targets';
+
+const DAY = 86_400_000;
+const ids = new UuidV7IdGenerator();
+
+/**
+ * The tamper evidence of the audit trail (#23) on every database: the sealer links what committed into
+ * a hash chain, and the verifier names the first entry that an edit, a deletion or an insertion broke.
+ */
+describe.each(contractTargets())('the audit hash chain on $name', (target) => {
+  const db = migratedDatabase(target);
+  const clock = new FixedClock('2026-06-01T00:00:00.000Z');
+  const queue = () => db.adapters.services.sqliteWriteQueue;
+  const sealer = (sealKey?: string, batchSize?: number) => new AuditSealer({ dataSource: db.dataSource, sqliteWriteQueue: queue(), sealKey, batchSize });
+  const verifier = (sealKey?: string) => new AuditVerifier({ dataSource: db.dataSource, sqliteWriteQueue: queue(), sealKey, now: () => clock.now().getTime() });
+  const query = <T = unknown>(sql: string, parameters: unknown[] = []) => db.dataSource.query(sql, parameters) as Promise<T>;
+
+  const write = async (count: number, at = clock.now().getTime()): Promise<AuditEntry[]> => {
+    const entries: AuditEntry[] = Array.from({ length: count }, (_, i) => ({
+      id: ids.next(),
+      occurredAt: at + i,
+      action: 'user.role_changed',
+      outcome: 'success',
+      code: null,
+      actor: { type: 'user', id: 'actor', name: 'root' },
+      target: { type: 'user', id: `user-${i}`, snapshot: `user ${i}` },
+      source: { address: '198.51.100.1', userAgent: 'jest' },
+      requestId: `req-${i}`,
+      changes: [{ field: 'role', before: 'member', after: 'admin' }],
+    }));
+    await new StandaloneTypeOrmAuditTrail({ manager: db.dataSource.manager, sqliteWriteQueue: queue() }).record(entries);
+    return entries;
+  };
+  const seqOf = async (id: string) => Number((await query<{ seq: number | string }[]>('SELECT seq FROM audit_events WHERE id = ?', [id]))[0]!.seq);
+
+  beforeEach(async () => {
+    await query('DELETE FROM audit_events');
+    await query('UPDATE audit_chain SET last_seq = 0, last_hash = ?, floor_seq = 0, floor_hash = ? WHERE id = 1', [AUDIT_GENESIS_HASH, AUDIT_GENESIS_HASH]);
+  });
+
+  it('links committed entries in order and verifies them', async () => {
+    const entries = await write(5);
+    expect(await sealer(undefined, 2).sealAll()).toBe(5);
+
+    expect(await verifier().verify()).toEqual({ ok: true, checked: 5, unsealed: 0 });
+    expect(await Promise.all(entries.map((e) => seqOf(e.id)))).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('names an entry edited in the database', async () => {
+    const entries = await write(4);
+    await sealer().sealAll();
+    await query('UPDATE audit_events SET changes = ? WHERE id = ?', ['[{"field":"role","before":"member","after":"member"}]', entries[2]!.id]);
+
+    expect((await verifier().verify()).firstBreak).toMatchObject({ id: entries[2]!.id, seq: 3, reason: 'edited' });
+  });
+
+  it('names the place of an entry deleted from the middle, and a tail cut off', async () => {
+    const entries = await write(4);
+    await sealer().sealAll();
+    await query('DELETE FROM audit_events WHERE id = ?', [entries[1]!.id]);
+    expect((await verifier().verify()).firstBreak).toMatchObject({ seq: 2, id: entries[2]!.id, reason: 'missing' });
+
+    await query('DELETE FROM audit_events');
+    expect((await verifier().verify()).firstBreak).toMatchObject({ seq: 1, reason: 'missing' });
+  });
+
+  it('names an entry inserted behind the sealer’s back, sealed-looking or not', async () => {
+    await write(3);
+    await sealer().sealAll();
+    const [forged] = await write(1);
+    await query('UPDATE audit_events SET seq = 4, chain_hash = ? WHERE id = ?', ['f'.repeat(64), forged!.id]);
+    expect((await verifier().verify()).firstBreak).toMatchObject({ id: forged!.id, reason: 'edited' });
+
+    await query('DELETE FROM audit_events WHERE id = ?', [forged!.id]);
+    const [stale] = await write(1, clock.now().getTime() - DAY);
+    expect((await verifier().verify()).firstBreak).toMatchObject({ id: stale!.id, reason: 'unsealed' });
+  });
+
+  it('with AUDIT_SEAL_KEY, a chain rebuilt without the key does not verify', async () => {
+    await write(2);
+    await sealer('the-real-key').sealAll();
+    expect((await verifier('the-real-key').verify()).ok).toBe(true);
+    expect((await verifier('a-guessed-key').verify()).firstBreak).toMatchObject({ seq: 1, reason: 'edited' });
+  });
+
+  it('seals each entry once when several sealers run at once (replicas)', async () => {
+    await write(60);
+    const counts = await Promise.all([sealer(undefined, 7), sealer(undefined, 5), sealer(undefined, 11)].map((s) => s.sealAll().catch(() => 0)));
+    // A pass that lost a race rolled back; whatever is left is sealed by the next pass.
+    await sealer().sealAll();
+
+    expect(counts.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(60);
+    expect(await verifier().verify()).toEqual({ ok: true, checked: 60, unsealed: 0 });
+  });
+
+  it('sweeps entries past the retention in batches, leaving a checkpoint so what remains verifies', async () => {
+    const old = await write(7, clock.now().getTime() - 400 * DAY);
+    const recent = await write(3);
+    await sealer().sealAll();
+    const sweeper = new AuditRetentionSweeper({ dataSource: db.dataSource, sqliteWriteQueue: queue(), clock, retentionSeconds: 365 * 86_400, batchSize: 3 });
+
+    expect(await sweeper.sweep()).toBe(old.length);
+
+    const left = await query<{ id: string }[]>('SELECT id FROM audit_events ORDER BY seq');
+    expect(left.map((r) => r.id)).toEqual(recent.map((e) => e.id));
+    expect(await verifier().verify()).toEqual({ ok: true, checked: 3, unsealed: 0 });
+    await write(2);
+    await sealer().sealAll();
+    expect(await verifier().verify()).toEqual({ ok: true, checked: 5, unsealed: 0 });
+  });
+});
