@@ -86,6 +86,8 @@ export const AuditActions = {
   serviceAccountKeysReplaced: 'service_account.keys_replaced',
   serviceTokenGranted: 'service_account.token_granted',
   serviceTokenRefused: 'service_account.token_refused',
+  /** A client authentication refused at the OAuth endpoints (code: the method tried, or `throttled`). */
+  clientAuthenticationFailed: 'service_account.authentication_failed',
 } as const;
 
 export type AuditAction = (typeof AuditActions)[keyof typeof AuditActions];

@@ -173,6 +173,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
       clock: cradle.clock,
       assertionAudience: { tokenEndpointUrl: `${config.publicUrl}${OAUTH_PATHS.token}`, issuer: config.jwt.issuer },
       failuresPerMinute: config.rateLimits.clientAuthFailuresPerMinute,
+      auditRecorder: cradle.auditRecorder,
     }),
   ];
   const metadata = authorizationServerMetadata({
@@ -196,6 +197,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
       rateLimitCounter: cradle.rateLimitCounter,
       clock: cradle.clock,
       failuresPerMinute: config.rateLimits.clientAuthFailuresPerMinute,
+      auditRecorder: cradle.auditRecorder,
     }),
   );
   await app.register(

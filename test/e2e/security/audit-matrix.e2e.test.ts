@@ -146,6 +146,12 @@ describe('audit matrix: one entry per route and outcome (#23)', () => {
     const granted = await audited('POST', '/oauth/token', form({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }), [['service_account.token_granted', 'success', 'client_secret']]);
     keep(granted.body.access_token as string);
     await audited('POST', '/oauth/token', form({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope: 'users:delete' }), [['service_account.token_refused', 'failure', 'invalid_scope']]);
+    // Refused client authentication, at the token endpoint and at introspection: a wrong secret, an unknown client, a bad assertion.
+    const refused = (code: string): Expected => [['service_account.authentication_failed', 'failure', code]];
+    await audited('POST', '/oauth/token', form({ grant_type: 'client_credentials', client_id: clientId, client_secret: keep('not-the-secret-at-all') }), refused('client_secret_post'));
+    await audited('POST', '/oauth/token', { ...form({ grant_type: 'client_credentials' }), headers: { 'content-type': FORM, authorization: `Basic ${Buffer.from(`nobody:${keep('whatever-secret')}`).toString('base64')}` } }, refused('client_secret_basic'));
+    const assertion = keep('eyJhbGciOiJFZERTQSIsImtpZCI6ImF1ZGl0In0.eyJpc3MiOiJub2JvZHkifQ.c2lnbmF0dXJl');
+    await audited('POST', '/oauth/introspect', form({ token: 'x', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }), refused('private_key_jwt'));
     await audited('DELETE', `/v1/service-accounts/${id}`, { token: admin }, [['service_account.deleted', 'success', null]]);
   });
 

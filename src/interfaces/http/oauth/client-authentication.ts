@@ -1,5 +1,6 @@
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
+import type { AuditRecorder } from '../../../application/audit/audit-recorder';
 import type { Clock } from '../../../application/ports/clock.port';
 import type { RateLimitCounter } from '../../../application/ports/rate-limit-counter.port';
 import type {
@@ -7,6 +8,7 @@ import type {
   AuthenticatedServiceAccount,
   ServiceAccountCredentials,
 } from '../../../application/ports/service-account-credentials.port';
+import { ANONYMOUS, AuditActions } from '../../../domain/audit/audit-entry';
 import { HttpProblemError } from '../problem';
 import { OAuthError } from './oauth-error';
 
@@ -36,6 +38,8 @@ export interface ClientAuthenticationDeps {
   clock: Clock;
   /** Failed client authentications a minute, per client id and per address, before the next is refused unchecked (0: off). */
   failuresPerMinute: number;
+  /** Writes an entry for every refused client authentication (#23): the method tried, never what was presented. */
+  auditRecorder?: AuditRecorder;
 }
 
 /** The answer to failed client authentication (RFC 6749 §5.2): 401 with the scheme the client may use. */
@@ -98,7 +102,14 @@ export async function authenticateClient(
     `client-auth-failures:address:${normalizeIP(request.ip)}`,
     ...(presented.clientId !== '' ? [`client-auth-failures:client:${presented.clientId}`] : []),
   ];
-  if (deps.failuresPerMinute > 0) await refuseWhileThrottled(deps, keys);
+  if (deps.failuresPerMinute > 0) {
+    try {
+      await refuseWhileThrottled(deps, keys);
+    } catch (error) {
+      await recordFailure(deps, presented.clientId, 'throttled');
+      throw error;
+    }
+  }
   const account =
     presented.method === 'private_key_jwt'
       ? await deps.serviceAccountCredentials.authenticateWithAssertion(presented.assertion, deps.assertionAudience)
@@ -108,9 +119,22 @@ export async function authenticateClient(
       const now = deps.clock.now();
       await Promise.all(keys.map((key) => deps.rateLimitCounter.hit(key, now, FAILURE_WINDOW_MS)));
     }
+    // The same entry for an unknown client, a wrong secret and a bad assertion: the caller's time tells nothing either.
+    await recordFailure(deps, presented.clientId, presented.method);
     throw invalidClient();
   }
   return account;
+}
+
+/** The audit entry of a refused client authentication: who it claimed to be (a client id is no secret), and how. */
+async function recordFailure(deps: ClientAuthenticationDeps, clientId: string, code: string): Promise<void> {
+  await deps.auditRecorder?.record({
+    action: AuditActions.clientAuthenticationFailed,
+    outcome: 'failure',
+    code,
+    actor: ANONYMOUS,
+    target: { type: 'service_account', id: null, snapshot: clientId === '' ? null : clientId },
+  });
 }
 
 async function refuseWhileThrottled(deps: ClientAuthenticationDeps, keys: readonly string[]): Promise<void> {
