@@ -118,6 +118,19 @@ export function describeAuditTrailContract(name: string, makeSubject: MakeStores
       expect(await ids('auth_')).toEqual([]);
     });
 
+    test('keeps every entry of calls made at once, each call answered once its own entries are stored', async () => {
+      const calls = Array.from({ length: 12 }, (_, i) => [entry({ occurredAt: T0 + i * 2 }), entry({ occurredAt: T0 + i * 2 + 1 })]);
+      await Promise.all(
+        calls.map(async (entries) => {
+          await trail.record(entries);
+          // Answered: its entries are there for any reader.
+          const ids = new Set((await log.page({}, 100)).entries.map((e) => e.id));
+          expect(entries.every((e) => ids.has(e.id))).toBe(true);
+        }),
+      );
+      expect((await log.page({}, 100)).entries.map((e) => e.id).sort()).toEqual(calls.flat().map((e) => e.id).sort());
+    });
+
     test('exports a time range oldest first, whole', async () => {
       const entries = Array.from({ length: 5 }, (_, i) => entry({ occurredAt: T0 + i * 10 }));
       await trail.record([...entries].reverse());

@@ -4,6 +4,7 @@ import { toSqlDatetime } from '../../../messaging/outbox-claims';
 import type { EntityManager } from 'typeorm';
 import type { AuditTrail } from '../../../../application/ports/audit-trail.port';
 import type { AuditEntry } from '../../../../domain/audit/audit-entry';
+import { BatchedInsert } from '../batched-insert';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
 import { ENTRY_COLUMNS, entryValues } from './audit-rows';
 
@@ -40,13 +41,24 @@ export class TypeOrmAuditTrail implements AuditTrail {
   }
 }
 
-/** The process-wide trail: each call a transaction of its own (taking its turn on SQLite's one connection). */
+/**
+ * The process-wide trail: entries written on their own (a token granted, a sign-in), each call's in a transaction
+ * (taking its turn on SQLite's one connection). Calls made while one is being written go together in the next
+ * transaction, a call's entries never split (batched-insert.ts): under load a token grant costs a share of two
+ * multi-row INSERTs and a commit, not a transaction of its own. Each caller returns once its entries committed.
+ */
 export class StandaloneTypeOrmAuditTrail implements AuditTrail {
-  constructor(private readonly deps: { manager: EntityManager; sqliteWriteQueue: SqliteWriteQueue; onEventsCommitted?: () => void }) {}
+  private readonly batches: BatchedInsert<readonly AuditEntry[]>;
+
+  constructor(private readonly deps: { manager: EntityManager; sqliteWriteQueue: SqliteWriteQueue; onEventsCommitted?: () => void }) {
+    this.batches = new BatchedInsert((calls) =>
+      this.deps.sqliteWriteQueue.serialize(() => this.deps.manager.transaction((manager) => insertAuditEntries(manager, calls.flat()))),
+    );
+  }
 
   async record(entries: readonly AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.deps.sqliteWriteQueue.serialize(() => this.deps.manager.transaction((manager) => insertAuditEntries(manager, entries)));
+    await this.batches.insert(entries);
     this.deps.onEventsCommitted?.();
   }
 }
