@@ -13,8 +13,11 @@ const LATER = new Date('2026-02-02T00:00:00.009Z');
 const by = (now = AT) => ({ by: newId(), now, newId });
 const KEY: PublicJwk = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' };
 
-/** Lower-case letters only: every database orders and compares them as the fake does. */
-const accountName = (prefix: string) => `${prefix}${unique('').replace(/[^a-z]/g, '')}`;
+/**
+ * Lower-case letters only: every database orders and compares them as the fake does. Each hex digit of the unique
+ * part becomes a letter (0-9 → g-p) rather than being dropped: dropped, two names collided now and then.
+ */
+const accountName = (prefix: string) => `${prefix}${unique('').replace(/[^a-f0-9]/g, '').replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)]!)}`;
 
 /**
  * What ServiceAccountRepository (reads), ServiceAccountStore (TransactionScope.serviceAccounts) and
