@@ -63,6 +63,7 @@ test: install lint
 	@bash scripts/ensure-chromium.sh
 	@bash scripts/ensure-kubectl.sh
 	@bash scripts/ensure-go-oidc.sh
+	@bash scripts/ensure-oathtool.sh
 	@mkdir -p .cache
 	@bash scripts/container-engine.sh .cache/container-engine.env
 	@$(WITH_NODE) source .cache/container-engine.env && bash scripts/container-images.sh
@@ -80,6 +81,7 @@ bench: install
 	@$(WITH_NODE) $(NPM) run bench
 
 test-unit: install
+	@bash scripts/ensure-oathtool.sh
 	@$(WITH_NODE) npx jest --ci --selectProjects unit
 
 clean:

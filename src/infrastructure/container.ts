@@ -93,10 +93,11 @@ import { type InvitationMailCradle, invitationMailRegistrations } from './mailer
 import { type PersistenceCradle, persistenceRegistrations, typeOrmUnitOfWork, userPersistenceServices } from './persistence-registrations';
 import { type AuditCradle, auditRegistrations } from './audit-registrations';
 import { type RevocationCradle, revocationRegistrations } from './revocation-registrations';
+import { type MfaCradle, mfaRegistrations } from './mfa-registrations';
 import { Readiness } from './system/readiness';
 import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
 
-export interface Cradle extends PersistenceCradle, InvitationMailCradle, AuditCradle, RevocationCradle {
+export interface Cradle extends PersistenceCradle, InvitationMailCradle, AuditCradle, RevocationCradle, MfaCradle {
   config: Config;
   logger: Logger;
   idGenerator: IdGenerator;
@@ -201,6 +202,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     ...invitationMailRegistrations(config, logger),
     ...auditRegistrations(config),
     ...revocationRegistrations(config),
+    ...mfaRegistrations(config, logger),
     idGenerator: asClass(UuidV7IdGenerator).singleton(),
     passwordHasher: asClass(Argon2PasswordHasher).singleton(),
     signingKeys: asFunction(() =>

@@ -2,6 +2,7 @@ import type { ContractOptions, MakeStores } from './contract-kit';
 import { contractTargets, inMemoryStores, typeOrmStoresOn } from './implementations';
 import { describeAuditTrailContract } from './audit-trail.contract';
 import { describeInvitationRepositoryContract } from './invitation-repository.contract';
+import { describeMfaStoreContract } from './mfa-store.contract';
 import { describeOutboxContract } from './outbox.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
 import { describeRefreshTokenStoreContract } from './refresh-token-store.contract';
@@ -18,7 +19,7 @@ import { describeUserRepositoryContract } from './user-repository.contract';
  * TypeORM adapters on every real database (CONTRACT_TARGETS=sqlite narrows it while developing):
  * a behaviour the application relies on holds on both, or a case here says which side differs.
  */
-function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles' | 'serviceAccounts' | 'audit', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
+function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles' | 'serviceAccounts' | 'audit' | 'mfa', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
   describeUserAdministrationContract(names.users, makeStores, options);
   describeUserListPagesContract(names.users, makeStores, options);
@@ -32,6 +33,7 @@ function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' 
   describeRoleStoreContract(names.roles, makeStores, options);
   describeServiceAccountStoreContract(names.serviceAccounts, makeStores, options);
   describeAuditTrailContract(names.audit, makeStores, options);
+  describeMfaStoreContract(names.mfa, makeStores, options);
 }
 
 /*
@@ -56,6 +58,7 @@ describe('in-memory fakes', () => {
       roles: 'InMemoryRoleRepository',
       serviceAccounts: 'InMemoryServiceAccountRepository',
       audit: 'InMemoryAuditTrail',
+      mfa: 'InMemoryMfaStore',
     },
     inMemoryStores,
   );
@@ -74,6 +77,7 @@ describe.each(contractTargets())('TypeORM adapters on $name', (target) => {
       roles: 'TypeOrmRoleRepository',
       serviceAccounts: 'TypeOrmServiceAccountRepository',
       audit: 'TypeOrmAuditTrail',
+      mfa: 'TypeOrmMfaStore',
     },
     typeOrmStoresOn(target),
   );

@@ -7,7 +7,9 @@ import { servedOpenApiDocument } from '../../scripts/served-openapi';
 import { CapturingMailer } from '../support/capturing-mailer';
 import { CommandError, run } from '../support/commands';
 import { ensureOpenApiGenerator, generateClient, OPENAPI_GENERATOR_VERSION } from '../support/openapi-generator';
+import { oathtoolTotp } from '../support/oathtool';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 
 /**
  * The OpenAPI document is the server: `npm run lint` lints the document served at /docs/json, every
@@ -59,6 +61,7 @@ describe('the OpenAPI document is the server', () => {
     );
     expect(security).toEqual({
       signIn: 'public',
+      signInWithSecondFactor: 'public',
       refreshSession: 'public',
       acceptInvitation: 'public',
       showAcceptInvitationPage: 'public',
@@ -89,6 +92,12 @@ describe('the OpenAPI document is the server', () => {
       deleteUser: 'bearer',
       getOwnAccount: 'bearer',
       changeOwnPassword: 'bearer',
+      listOwnFactors: 'bearer',
+      startTotpEnrollment: 'bearer',
+      confirmTotpEnrollment: 'bearer',
+      removeOwnTotp: 'bearer',
+      regenerateRecoveryCodes: 'bearer',
+      resetUserMfa: 'bearer',
       listRoles: 'bearer',
       getRole: 'bearer',
       createRole: 'bearer',
@@ -207,6 +216,27 @@ describe('the OpenAPI document is the server', () => {
     expect((await app.request('GET', '/v1/me', { token: refreshed.body.accessToken })).status).toBe(200);
     const wrong = { current_password: 'not the password', new_password: 'a long enough passphrase' };
     expect((await app.request('POST', '/v1/me/password', { token: refreshed.body.accessToken, json: wrong })).status).toBe(400);
+  });
+
+  it('answers the second-factor operations as documented (#24)', async () => {
+    await app.addJoinedUser({ username: 'second-factor', password: 'second-factor-password', email: 'second-factor@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
+    const own = await app.signIn('second-factor', 'second-factor-password');
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: own });
+    expect(started.status).toBe(201);
+    expect((await app.request('POST', '/v1/me/mfa/totp/confirm', { token: own, json: { code: 'abcdef' } })).status).toBe(400);
+    expect((await app.request('POST', '/v1/me/mfa/totp/confirm', { token: own, json: { code: oathtoolTotp(started.body.secret) } })).status).toBe(200);
+    expect((await app.request('GET', '/v1/me/mfa', { token: own })).status).toBe(200);
+    const regenerated = await app.request('POST', '/v1/me/mfa/recovery-codes', { token: own });
+    expect(regenerated.status).toBe(200);
+    const challenged = await app.request('POST', '/v1/auth/signin', { json: { username: 'second-factor', password: 'second-factor-password' } });
+    expect(challenged.status).toBe(401);
+    const recovery = { mfa_token: challenged.body.mfa_token, recovery_code: regenerated.body.recovery_codes[0] };
+    expect((await app.request('POST', '/v1/auth/signin/mfa', { json: recovery })).status).toBe(200);
+    expect((await app.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: 'x'.repeat(43), code: '123456' } })).status).toBe(401);
+    expect((await app.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: 'x' } })).status).toBe(400);
+    expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: own, json: { password: 'second-factor-password' } })).status).toBe(204);
+    const user = await app.request('GET', '/v1/me', { token: own });
+    expect((await app.request('DELETE', `/v1/users/${user.body._id}/mfa`, { token })).status).toBe(409);
   });
 
   it('answers discovery and the token endpoint (#21) as documented: OAuth’s formats, not problem+json', async () => {
@@ -376,7 +406,7 @@ describe('the OpenAPI document is the server', () => {
       const bodies = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.requestBody ? Object.values(op.requestBody.content) : [])));
       // But the OAuth endpoints' forms (#21): RFC 6749 §3.2 says unknown parameters are ignored (RFC 7009 and 7662 too).
       const oauth = ['/oauth/token', '/oauth/revoke', '/oauth/introspect'].flatMap((path) => Object.values(doc.paths[path]!.post!.requestBody!.content));
-      expect(bodies.length).toBe(19);
+      expect(bodies.length).toBe(22);
       for (const media of bodies) if (!oauth.includes(media)) expect(media.schema.additionalProperties).toBe(false);
     });
   });

@@ -9,6 +9,8 @@ export interface UserTokenSubject {
   subject: string;
   /** The token's `ver` claim: the user's token version when it was issued. */
   tokenVersion: number;
+  /** The token's `mfa_enrollment` claim (#24): it may only enroll a second factor and read `/v1/me`. */
+  enrollmentOnly?: boolean;
 }
 
 /** What a verified service token (client credentials grant) says about its bearer. */

@@ -1,4 +1,5 @@
 import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
+import type { MfaPolicy } from '../mfa/mfa-policy';
 import type { AuditRecorder } from '../audit/audit-recorder';
 import type { Clock } from '../ports/clock.port';
 import type { RefreshToken, RefreshTokenStore } from '../ports/refresh-token-store.port';
@@ -21,8 +22,11 @@ export class RefreshSessionUseCase {
   private readonly sessions: SessionIssuer;
   private readonly clock: Clock;
   private readonly audit: AuditRecorder;
+  private readonly mfaPolicy: MfaPolicy | undefined;
 
   constructor(deps: {
+    /** Absent: no token is ever enrollment-only (MFA_REQUIRED_PERMISSIONS). */
+    mfaPolicy?: MfaPolicy;
     auditRecorder: AuditRecorder;
     userRepository: UserRepository;
     refreshTokenStore: RefreshTokenStore;
@@ -36,6 +40,7 @@ export class RefreshSessionUseCase {
     this.secrets = deps.secretTokens;
     this.sessions = deps.sessionIssuer;
     this.clock = deps.clock;
+    this.mfaPolicy = deps.mfaPolicy;
   }
 
   async execute({ refreshToken }: { refreshToken: string }): Promise<SessionTokens> {
@@ -52,7 +57,9 @@ export class RefreshSessionUseCase {
     const next = this.sessions.successor(found, now);
     // Of two exchanges of this token on any replicas, exactly one gets here with true; the other is a reuse.
     if (!(await this.store.rotate(found.id, now, next.record))) return this.reused(found, now, now);
-    return { accessToken: await this.sessions.accessToken(user.id, found.tokenVersion), refreshToken: next.token };
+    // The policy is read again: enrolled since, the session's next access token is a full one.
+    const enrollmentOnly = (await this.mfaPolicy?.enrollmentOnly(user)) ?? false;
+    return { accessToken: await this.sessions.accessToken(user.id, found.tokenVersion, { enrollmentOnly }), refreshToken: next.token };
   }
 
   /** A used token again: past the grace after its use, the family is revoked. Refused either way. */

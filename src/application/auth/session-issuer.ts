@@ -49,7 +49,7 @@ export class SessionIssuer {
   }
 
   /** A new session (sign-in, a password change): a new refresh token family tied to `tokenVersion`. */
-  async start(userId: string, tokenVersion: number): Promise<SessionTokens> {
+  async start(userId: string, tokenVersion: number, options: { enrollmentOnly?: boolean } = {}): Promise<SessionTokens> {
     const now = this.clock.now();
     const { token, hash } = this.secrets.generate();
     const expiresAt = new Date(now.getTime() + this.policy.absoluteTtlSeconds * 1000);
@@ -65,7 +65,7 @@ export class SessionIssuer {
       usedAt: null,
       revokedAt: null,
     });
-    return { accessToken: (await this.tokens.issue(userId, tokenVersion)).token, refreshToken: token };
+    return { accessToken: (await this.tokens.issue(userId, tokenVersion, options)).token, refreshToken: token };
   }
 
   /** The successor of `used` in its family, not stored yet (`RefreshTokenStore.rotate` stores it), and its token. */
@@ -85,8 +85,8 @@ export class SessionIssuer {
     };
   }
 
-  async accessToken(userId: string, tokenVersion: number): Promise<string> {
-    return (await this.tokens.issue(userId, tokenVersion)).token;
+  async accessToken(userId: string, tokenVersion: number, options: { enrollmentOnly?: boolean } = {}): Promise<string> {
+    return (await this.tokens.issue(userId, tokenVersion, options)).token;
   }
 
   private idleEnd(now: Date, expiresAt: Date): Date {

@@ -10,6 +10,8 @@ import type { LoginAttempts } from '../ports/login-attempts.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { UserRepository } from '../ports/user-repository.port';
+import type { MfaChallenges } from '../mfa/mfa-challenges';
+import type { MfaPolicy } from '../mfa/mfa-policy';
 import type { SessionIssuer } from './session-issuer';
 
 export interface SignInInput {
@@ -36,8 +38,14 @@ export class SignInUseCase {
   private readonly lockout: LockoutPolicy;
   private readonly clock: Clock;
   private readonly audit: AuditRecorder;
+  private readonly mfa: MfaChallenges | undefined;
+  private readonly mfaPolicy: MfaPolicy | undefined;
 
   constructor(deps: {
+    /** Absent: no token is ever enrollment-only (MFA_REQUIRED_PERMISSIONS). */
+    mfaPolicy?: MfaPolicy;
+    /** Absent: no user is asked for a second factor. */
+    mfaChallenges?: MfaChallenges;
     auditRecorder: AuditRecorder;
     userRepository: UserRepository;
     roleRepository: RoleRepository;
@@ -55,6 +63,8 @@ export class SignInUseCase {
     this.lockout = deps.lockoutPolicy;
     this.clock = deps.clock;
     this.audit = deps.auditRecorder;
+    this.mfa = deps.mfaChallenges;
+    this.mfaPolicy = deps.mfaPolicy;
   }
 
   async execute({ username, password }: SignInInput): Promise<SignInResult> {
@@ -72,8 +82,14 @@ export class SignInUseCase {
     // The caller is told nothing more than "invalid credentials"; the trail keeps the reason.
     const reason = !claimed ? 'locked' : refusal(user, matches);
     const target = signInTarget(user, key);
+    // Only a right password reads the factors: a wrong one costs what it cost before the second factor.
+    const mfaMethods = allowed && matches && this.mfa ? await this.mfa.methodsFor(user.id) : null;
     if (claimed) {
-      if (allowed && matches) await this.attempts.succeeded(key);
+      // With a factor the claim stays counted until the second step succeeds: a known password must not
+      // reset the counter between guesses of the code (POST /v1/auth/signin/mfa).
+      if (allowed && matches) {
+        if (!mfaMethods) await this.attempts.succeeded(key);
+      }
       else
         await this.attempts.failed(key, this.clock.now(), this.lockout, (lockedUntil) =>
           this.audit.entries(
@@ -93,17 +109,28 @@ export class SignInUseCase {
       await this.audit.record({ action: AuditActions.signInFailed, outcome: 'failure', code: 'no_role', actor: ANONYMOUS, target });
       throw new InvalidCredentialsError();
     }
-    const { accessToken, refreshToken } = await this.sessions.start(user.id, user.tokenVersion);
-    await this.audit.record({ action: AuditActions.signInSucceeded, actor: userActor(user)!, target });
-    return {
-      name: user.name ?? '',
-      username: user.username ?? '',
-      email: user.email,
-      role: { name: role.name, permissions: [...role.permissions] },
-      accessToken,
-      refreshToken,
-    };
+    if (mfaMethods && this.mfa) {
+      await this.audit.record({ action: AuditActions.mfaRequired, actor: userActor(user)!, target });
+      await this.mfa.demand(user.id, mfaMethods);
+    }
+    // No confirmed factor here: a role the policy names gets a token that can only enroll one.
+    const enrollmentOnly = this.mfaPolicy?.requires(role.permissions) ?? false;
+    const { accessToken, refreshToken } = await this.sessions.start(user.id, user.tokenVersion, { enrollmentOnly });
+    await this.audit.record({ action: AuditActions.signInSucceeded, actor: userActor(user)!, target, ...(enrollmentOnly ? { code: 'mfa_enrollment_only' } : {}) });
+    return signInResult(user, role, { accessToken, refreshToken });
   }
+}
+
+/** The answer of a completed sign-in (the password alone, or with its second factor). */
+export function signInResult(user: User, role: Role, { accessToken, refreshToken }: { accessToken: string; refreshToken: string }): SignInResult {
+  return {
+    name: user.name ?? '',
+    username: user.username ?? '',
+    email: user.email,
+    role: { name: role.name, permissions: [...role.permissions] },
+    accessToken,
+    refreshToken,
+  };
 }
 
 /** Why a claimed attempt failed, for the trail only; null when it succeeded. */

@@ -4,8 +4,11 @@ export interface IssuedToken {
 }
 
 export interface TokenIssuer {
-  /** A token for `subject`, carrying its current token version (claim `ver`). */
-  issue(subject: string, tokenVersion: number): Promise<IssuedToken>;
+  /**
+   * A token for `subject`, carrying its current token version (claim `ver`). `enrollmentOnly` (#24): the token
+   * can do nothing but enroll a second factor and read `/v1/me` (claim `mfa_enrollment: true`).
+   */
+  issue(subject: string, tokenVersion: number, options?: { enrollmentOnly?: boolean }): Promise<IssuedToken>;
   /**
    * A service account's token (client credentials): `sub` its id, `client_id` its client id (the claim that
    * marks a service token: a user's never carries one, and carries `ver` instead), `scope` the permissions it

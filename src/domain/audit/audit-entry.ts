@@ -63,6 +63,15 @@ export const AuditActions = {
   signedOut: 'auth.signed_out',
   refreshReuseDetected: 'auth.refresh_reuse_detected',
   passwordChanged: 'auth.password_changed',
+  /** The password was right; the second factor is asked for (#24). */
+  mfaRequired: 'auth.mfa_required',
+  /** The second step of a sign-in refused (code: why). Its success is `auth.signin_succeeded`, code the method. */
+  mfaSignInFailed: 'auth.mfa_failed',
+  mfaEnrollmentStarted: 'mfa.enrollment_started',
+  mfaEnrolled: 'mfa.enrolled',
+  mfaRemoved: 'mfa.removed',
+  mfaRecoveryCodesRegenerated: 'mfa.recovery_codes_regenerated',
+  mfaRecoveryCodeUsed: 'mfa.recovery_code_used',
   passwordResetRequested: 'auth.password_reset_requested',
   passwordResetConfirmed: 'auth.password_reset_confirmed',
   invitationIssued: 'invitation.issued',

@@ -55,7 +55,7 @@ export class LastActiveAdminError extends DomainError {
 export class OwnAccountError extends DomainError {
   readonly code = 'OWN_ACCOUNT';
 
-  constructor(action: 'deactivate' | 'delete') {
+  constructor(action: 'deactivate' | 'delete' | 'reset the second factor of') {
     super(`You cannot ${action} your own account: another admin has to`, { action });
   }
 }

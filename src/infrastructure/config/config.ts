@@ -72,6 +72,10 @@ export interface Config {
   shutdownDrainSeconds: number;
   /** The audit trail (#23): AUDIT_TRAIL, AUDIT_RETENTION (seconds), AUDIT_SEAL_KEY. */
   audit: { enabled: boolean; retentionSeconds: number; sealKey?: string };
+  /** MFA_ENCRYPTION_KEY (#24); unset: the embedded default's key under DATA_DIR. */
+  mfaEncryptionKey?: string;
+  /** MFA_REQUIRED_PERMISSIONS (#24): holders of any of them enroll a second factor before anything else. */
+  mfaRequiredPermissions?: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -193,5 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: v.BODY_LIMIT,
     shutdownDrainSeconds: v.SHUTDOWN_DRAIN,
     audit: { enabled: v.AUDIT_TRAIL, retentionSeconds: v.AUDIT_RETENTION, ...(v.AUDIT_SEAL_KEY ? { sealKey: v.AUDIT_SEAL_KEY } : {}) },
+    ...(v.MFA_ENCRYPTION_KEY ? { mfaEncryptionKey: v.MFA_ENCRYPTION_KEY } : {}),
+    ...(v.MFA_REQUIRED_PERMISSIONS && v.MFA_REQUIRED_PERMISSIONS.length > 0 ? { mfaRequiredPermissions: v.MFA_REQUIRED_PERMISSIONS } : {}),
   };
 }

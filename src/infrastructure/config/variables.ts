@@ -98,6 +98,15 @@ const SERVICE = {
   SHUTDOWN_DRAIN: duration('after SIGTERM, how long /readyz answers 503 while requests are still served', { default: '0s', min: 0 }),
   AUDIT_RETENTION: duration('how long audit entries are kept; older ones are swept in batches, leaving a checkpoint so the rest still verifies', { default: '365d', min: 86_400 }),
   AUDIT_SEAL_KEY: text('key of the HMAC that links audit entries into their chain (kept outside the database); unset: plain SHA-256', { verbatim: true }),
+  MFA_REQUIRED_PERMISSIONS: parsed('comma-separated permissions: a user whose role holds any of them and who has no second factor signs in to a token that can only enroll one (and read /v1/me); unset: none', (raw) => {
+    const bad = list(raw).filter((p) => !/^[a-z_]+:[a-z_]+$/.test(p));
+    return bad.length > 0 ? refuse(`MFA_REQUIRED_PERMISSIONS must be a comma-separated list of permissions such as users:delete (bad: "${bad.join(',')}")`) : list(raw);
+  }),
+  MFA_ENCRYPTION_KEY: text('key that seals second-factor secrets at rest (AES-256-GCM): 64 hex digits or base64 of 32 bytes; unset: one generated under DATA_DIR', {
+    verbatim: true,
+    pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$',
+    problem: (name) => `${name} must be 32 bytes as 64 hex digits or as base64 (44 characters)`,
+  }),
   AUDIT_TRAIL: flag('record the audit trail (false only to measure its cost)', { default: 'true' }),
 } satisfies Table;
 

@@ -27,7 +27,7 @@ export class JwtTokenIssuer implements TokenIssuer {
     this.sign = createSigner({ key: key.privateKeyPem, algorithm: key.alg, kid: key.kid });
   }
 
-  async issue(subject: string, tokenVersion: number): Promise<IssuedToken> {
+  async issue(subject: string, tokenVersion: number, options: { enrollmentOnly?: boolean } = {}): Promise<IssuedToken> {
     const iat = Math.floor(this.clock.now().getTime() / 1000);
     const exp = iat + Math.round(this.settings.ttlSeconds);
     const token = this.sign({
@@ -38,6 +38,7 @@ export class JwtTokenIssuer implements TokenIssuer {
       exp,
       jti: randomUUID(),
       ver: tokenVersion,
+      ...(options.enrollmentOnly ? { mfa_enrollment: true } : {}),
     });
     return { token, expiresAt: new Date(exp * 1000) };
   }

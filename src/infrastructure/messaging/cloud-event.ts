@@ -72,6 +72,8 @@ export const EVENT_TYPES = [
   'ServiceAccountSecretAdded',
   'ServiceAccountSecretRemoved',
   'ServiceAccountKeysChanged',
+  'UserMfaEnrolled',
+  'UserMfaRemoved',
 ] as const;
 /**
  * An audit entry (#23), published through the outbox to a topic of its own (KAFKA_AUDIT_TOPIC), never to

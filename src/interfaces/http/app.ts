@@ -22,6 +22,7 @@ import { problem } from './problem';
 import { accountRoutes } from './routes/account.routes';
 import { auditEventsRoutes } from './routes/audit-events.routes';
 import { authRoutes } from './routes/auth.routes';
+import { mfaRoutes } from './routes/mfa.routes';
 import { discoveryRoutes } from './routes/discovery.routes';
 import { oauthTokenRoutes } from './routes/oauth-token.routes';
 import { INTROSPECTION_AUTH_METHODS, oauthTokenManagementRoutes, REVOCATION_AUTH_METHODS } from './routes/oauth-token-management.routes';
@@ -213,11 +214,23 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
       v1.addHook('onRequest', async (request) => {
         if (!request.routeOptions.config?.public) await app.authenticate(request);
       });
-      await v1.register(authRoutes({ signIn: cradle.signIn, signOut: cradle.signOut, refreshSession: cradle.refreshSession }));
+      await v1.register(
+        authRoutes({ signIn: cradle.signIn, signOut: cradle.signOut, refreshSession: cradle.refreshSession, completeMfaSignIn: cradle.completeMfaSignIn }),
+      );
       await v1.register(
         passwordResetRoutes({ requestPasswordReset: cradle.requestPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset }),
       );
       await v1.register(accountRoutes({ getOwnAccount: cradle.getOwnAccount, changeOwnPassword: cradle.changeOwnPassword }));
+      await v1.register(
+        mfaRoutes({
+          startTotpEnrollment: cradle.startTotpEnrollment,
+          confirmTotpEnrollment: cradle.confirmTotpEnrollment,
+          listOwnFactors: cradle.listOwnFactors,
+          removeOwnTotp: cradle.removeOwnTotp,
+          regenerateRecoveryCodes: cradle.regenerateRecoveryCodes,
+          resetUserMfa: cradle.resetUserMfa,
+        }),
+      );
       await v1.register(usersRoutes({ listUsers: cradle.listUsers, inviteUser: cradle.inviteUser }));
       await v1.register(
         userAdministrationRoutes({

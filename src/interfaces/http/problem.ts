@@ -21,6 +21,16 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   INVALID_REFRESH_TOKEN: { status: 401, title: 'Invalid refresh token' },
   // A field of the request is wrong, not the bearer token: a 401 would tell clients to sign in again.
   WRONG_CURRENT_PASSWORD: { status: 400, title: 'Wrong current password' },
+  // Second factors (#24): the right password of a user with a factor is not a session yet (docs/DECISIONS.md).
+  MFA_REQUIRED: { status: 401, title: 'Second factor required' },
+  INVALID_MFA_TOKEN: { status: 401, title: 'Invalid mfa_token' },
+  // A field is wrong (the code), not the token: as WRONG_CURRENT_PASSWORD, a 400.
+  INVALID_MFA_CODE: { status: 400, title: 'Invalid code' },
+  MFA_ALREADY_ENABLED: { status: 409, title: 'Second factor enrolled already' },
+  MFA_ENROLLMENT_NOT_STARTED: { status: 409, title: 'No enrollment waiting' },
+  MFA_NOT_ENABLED: { status: 409, title: 'No second factor' },
+  // An enrollment-only token (MFA_REQUIRED_PERMISSIONS) on any route but enrolling and /v1/me.
+  MFA_ENROLLMENT_REQUIRED: { status: 403, title: 'Enroll a second factor first' },
   PERMISSION_DENIED: { status: 403, title: 'Permission denied' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   USER_NOT_FOUND: { status: 404, title: 'No such user' },

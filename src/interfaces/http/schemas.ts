@@ -197,6 +197,7 @@ export const protectedProblems = {
   401: problemResponse('No valid bearer token', {
     'www-authenticate': { type: 'string', description: 'Bearer realm="access-control", error="invalid_token"' },
   }),
+  403: problemResponse('The token can only enroll a second factor (`MFA_ENROLLMENT_REQUIRED`, see MFA_REQUIRED_PERMISSIONS)'),
   503: unavailableProblem,
 };
 

@@ -238,6 +238,20 @@ describe('authorization matrix (every route × every role)', () => {
       expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 },
     },
     { method: 'POST', path: '/v1/auth/refresh', json: { refreshToken: 'x'.repeat(43) }, expected: all(401) },
+    // Second factors (#24): one's own needs only a valid token; the sign-in's second step none (an unknown ticket: 401 for all).
+    { method: 'GET', path: '/v1/me/mfa', expected: { anonymous: 401, admin: 200, member: 200, inviter: 200, reader: 200 } },
+    { method: 'POST', path: '/v1/me/mfa/totp', expected: { anonymous: 401, admin: 201, member: 201, inviter: 201, reader: 201 } },
+    // Six digits that are the current code once in a million: refused as a wrong code, never as a permission.
+    { method: 'POST', path: '/v1/me/mfa/totp/confirm', json: { code: '000000' }, expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 } },
+    { method: 'DELETE', path: '/v1/me/mfa/totp', json: { password: 'not the current password' }, expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 } },
+    { method: 'POST', path: '/v1/me/mfa/recovery-codes', expected: { anonymous: 401, admin: 409, member: 409, inviter: 409, reader: 409 } },
+    { method: 'POST', path: '/v1/auth/signin/mfa', json: { mfa_token: 'x'.repeat(43), code: '123456' }, expected: all(401) },
+    {
+      method: 'DELETE',
+      path: '/v1/users/:id/mfa',
+      prepare: async () => ({ path: `/v1/users/${await pendingUser()}/mfa` }),
+      expected: { anonymous: 401, admin: 409, member: 403, inviter: 403, reader: 403 },
+    },
     // The OAuth token endpoint (#21): no bearer token; an unknown refresh token is invalid_grant (400) for all, in OAuth's JSON.
     { method: 'POST', path: '/oauth/token', form: `grant_type=refresh_token&refresh_token=${'x'.repeat(43)}`, oauthError: 'invalid_grant', expected: all(400) },
     // Revocation and introspection (#21): a bearer token is no client's credentials (invalid_client, 401 with Basic);
@@ -261,7 +275,7 @@ describe('authorization matrix (every route × every role)', () => {
     { method: 'POST', path: '/v1/auth/signout', expected: { anonymous: 401, admin: 204, member: 204, inviter: 204, reader: 204 } },
   ];
 
-  it('answers exactly the expected status for each of the 38 routes × 5 callers (190 cells)', async () => {
+  it('answers exactly the expected status for each of the 45 routes × 5 callers (225 cells)', async () => {
     const actual: string[] = [];
     const expected: string[] = [];
     for (const cell of MATRIX) {
@@ -283,13 +297,13 @@ describe('authorization matrix (every route × every role)', () => {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
           expect(response.body).toMatchObject({ status: response.status, code: expect.any(String) });
         }
-        if (response.status === 401 && cell.path !== '/v1/auth/signin' && cell.path !== '/v1/auth/refresh' && !cell.oauthError) {
+        if (response.status === 401 && cell.path !== '/v1/auth/signin' && cell.path !== '/v1/auth/signin/mfa' && cell.path !== '/v1/auth/refresh' && !cell.oauthError) {
           expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
         }
       }
     }
     expect(actual).toEqual(expected);
-    expect(actual).toHaveLength(190);
+    expect(actual).toHaveLength(225);
   });
 
   it('a denied invite or revoke changes nothing: no user row, and the pending user is still there', async () => {

@@ -199,6 +199,9 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
       // The bootstrap admin: its UserJoined is the only event announcing it (issue #11).
       const admin = await lifecycle.createJoined('bootstrap.admin@example.com', 'bootstrap.admin');
       record(admin);
+      // Second factors (#24): enrolled, then reset by an admin.
+      record(await lifecycle.enrollMfa(admin.userId));
+      record(await lifecycle.resetMfa(admin.userId));
       // Password reset (#10): asked for an active user, through the use case, so the event is the one it records.
       const resetIds = new UuidV7IdGenerator();
       let resetEventId = '';

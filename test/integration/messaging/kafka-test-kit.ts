@@ -148,5 +148,7 @@ export function secretsIn(json: string): string[] {
   // An id names a secret without carrying it (a service account's `secret_id`, #21).
   const found = keysOf(JSON.parse(json)).filter((key) => /password|hash|token|secret/i.test(key) && !/_id$/.test(key));
   if (json.includes('$argon2')) found.push('$argon2');
+  // A sealed second-factor secret (#24): `v1.<nonce>.<tag>.<ciphertext>`.
+  if (/"v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./.test(json)) found.push('sealed secret');
   return found;
 }

@@ -3,6 +3,7 @@
  * the messaging tests publish exactly what the service would.
  */
 import type { TransactionScope, UnitOfWork } from '../../../src/application/ports/unit-of-work.port';
+import { userMfaEnrolled, userMfaRemoved } from '../../../src/domain/mfa/mfa.events';
 import type { Role } from '../../../src/domain/roles/role';
 import { Email } from '../../../src/domain/users/email';
 import { User } from '../../../src/domain/users/user';
@@ -16,6 +17,9 @@ export const MEMBER: Role = { id: SEEDED_ROLES.member, name: 'member', permissio
 export const INVITER = '019a0000-0000-7000-8000-0000000000aa';
 /** What a real hash looks like: it must never reach an event. */
 export const PASSWORD_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaA';
+
+/** What a sealed second-factor secret looks like: it must never reach an event. */
+export const SEALED_SECRET = 'v1.bm9uY2Vub25jZQ.dGFndGFndGFndGFn.c2VjcmV0c2VjcmV0';
 
 export interface Written {
   userId: string;
@@ -97,6 +101,28 @@ export class UserLifecycle {
     const user = await this.load(userId);
     user.delete(by());
     return this.commit(user, (scope) => scope.users.erase(user));
+  }
+
+  /** An authenticator app enrolled and confirmed, as the use case writes it (UserMfaEnrolled): the sealed secret must not travel. */
+  async enrollMfa(userId: string): Promise<Written> {
+    const event = userMfaEnrolled(newId(), userId, 'totp', new Date());
+    await this.unitOfWork.run(async (scope) => {
+      const factor = { id: newId(), userId, type: 'totp' as const, sealedSecret: SEALED_SECRET, createdAt: new Date(), confirmedAt: null, lastUsedStep: null };
+      await scope.mfa.savePending(factor);
+      await scope.mfa.confirm(userId, factor.id, new Date());
+      await scope.outbox.append([event]);
+    });
+    return { userId, eventIds: [event.id], types: [event.type] };
+  }
+
+  /** An admin resets the user's factors (UserMfaRemoved). */
+  async resetMfa(userId: string): Promise<Written> {
+    const event = userMfaRemoved(newId(), userId, ['totp'], INVITER, new Date());
+    await this.unitOfWork.run(async (scope) => {
+      await scope.mfa.removeFactors(userId);
+      await scope.outbox.append([event]);
+    });
+    return { userId, eventIds: [event.id], types: [event.type] };
   }
 
   private async load(userId: string): Promise<User> {

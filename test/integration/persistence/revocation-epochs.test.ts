@@ -36,6 +36,25 @@ describe.each(ALL_TARGETS)('revocation epochs on $name', (target) => {
     expect(await epochOf(user.id)).toBe(before + 2);
   });
 
+  it('moves the user\'s epoch with every change of its second factors, not with a code\'s use (#24)', async () => {
+    const users = db.adapters.users();
+    const user = joinedUser(`mfa-${ids.next().slice(-8)}`, `mfa-${ids.next()}@example.com`);
+    await users.add(user);
+    const unitOfWork = db.adapters.unitOfWork();
+    const factor = { id: ids.next(), userId: user.id, type: 'totp' as const, sealedSecret: 'v1.a.b.c', createdAt: new Date(), confirmedAt: null, lastUsedStep: null };
+    const before = await epochOf(user.id);
+    await unitOfWork.run((scope) => scope.mfa.savePending(factor));
+    expect(await epochOf(user.id)).toBe(before);
+    await unitOfWork.run((scope) => scope.mfa.confirm(user.id, factor.id, new Date()));
+    expect(await epochOf(user.id)).toBe(before + 1);
+    await unitOfWork.run((scope) => scope.mfa.replaceRecoveryCodes(user.id, ['a'.repeat(64)], new Date()));
+    expect(await epochOf(user.id)).toBe(before + 2);
+    await unitOfWork.run((scope) => scope.mfa.useTimeStep(factor.id, 1));
+    expect(await epochOf(user.id)).toBe(before + 2);
+    await unitOfWork.run((scope) => scope.mfa.removeFactors(user.id));
+    expect(await epochOf(user.id)).toBe(before + 3);
+  });
+
   it('leaves the epoch where it was when the change rolls back', async () => {
     const users = db.adapters.users();
     const user = joinedUser(`rb-${ids.next().slice(-8)}`, `rb-${ids.next()}@example.com`);

@@ -4,18 +4,18 @@ import { ioBoundary } from './io-boundary';
 
 /** Opaque, distinct tokens; every issue is recorded with its subject. */
 export class FakeTokenIssuer implements TokenIssuer {
-  readonly issued: { subject: string; tokenVersion: number; token: string; expiresAt: Date }[] = [];
+  readonly issued: { subject: string; tokenVersion: number; token: string; expiresAt: Date; enrollmentOnly?: boolean }[] = [];
 
   constructor(
     private readonly clock: Clock,
     private readonly ttlSeconds = 900,
   ) {}
 
-  async issue(subject: string, tokenVersion: number): Promise<IssuedToken> {
+  async issue(subject: string, tokenVersion: number, options: { enrollmentOnly?: boolean } = {}): Promise<IssuedToken> {
     await ioBoundary();
     const token = `fake-token.${subject}.${this.issued.length + 1}`;
     const expiresAt = new Date(this.clock.now().getTime() + this.ttlSeconds * 1000);
-    this.issued.push({ subject, tokenVersion, token, expiresAt });
+    this.issued.push({ subject, tokenVersion, token, expiresAt, ...(options.enrollmentOnly ? { enrollmentOnly: true } : {}) });
     return { token, expiresAt };
   }
 

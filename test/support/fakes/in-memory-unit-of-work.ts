@@ -2,6 +2,7 @@ import type { TransactionScope, UnitOfWork } from '../../../src/application/port
 import { InMemoryAuditTrail } from './in-memory-audit-trail';
 import { ioBoundary } from './io-boundary';
 import { InMemoryInvitationRepository } from './in-memory-invitation.repository';
+import { InMemoryMfaStore } from './in-memory-mfa.store';
 import type { InMemoryOutbox } from './in-memory-outbox';
 import { InMemoryPasswordResetStore } from './in-memory-password-reset.store';
 import { InMemoryProcessedEventStore } from './in-memory-processed-event.store';
@@ -24,6 +25,8 @@ export interface InMemoryStores {
   serviceAccounts?: InMemoryServiceAccountRepository;
   /** A fresh, empty one when not given. */
   audit?: InMemoryAuditTrail;
+  /** A fresh, empty one when not given. */
+  mfa?: InMemoryMfaStore;
   /**
    * Run every closure once more after a first attempt that is rolled back, as the TypeORM unit
    * of work does after a deadlock: a use case must be correct when its closure runs twice.
@@ -51,6 +54,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
   readonly passwordResets: InMemoryPasswordResetStore;
   readonly serviceAccounts: InMemoryServiceAccountRepository;
   readonly audit: InMemoryAuditTrail;
+  readonly mfa: InMemoryMfaStore;
   /** Attempts rolled back on purpose to exercise the retry (not counted in `rollbacks`). */
   retriedAttempts = 0;
   private readonly retryEveryRun: boolean;
@@ -65,6 +69,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     this.passwordResets = stores.passwordResets ?? new InMemoryPasswordResetStore();
     this.serviceAccounts = stores.serviceAccounts ?? new InMemoryServiceAccountRepository();
     this.audit = stores.audit ?? new InMemoryAuditTrail();
+    this.mfa = stores.mfa ?? new InMemoryMfaStore();
     // As the foreign key does: a user's row deleted (or erased) takes its invitation with it.
     this.users.linkInvitations(this.invitations);
   }
@@ -98,6 +103,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
         this.passwordResets.prepareCommit(scope.passwordResets),
         this.serviceAccounts.prepareCommit(scope.serviceAccounts),
         this.audit.prepareCommit(scope.audit),
+        this.mfa.prepareCommit(scope.mfa),
       ];
       for (const step of apply) step();
       this.commits += 1;
@@ -124,6 +130,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       passwordResets: this.passwordResets.beginTransaction(),
       serviceAccounts,
       audit: this.audit.beginTransaction(),
+      mfa: this.mfa.beginTransaction(),
     };
   }
 
@@ -136,5 +143,6 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     scope.passwordResets.close();
     scope.serviceAccounts.close();
     scope.audit.close();
+    scope.mfa.close();
   }
 }

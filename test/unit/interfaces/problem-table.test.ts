@@ -33,6 +33,8 @@ import {
 } from '../../../src/domain/users/user.errors';
 import { InvalidRefreshTokenError, NotAUserError, WrongCurrentPasswordError } from '../../../src/application/auth/session.errors';
 import { InvalidScopeError } from '../../../src/application/service-accounts/service-token.errors';
+import { MfaRequiredError } from '../../../src/application/mfa/mfa.errors';
+import { InvalidMfaCodeError, InvalidMfaTokenError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, MfaNotEnabledError } from '../../../src/domain/mfa/mfa';
 import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
 import { HttpProblemError, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
 
@@ -74,6 +76,12 @@ const DOMAIN_ERRORS: DomainError[] = [
   new TooManySecretsError(5),
   new InvalidScopeError(),
   new NotAUserError(),
+  new InvalidMfaCodeError(),
+  new InvalidMfaTokenError(),
+  new MfaAlreadyEnabledError(),
+  new MfaEnrollmentNotStartedError(),
+  new MfaNotEnabledError(),
+  new MfaRequiredError('ticket', ['totp'], 300),
 ];
 
 /** The `code = '...'` of every error class in the given source folders. */

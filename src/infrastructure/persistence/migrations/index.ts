@@ -15,6 +15,7 @@ import { TokenIntrospection1765100000000 } from './1765100000000-token-introspec
 import { UserListBuckets1765200000000 } from './1765200000000-user-list-buckets';
 import { AuditTrail1765300000000 } from './1765300000000-audit-trail';
 import { RevocationEpochs1765400000000 } from './1765400000000-revocation-epochs';
+import { SecondFactors1765500000000 } from './1765500000000-second-factors';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   UserListBuckets1765200000000,
   AuditTrail1765300000000,
   RevocationEpochs1765400000000,
+  SecondFactors1765500000000,
 ];

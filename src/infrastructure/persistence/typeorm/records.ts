@@ -1,4 +1,5 @@
 import { EntitySchema } from 'typeorm';
+import { MFA_ENTITY_SCHEMAS } from './mfa-records';
 import { ClientAssertionJtiSchema, ServiceAccountSchema, ServiceAccountSecretSchema } from './service-account-records';
 
 /** Row shapes. Domain classes stay free of mapping concerns; repositories translate. */
@@ -269,4 +270,5 @@ export const ENTITY_SCHEMAS = [
   ServiceAccountSchema,
   ServiceAccountSecretSchema,
   ClientAssertionJtiSchema,
+  ...MFA_ENTITY_SCHEMAS,
 ];

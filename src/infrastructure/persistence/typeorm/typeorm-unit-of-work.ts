@@ -4,6 +4,7 @@ import { TypeOrmAuditTrail } from './audit/typeorm-audit-trail';
 import { retryDeadlocks } from './deadlock-retry';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
+import { TypeOrmMfaStore } from './typeorm-mfa.store';
 import { TypeOrmOutbox } from './typeorm-outbox.store';
 import { TypeOrmPasswordResetStore } from './typeorm-password-reset.store';
 import { TypeOrmProcessedEventStore } from './typeorm-processed-event.store';
@@ -56,6 +57,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           passwordResets: new TypeOrmPasswordResetStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           serviceAccounts: new TypeOrmServiceAccountRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
           audit: (audit = new TypeOrmAuditTrail(manager)),
+          mfa: new TypeOrmMfaStore({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
         });
         // Last, after every other lock the transaction took: the page index's counts commit with the user rows.
         await users.flushListChanges();

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import type { Actor } from '../../../application/auth/actor';
 import type { TokenSubject } from '../../../application/auth/authenticate-actor.use-case';
 import type { VerificationKey } from '../../../infrastructure/crypto/signing-keys';
-import { unauthenticated } from '../problem';
+import { HttpProblemError, unauthenticated } from '../problem';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,6 +16,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A /v1 route that needs no bearer token. */
     public?: boolean;
+    /** A route an enrollment-only token (MFA_REQUIRED_PERMISSIONS, #24) may call: enrolling a factor, reading /v1/me. */
+    mfaEnrollment?: boolean;
   }
 }
 
@@ -96,6 +98,14 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
     }
     const actor = await options.resolveActor(subject);
     if (!actor) throw unauthenticated();
+    if (subject.kind !== 'service' && subject.enrollmentOnly) {
+      // Checked here, before any handler: a route not marked for enrollment answers 403 whatever it needs.
+      if (!request.routeOptions.config?.mfaEnrollment) {
+        throw new HttpProblemError('MFA_ENROLLMENT_REQUIRED', 'Your role requires a second factor: enroll one at POST /v1/me/mfa/totp, then sign in again');
+      }
+      request.actor = { ...actor, permissions: [] };
+      return request.actor;
+    }
     request.actor = actor;
     return actor;
   });
@@ -110,7 +120,8 @@ function tokenSubject(sub: string, claims: Record<string, unknown>): TokenSubjec
   if (claims.client_id === undefined) {
     if (claims.scope !== undefined) throw new Error('a scope without a client');
     if (typeof claims.ver !== 'number' || !Number.isSafeInteger(claims.ver) || claims.ver < 0) throw new Error('bad version');
-    return { subject: sub, tokenVersion: claims.ver };
+    if (claims.mfa_enrollment !== undefined && claims.mfa_enrollment !== true) throw new Error('bad mfa_enrollment');
+    return { subject: sub, tokenVersion: claims.ver, ...(claims.mfa_enrollment === true ? { enrollmentOnly: true } : {}) };
   }
   if (claims.ver !== undefined) throw new Error('both kinds');
   if (typeof claims.client_id !== 'string' || claims.client_id.length === 0) throw new Error('bad client');

@@ -15,6 +15,8 @@ export function accountRoutes(deps: { getOwnAccount: GetOwnAccountUseCase; chang
     app.get(
       '/me',
       {
+        // An enrollment-only token (MFA_REQUIRED_PERMISSIONS, #24) may read who it is.
+        config: { mfaEnrollment: true },
         schema: {
           operationId: 'getOwnAccount',
           tags: ['auth'],

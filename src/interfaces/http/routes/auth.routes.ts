@@ -2,14 +2,57 @@ import type { FastifyInstance } from 'fastify';
 import type { RefreshSessionUseCase } from '../../../application/auth/refresh-session.use-case';
 import type { SignInUseCase } from '../../../application/auth/sign-in.use-case';
 import type { SignOutUseCase } from '../../../application/auth/sign-out.use-case';
+import type { CompleteMfaSignInUseCase } from '../../../application/mfa/complete-mfa-sign-in.use-case';
+import { MfaRequiredError } from '../../../application/mfa/mfa.errors';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
-import { anyRequestProblems, bodyProblems, problemResponse, protectedProblems, throttledProblem, unavailableProblem } from '../schemas';
+import { problem } from '../problem';
+import { anyRequestProblems, bodyProblems, ProblemSchema, problemResponse, protectedProblems, throttledProblem, unavailableProblem } from '../schemas';
 import { sessionTokensResponse } from './session-tokens.schema';
+
+const totpCodeSchema = { type: 'string', minLength: 6, maxLength: 6, pattern: '^[0-9]{6}$', description: 'The current six-digit code of the authenticator app' } as const;
 
 /** Opaque refresh tokens are 43 characters of base64url; anything longer is refused before any lookup. */
 const REFRESH_TOKEN_MAX_LENGTH = 128;
 
-export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCase; refreshSession: RefreshSessionUseCase }) {
+const signInResult = {
+  type: 'object',
+  required: ['name', 'username', 'email', 'role', 'accessToken', 'refreshToken'],
+  properties: {
+    name: { type: 'string' },
+    username: { type: 'string' },
+    email: { type: 'string' },
+    role: {
+      type: 'object',
+      required: ['name', 'permissions'],
+      properties: { name: { type: 'string' }, permissions: { type: 'array', items: { type: 'string' } } },
+    },
+    accessToken: { type: 'string' },
+    refreshToken: { type: 'string', description: 'Opaque; exchanged once at POST /v1/auth/refresh for new tokens' },
+  },
+} as const;
+
+/** The password step's 401 for a user with a second factor carries the ticket of the second step (#24). */
+const mfaRequiredProblem = {
+  description:
+    'Unknown user, wrong password, locked account or not joined yet: one answer for all (`INVALID_CREDENTIALS`). ' +
+    'The right password of a user with a second factor: `MFA_REQUIRED` with `mfa_token` (single use, 5 minutes) and `methods`',
+  content: {
+    'application/problem+json': {
+      schema: {
+        type: 'object',
+        required: [...ProblemSchema.required],
+        properties: {
+          ...ProblemSchema.properties,
+          mfa_token: { type: 'string', description: 'For POST /v1/auth/signin/mfa' },
+          methods: { type: 'array', items: { type: 'string', enum: ['totp', 'recovery_code'] } },
+          expires_in: { type: 'integer', description: 'Seconds the mfa_token works' },
+        },
+      },
+    },
+  },
+};
+
+export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCase; refreshSession: RefreshSessionUseCase; completeMfaSignIn: CompleteMfaSignInUseCase }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post<{ Body: { username: string; password: string } }>(
       '/auth/signin',
@@ -43,24 +86,9 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
             },
           },
           response: {
-            200: {
-              type: 'object',
-              required: ['name', 'username', 'email', 'role', 'accessToken', 'refreshToken'],
-              properties: {
-                name: { type: 'string' },
-                username: { type: 'string' },
-                email: { type: 'string' },
-                role: {
-                  type: 'object',
-                  required: ['name', 'permissions'],
-                  properties: { name: { type: 'string' }, permissions: { type: 'array', items: { type: 'string' } } },
-                },
-                accessToken: { type: 'string' },
-                refreshToken: { type: 'string', description: 'Opaque; exchanged once at POST /v1/auth/refresh for new tokens' },
-              },
-            },
+            200: signInResult,
             ...anyRequestProblems,
-            401: problemResponse('Unknown user, wrong password, locked account or not joined yet: one answer for all'),
+            401: mfaRequiredProblem,
             ...bodyProblems,
             429: throttledProblem,
             503: unavailableProblem,
@@ -68,8 +96,77 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
         },
       },
       async (request, reply) => {
-        const result = await deps.signIn.execute(request.body);
-        return reply.header('cache-control', 'no-store').send(result);
+        try {
+          const result = await deps.signIn.execute(request.body);
+          return reply.header('cache-control', 'no-store').send(result);
+        } catch (error) {
+          if (!(error instanceof MfaRequiredError)) throw error;
+          return reply
+            .code(401)
+            .type('application/problem+json')
+            .header('cache-control', 'no-store')
+            .send({ ...problem(error.code, error.message), mfa_token: error.mfaToken, methods: error.methods, expires_in: error.expiresInSeconds });
+        }
+      },
+    );
+
+    app.post<{ Body: { mfa_token: string; code?: string; recovery_code?: string } }>(
+      '/auth/signin/mfa',
+      {
+        config: {
+          public: true,
+          throttle: 'address',
+          outcome: (status, metrics) => {
+            if (status === 200) metrics.signIn('success');
+            else if (status === 400 || status === 401) metrics.signIn('failure');
+            else if (status === 429) metrics.signIn('throttled');
+          },
+        },
+        schema: {
+          operationId: 'signInWithSecondFactor',
+          tags: ['auth'],
+          summary: 'Second step of a sign-in: the mfa_token of the password step and a current code or a recovery code',
+          description:
+            'Exactly one of `code` (the authenticator app’s current code; each is accepted once) and `recovery_code` ' +
+            '(single use; the answer tells how many remain). A wrong code is 400 `INVALID_MFA_CODE` and counts against ' +
+            'the account’s lockout as a wrong password does; the mfa_token stays usable until it succeeds or expires. ' +
+            'An unknown, used or expired mfa_token: 401 `INVALID_MFA_TOKEN` (sign in again).',
+          security: [],
+          body: {
+            type: 'object',
+            required: ['mfa_token'],
+            additionalProperties: false,
+            properties: {
+              mfa_token: { type: 'string', minLength: 1, maxLength: 128 },
+              code: totpCodeSchema,
+              recovery_code: { type: 'string', minLength: 1, maxLength: 32 },
+            },
+            oneOf: [{ required: ['code'] }, { required: ['recovery_code'] }],
+          },
+          response: {
+            200: {
+              ...signInResult,
+              properties: {
+                ...signInResult.properties,
+                recovery_codes_remaining: { type: 'integer', description: 'Set when a recovery code was used: how many unused ones remain' },
+              },
+            },
+            ...anyRequestProblems,
+            400: problemResponse('A wrong, used or old code, or a used or unknown recovery code (`INVALID_MFA_CODE`), or a malformed body'),
+            401: problemResponse('The mfa_token is unknown, used or expired, or its user cannot sign in any more (`INVALID_MFA_TOKEN`)'),
+            ...bodyProblems,
+            429: throttledProblem,
+            503: unavailableProblem,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { mfa_token: mfaToken, code, recovery_code: recoveryCode } = request.body;
+        const result = await deps.completeMfaSignIn.execute({ mfaToken, ...(code !== undefined ? { code } : {}), ...(recoveryCode !== undefined ? { recoveryCode } : {}) });
+        const { recoveryCodesRemaining, ...session } = result;
+        return reply
+          .header('cache-control', 'no-store')
+          .send({ ...session, ...(recoveryCodesRemaining !== undefined ? { recovery_codes_remaining: recoveryCodesRemaining } : {}) });
       },
     );
 

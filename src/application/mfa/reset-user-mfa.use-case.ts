@@ -1,0 +1,37 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import { MfaNotEnabledError } from '../../domain/mfa/mfa';
+import { userMfaRemoved } from '../../domain/mfa/mfa.events';
+import { Permissions } from '../../domain/permissions/permission';
+import { OwnAccountError } from '../../domain/users/user.errors';
+import { requirePermission } from '../auth/actor';
+import { UserChange, type UserChangeDeps, type UserActionInput } from '../users/user-administration';
+
+/**
+ * An admin with `users:update` removes another user's second factors and recovery codes (a lost phone), under
+ * the hand-out rule of every user change. Every token the user holds ends (token version bumped in the same
+ * transaction): whoever held the session signs in again, with the password alone until a factor is enrolled.
+ */
+export class ResetUserMfaUseCase extends UserChange {
+  constructor(deps: UserChangeDeps) {
+    super(deps);
+  }
+
+  execute(input: UserActionInput): Promise<void> {
+    return this.refusable(input.actor, input.userId, AuditActions.mfaRemoved, () => this.change(input));
+  }
+
+  private async change({ actor, userId }: UserActionInput): Promise<void> {
+    requirePermission(actor, Permissions.usersUpdate);
+    // One's own factor is removed with one's password (DELETE /v1/me/mfa/totp), not by this route.
+    if (userId === actor.userId) throw new OwnAccountError('reset the second factor of');
+    await this.unitOfWork.run(async (scope) => {
+      const { user } = await this.admin.target(scope, actor, userId);
+      const types = [...new Set((await scope.mfa.factorsOf(user.id)).map((f) => f.type))];
+      if ((await scope.mfa.removeFactors(user.id)) === 0) throw new MfaNotEnabledError();
+      await scope.users.incrementTokenVersion(user.id);
+      const { by, now, newId } = this.changeBy(actor);
+      await scope.outbox.append([userMfaRemoved(newId(), user.id, types, by, now)]);
+      await this.audited(scope, actor, user, AuditActions.mfaRemoved);
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import { InvalidMfaCodeError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, RECOVERY_CODE_COUNT, isConfirmed } from '../../domain/mfa/mfa';
+import { userMfaEnrolled } from '../../domain/mfa/mfa.events';
+import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
+import type { Actor } from '../auth/actor';
+import type { Clock } from '../ports/clock.port';
+import type { IdGenerator } from '../ports/id-generator.port';
+import type { MfaStore } from '../ports/mfa-store.port';
+import type { SecretTokens } from '../ports/secret-tokens.port';
+import type { SecretCipher } from '../ports/secret-cipher.port';
+import type { RecoveryCodeGenerator, Totp } from '../ports/totp.port';
+import type { UnitOfWork } from '../ports/unit-of-work.port';
+import type { UserRepository } from '../ports/user-repository.port';
+import { looksLikeTotpCode, recoveryCodeHash } from './mfa-codes';
+import { ownUser } from './own-factor-access';
+
+export interface TotpEnrollment {
+  /** Base32: for typing into an app that cannot scan. Shown this once. */
+  secret: string;
+  otpauthUri: string;
+  /** The URI as a PNG data URL. */
+  qrCode: string;
+}
+
+interface Deps {
+  auditRecorder: AuditRecorder;
+  userRepository: UserRepository;
+  unitOfWork: UnitOfWork;
+  mfaStore: MfaStore;
+  totp: Totp;
+  secretCipher: SecretCipher;
+  recoveryCodeGenerator: RecoveryCodeGenerator;
+  secretTokens: SecretTokens;
+  idGenerator: IdGenerator;
+  clock: Clock;
+}
+
+/** Starts an enrollment: a new secret, pending until a code of it confirms it. A pending one is replaced. */
+export class StartTotpEnrollmentUseCase {
+  constructor(private readonly deps: Deps) {}
+
+  async execute({ actor }: { actor: Actor }): Promise<TotpEnrollment> {
+    const { userRepository, mfaStore, totp, secretCipher, unitOfWork, idGenerator, clock, auditRecorder } = this.deps;
+    const user = await ownUser(userRepository, actor);
+    if ((await mfaStore.factorsOf(user.id)).some((f) => f.type === 'totp' && isConfirmed(f))) throw new MfaAlreadyEnabledError();
+    const secret = totp.newSecret();
+    const otpauthUri = totp.uri(secret, user.username ?? user.email);
+    const sealedSecret = secretCipher.seal(secret);
+    const id = idGenerator.next();
+    const createdAt = clock.now();
+    await unitOfWork.run(async ({ mfa, audit }) => {
+      if (!(await mfa.savePending({ id, userId: user.id, type: 'totp', sealedSecret, createdAt, confirmedAt: null, lastUsedStep: null }))) {
+        throw new MfaAlreadyEnabledError();
+      }
+      await auditRecorder.write(audit, { action: AuditActions.mfaEnrollmentStarted, actor: userActor(user)!, target: userTarget(user), code: 'totp' });
+    });
+    return { secret, otpauthUri, qrCode: await totp.qrCode(otpauthUri) };
+  }
+}
+
+/** Confirms the pending enrollment with a current code: the factor is active, and ten recovery codes are shown once. */
+export class ConfirmTotpEnrollmentUseCase {
+  constructor(private readonly deps: Deps) {}
+
+  async execute({ actor, code }: { actor: Actor; code: string }): Promise<{ recoveryCodes: string[] }> {
+    const { userRepository, mfaStore, totp, secretCipher, unitOfWork, clock, auditRecorder, recoveryCodeGenerator, secretTokens, idGenerator } = this.deps;
+    const user = await ownUser(userRepository, actor);
+    const factors = (await mfaStore.factorsOf(user.id)).filter((f) => f.type === 'totp');
+    if (factors.some(isConfirmed)) throw new MfaAlreadyEnabledError();
+    const pending = factors[0];
+    if (!pending) throw new MfaEnrollmentNotStartedError();
+    const now = clock.now();
+    const step = looksLikeTotpCode(code) ? await totp.verify(secretCipher.open(pending.sealedSecret), code, now, pending.lastUsedStep) : null;
+    const actorName = userActor(user)!;
+    if (step === null) {
+      await auditRecorder.record({ action: AuditActions.mfaEnrolled, outcome: 'failure', code: 'invalid_code', actor: actorName, target: userTarget(user) });
+      throw new InvalidMfaCodeError();
+    }
+    const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => recoveryCodeGenerator.next());
+    const hashes = recoveryCodes.map((c) => recoveryCodeHash(secretTokens, c));
+    await unitOfWork.run(async ({ mfa, outbox, audit }) => {
+      if (!(await mfa.confirm(user.id, pending.id, now))) throw new MfaEnrollmentNotStartedError();
+      // The confirming code is used: it cannot sign in a second time.
+      await mfa.useTimeStep(pending.id, step);
+      await mfa.replaceRecoveryCodes(user.id, hashes, now);
+      await outbox.append([userMfaEnrolled(idGenerator.next(), user.id, 'totp', now)]);
+      await auditRecorder.write(audit, { action: AuditActions.mfaEnrolled, actor: actorName, target: userTarget(user), code: 'totp' });
+    });
+    return { recoveryCodes };
+  }
+}

@@ -1,0 +1,32 @@
+import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../domain/mfa/mfa';
+
+/**
+ * Second factors, recovery codes and the sign-in's second-step tickets, shared by every replica. In a unit
+ * of work (`scope.mfa`) the writes commit with the change; every write that changes which factors a user
+ * holds moves the user's revocation signal on in the same transaction.
+ */
+export interface MfaStore {
+  /** The user's factors, pending ones included. */
+  factorsOf(userId: string): Promise<MfaFactor[]>;
+  /** Stores a pending factor, replacing a pending one of the same type (a confirmed one is left alone: false). */
+  savePending(factor: MfaFactor): Promise<boolean>;
+  /** Activates the pending factor; false when it is gone or confirmed meanwhile. */
+  confirm(userId: string, factorId: string, at: Date): Promise<boolean>;
+  /**
+   * Records `step` as the factor's last used time step, only when it is later than the one recorded: false when a
+   * code of this step (or a later one) was accepted already, on any replica. Atomic: two uses of one code, one wins.
+   */
+  useTimeStep(factorId: string, step: number): Promise<boolean>;
+  /** Deletes the user's factors (of `type`, or all) and, when none remains confirmed, its recovery codes; how many factors went. */
+  removeFactors(userId: string, type?: MfaFactorType): Promise<number>;
+  /** The user's recovery codes become these (hashes): every older one dies. */
+  replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date): Promise<void>;
+  /** Uses the user's unused code with this hash: how many unused remain then, or null when none matched. */
+  useRecoveryCode(userId: string, codeHash: string, at: Date): Promise<number | null>;
+  /** How many unused recovery codes the user holds. */
+  remainingRecoveryCodes(userId: string): Promise<number>;
+  addChallenge(challenge: MfaChallenge): Promise<void>;
+  findChallenge(tokenHash: string): Promise<MfaChallenge | null>;
+  /** Marks the ticket used if it is not yet: false when it was (on any replica). */
+  useChallenge(tokenHash: string, at: Date): Promise<boolean>;
+}

@@ -1,0 +1,87 @@
+import { DomainError } from '../shared/domain-error';
+
+/** The kinds of second factor a user can hold; one of each at most. */
+export type MfaFactorType = 'totp';
+
+/**
+ * A second factor as stored. `secret` is sealed (encrypted at rest): only the store and the use case that
+ * checks a code ever see it, and it leaves the service once, in the answer that starts the enrollment.
+ */
+export interface MfaFactor {
+  readonly id: string;
+  readonly userId: string;
+  readonly type: MfaFactorType;
+  readonly sealedSecret: string;
+  readonly createdAt: Date;
+  /** Null while the enrollment waits for its first code: such a factor is not active. */
+  readonly confirmedAt: Date | null;
+  /** The last TOTP time step a code was accepted for: no code of it or of an earlier step works again. */
+  readonly lastUsedStep: number | null;
+}
+
+/** A recovery code as stored: its SHA-256 only. */
+export interface RecoveryCode {
+  readonly userId: string;
+  readonly codeHash: string;
+  readonly createdAt: Date;
+  readonly usedAt: Date | null;
+}
+
+/** What the password step hands a user with a factor: the second step's ticket, stored as its hash. */
+export interface MfaChallenge {
+  readonly tokenHash: string;
+  readonly userId: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+  readonly usedAt: Date | null;
+}
+
+export const RECOVERY_CODE_COUNT = 10;
+export const MFA_CHALLENGE_TTL_SECONDS = 300;
+
+/** Whether the factor is active: confirmed by a first code. */
+export function isConfirmed(factor: MfaFactor): boolean {
+  return factor.confirmedAt !== null;
+}
+
+export class MfaAlreadyEnabledError extends DomainError {
+  readonly code = 'MFA_ALREADY_ENABLED';
+
+  constructor() {
+    super('An authenticator app is enrolled already: remove it first to enroll another');
+  }
+}
+
+export class MfaEnrollmentNotStartedError extends DomainError {
+  readonly code = 'MFA_ENROLLMENT_NOT_STARTED';
+
+  constructor() {
+    super('No enrollment is waiting for a code: start one at POST /v1/me/mfa/totp');
+  }
+}
+
+export class MfaNotEnabledError extends DomainError {
+  readonly code = 'MFA_NOT_ENABLED';
+
+  constructor() {
+    super('No authenticator app is enrolled');
+  }
+}
+
+/** A TOTP code that is wrong, too old, or used already: one answer for all. */
+export class InvalidMfaCodeError extends DomainError {
+  readonly code = 'INVALID_MFA_CODE';
+
+  constructor() {
+    super('The code is not valid: use the current code of your authenticator app, or an unused recovery code');
+  }
+}
+
+/** The second step's ticket is unknown, expired, used, or its user cannot sign in any more: one answer for all. */
+export class InvalidMfaTokenError extends DomainError {
+  readonly code = 'INVALID_MFA_TOKEN';
+
+  constructor() {
+    super('The mfa_token is not valid: sign in again');
+  }
+}

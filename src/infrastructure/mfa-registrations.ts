@@ -1,0 +1,67 @@
+import { asClass, asFunction } from 'awilix';
+import { MfaChallenges } from '../application/mfa/mfa-challenges';
+import { MfaPolicy } from '../application/mfa/mfa-policy';
+import type { RoleRepository } from '../application/ports/role-repository.port';
+import { CompleteMfaSignInUseCase } from '../application/mfa/complete-mfa-sign-in.use-case';
+import { ListOwnFactorsUseCase, RegenerateRecoveryCodesUseCase, RemoveOwnTotpUseCase } from '../application/mfa/manage-own-factors.use-cases';
+import { ResetUserMfaUseCase } from '../application/mfa/reset-user-mfa.use-case';
+import { ConfirmTotpEnrollmentUseCase, StartTotpEnrollmentUseCase } from '../application/mfa/totp-enrollment.use-cases';
+import type { MfaStore } from '../application/ports/mfa-store.port';
+import type { SecretCipher } from '../application/ports/secret-cipher.port';
+import type { RecoveryCodeGenerator, Totp } from '../application/ports/totp.port';
+import type { Config } from './config/config';
+import { AesGcmSecretCipher, loadOrCreateLocalMfaKey, parseMfaKey } from './crypto/aes-gcm-secret-cipher';
+import { OtplibTotp, RandomRecoveryCodes } from './crypto/otplib-totp';
+import type { Logger } from './logging/logger';
+import { TypeOrmMfaStore } from './persistence/typeorm/typeorm-mfa.store';
+import type { PersistenceCradle, Registrations } from './persistence-registrations';
+
+/** Second factors' part of the API's cradle (#24). */
+export interface MfaCradle {
+  /** Outside any unit of work (reads, the sign-in's tickets, a code's use); in one, `scope.mfa`. */
+  mfaStore: MfaStore;
+  /** MFA_ENCRYPTION_KEY, or the embedded default's key under DATA_DIR. */
+  secretCipher: SecretCipher;
+  totp: Totp;
+  recoveryCodeGenerator: RecoveryCodeGenerator;
+  mfaChallenges: MfaChallenges;
+  /** MFA_REQUIRED_PERMISSIONS: which tokens are enrollment-only. */
+  mfaPolicy: MfaPolicy;
+  startTotpEnrollment: StartTotpEnrollmentUseCase;
+  confirmTotpEnrollment: ConfirmTotpEnrollmentUseCase;
+  listOwnFactors: ListOwnFactorsUseCase;
+  removeOwnTotp: RemoveOwnTotpUseCase;
+  regenerateRecoveryCodes: RegenerateRecoveryCodesUseCase;
+  completeMfaSignIn: CompleteMfaSignInUseCase;
+  resetUserMfa: ResetUserMfaUseCase;
+}
+
+export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaRequiredPermissions' | 'dataDir' | 'publicUrl'>, logger: Logger): Registrations<MfaCradle> {
+  return {
+    mfaStore: asFunction(({ dataSource, sqliteWriteQueue }: PersistenceCradle) => new TypeOrmMfaStore({ manager: dataSource.manager, sqliteWriteQueue })).singleton(),
+    secretCipher: asFunction(() => {
+      const configured = config.mfaEncryptionKey ? parseMfaKey(config.mfaEncryptionKey) : null;
+      const key =
+        configured ??
+        loadOrCreateLocalMfaKey(config.dataDir, (reason) =>
+          logger.warn({ dataDir: config.dataDir, reason }, 'DATA_DIR is not writable: second factors are sealed with a key of this process only; set MFA_ENCRYPTION_KEY to keep them'),
+        );
+      return new AesGcmSecretCipher(key);
+    }).singleton(),
+    // The issuer an authenticator app shows beside the account: the service's host.
+    totp: asFunction(() => new OtplibTotp(new URL(config.publicUrl).host)).singleton(),
+    recoveryCodeGenerator: asClass(RandomRecoveryCodes).singleton(),
+    mfaChallenges: asClass(MfaChallenges).singleton(),
+    mfaPolicy: asFunction(
+      ({ mfaStore, roleRepository }: MfaCradle & { roleRepository: RoleRepository }) =>
+        new MfaPolicy({ mfaStore, roleRepository, mfaRequiredPermissions: config.mfaRequiredPermissions ?? [] }),
+    ).singleton(),
+    startTotpEnrollment: asClass(StartTotpEnrollmentUseCase).singleton(),
+    confirmTotpEnrollment: asClass(ConfirmTotpEnrollmentUseCase).singleton(),
+    listOwnFactors: asClass(ListOwnFactorsUseCase).singleton(),
+    removeOwnTotp: asClass(RemoveOwnTotpUseCase).singleton(),
+    regenerateRecoveryCodes: asClass(RegenerateRecoveryCodesUseCase).singleton(),
+    completeMfaSignIn: asClass(CompleteMfaSignInUseCase).singleton(),
+    resetUserMfa: asClass(ResetUserMfaUseCase).singleton(),
+  };
+}

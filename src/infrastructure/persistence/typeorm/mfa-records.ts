@@ -1,0 +1,69 @@
+import { EntitySchema } from 'typeorm';
+
+const datetime = { type: 'datetime', precision: 3 } as const;
+
+export interface MfaFactorRecord {
+  id: string;
+  userId: string;
+  type: string;
+  sealedSecret: string;
+  createdAt: Date;
+  confirmedAt: Date | null;
+  /** bigint: drivers may answer it as text. */
+  lastUsedStep: string | number | null;
+}
+
+export interface RecoveryCodeRecord {
+  codeHash: string;
+  userId: string;
+  createdAt: Date;
+  usedAt: Date | null;
+}
+
+export interface MfaChallengeRecord {
+  tokenHash: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+/** Second factors (#24): the secret sealed with MFA_ENCRYPTION_KEY, never in clear. */
+export const MfaFactorSchema = new EntitySchema<MfaFactorRecord>({
+  name: 'MfaFactor',
+  tableName: 'mfa_factors',
+  columns: {
+    id: { type: String, length: 36, primary: true },
+    userId: { type: String, length: 36, name: 'user_id' },
+    type: { type: String, length: 16 },
+    sealedSecret: { type: String, length: 255, name: 'sealed_secret' },
+    createdAt: { ...datetime, name: 'created_at' },
+    confirmedAt: { ...datetime, nullable: true, name: 'confirmed_at' },
+    lastUsedStep: { type: 'bigint', nullable: true, name: 'last_used_step' },
+  },
+});
+
+export const RecoveryCodeSchema = new EntitySchema<RecoveryCodeRecord>({
+  name: 'MfaRecoveryCode',
+  tableName: 'mfa_recovery_codes',
+  columns: {
+    codeHash: { type: String, length: 64, primary: true, name: 'code_hash' },
+    userId: { type: String, length: 36, name: 'user_id' },
+    createdAt: { ...datetime, name: 'created_at' },
+    usedAt: { ...datetime, nullable: true, name: 'used_at' },
+  },
+});
+
+export const MfaChallengeSchema = new EntitySchema<MfaChallengeRecord>({
+  name: 'MfaChallenge',
+  tableName: 'mfa_challenges',
+  columns: {
+    tokenHash: { type: String, length: 64, primary: true, name: 'token_hash' },
+    userId: { type: String, length: 36, name: 'user_id' },
+    createdAt: { ...datetime, name: 'created_at' },
+    expiresAt: { ...datetime, name: 'expires_at' },
+    usedAt: { ...datetime, nullable: true, name: 'used_at' },
+  },
+});
+
+export const MFA_ENTITY_SCHEMAS = [MfaFactorSchema, RecoveryCodeSchema, MfaChallengeSchema];

@@ -1,0 +1,140 @@
+import { type EntityManager, IsNull, LessThan } from 'typeorm';
+import type { MfaStore } from '../../../application/ports/mfa-store.port';
+import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
+import { MfaChallengeSchema, type MfaFactorRecord, MfaFactorSchema, RecoveryCodeSchema } from './mfa-records';
+import { bumpRevocationEpoch } from './revocation-epochs';
+import type { SqliteWriteQueue } from './sqlite-write-queue';
+
+export interface TypeOrmMfaStoreDeps {
+  /** The data source's manager, or a unit of work's transaction's. */
+  manager: EntityManager;
+  sqliteWriteQueue: SqliteWriteQueue;
+}
+
+/**
+ * `mfa_factors`, `mfa_recovery_codes` and `mfa_challenges`. Every use is one conditional statement
+ * (`… WHERE used_at IS NULL`, `… WHERE last_used_step < ?`), so two replicas racing on one code: one wins.
+ * A change to which factors a user holds moves the user's revocation epoch in its transaction.
+ */
+export class TypeOrmMfaStore implements MfaStore {
+  private readonly manager: EntityManager;
+  private readonly queue: SqliteWriteQueue;
+
+  constructor(deps: TypeOrmMfaStoreDeps) {
+    this.manager = deps.manager;
+    this.queue = deps.sqliteWriteQueue;
+  }
+
+  factorsOf(userId: string): Promise<MfaFactor[]> {
+    return this.outside(async () => (await this.manager.getRepository(MfaFactorSchema).find({ where: { userId }, order: { createdAt: 'ASC' } })).map(toFactor));
+  }
+
+  savePending(factor: MfaFactor): Promise<boolean> {
+    return this.transaction(async (manager) => {
+      const factors = manager.getRepository(MfaFactorSchema);
+      const { affected } = await factors.delete({ userId: factor.userId, type: factor.type, confirmedAt: IsNull() });
+      if ((await factors.countBy({ userId: factor.userId, type: factor.type })) > 0) return false;
+      await factors.insert({ ...factor });
+      if (affected) await bumpRevocationEpoch(manager, factor.userId);
+      return true;
+    });
+  }
+
+  confirm(userId: string, factorId: string, at: Date): Promise<boolean> {
+    return this.transaction(async (manager) => {
+      const { affected } = await manager.getRepository(MfaFactorSchema).update({ id: factorId, userId, confirmedAt: IsNull() }, { confirmedAt: at });
+      if (affected !== 1) return false;
+      await bumpRevocationEpoch(manager, userId);
+      return true;
+    });
+  }
+
+  useTimeStep(factorId: string, step: number): Promise<boolean> {
+    return this.outside(async () => {
+      const factors = this.manager.getRepository(MfaFactorSchema);
+      const changed =
+        (await factors.update({ id: factorId, lastUsedStep: IsNull() }, { lastUsedStep: step })).affected ||
+        (await factors.update({ id: factorId, lastUsedStep: LessThan(step) }, { lastUsedStep: step })).affected;
+      return (changed ?? 0) > 0;
+    });
+  }
+
+  removeFactors(userId: string, type?: MfaFactorType): Promise<number> {
+    return this.transaction(async (manager) => {
+      const factors = manager.getRepository(MfaFactorSchema);
+      const { affected } = await factors.delete(type ? { userId, type } : { userId });
+      const removed = affected ?? 0;
+      if ((await factors.count({ where: { userId } })) === 0) await manager.getRepository(RecoveryCodeSchema).delete({ userId });
+      if (removed > 0) await bumpRevocationEpoch(manager, userId);
+      return removed;
+    });
+  }
+
+  replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date): Promise<void> {
+    return this.transaction(async (manager) => {
+      const codes = manager.getRepository(RecoveryCodeSchema);
+      await codes.delete({ userId });
+      if (codeHashes.length > 0) await codes.insert(codeHashes.map((codeHash) => ({ codeHash, userId, createdAt: at, usedAt: null })));
+      await bumpRevocationEpoch(manager, userId);
+    });
+  }
+
+  useRecoveryCode(userId: string, codeHash: string, at: Date): Promise<number | null> {
+    return this.outside(async () => {
+      const codes = this.manager.getRepository(RecoveryCodeSchema);
+      const { affected } = await codes.update({ codeHash, userId, usedAt: IsNull() }, { usedAt: at });
+      if (affected !== 1) return null;
+      return codes.countBy({ userId, usedAt: IsNull() });
+    });
+  }
+
+  remainingRecoveryCodes(userId: string): Promise<number> {
+    return this.outside(() => this.manager.getRepository(RecoveryCodeSchema).countBy({ userId, usedAt: IsNull() }));
+  }
+
+  addChallenge(challenge: MfaChallenge): Promise<void> {
+    return this.outside(async () => {
+      const challenges = this.manager.getRepository(MfaChallengeSchema);
+      // Each sign-in of the user clears its ended tickets: the table holds a few rows per user at most.
+      await challenges.delete({ userId: challenge.userId, expiresAt: LessThan(challenge.createdAt) });
+      await challenges.insert({ ...challenge });
+    });
+  }
+
+  findChallenge(tokenHash: string): Promise<MfaChallenge | null> {
+    return this.outside(async () => {
+      const row = await this.manager.getRepository(MfaChallengeSchema).findOneBy({ tokenHash });
+      return row ? { tokenHash: row.tokenHash, userId: row.userId, createdAt: row.createdAt, expiresAt: row.expiresAt, usedAt: row.usedAt ?? null } : null;
+    });
+  }
+
+  useChallenge(tokenHash: string, at: Date): Promise<boolean> {
+    return this.outside(async () => {
+      const { affected } = await this.manager.getRepository(MfaChallengeSchema).update({ tokenHash, usedAt: IsNull() }, { usedAt: at });
+      return affected === 1;
+    });
+  }
+
+  /** A statement on its own (queued on SQLite), or in the unit of work's transaction. */
+  private outside<T>(work: () => Promise<T>): Promise<T> {
+    return this.queue.outside(this.manager, work);
+  }
+
+  /** Several statements that commit together: the unit of work's transaction, or one of their own. */
+  private transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.manager.queryRunner) return work(this.manager);
+    return this.queue.serialize(() => this.manager.transaction(work));
+  }
+}
+
+function toFactor(row: MfaFactorRecord): MfaFactor {
+  return {
+    id: row.id,
+    userId: row.userId,
+    type: row.type as MfaFactorType,
+    sealedSecret: row.sealedSecret,
+    createdAt: row.createdAt,
+    confirmedAt: row.confirmedAt ?? null,
+    lastUsedStep: row.lastUsedStep === null || row.lastUsedStep === undefined ? null : Number(row.lastUsedStep),
+  };
+}

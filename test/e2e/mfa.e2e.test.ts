@@ -1,0 +1,285 @@
+import type { Role } from '../../src/domain/roles/role';
+import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { oathtoolTotp } from '../support/oathtool';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+const member: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
+
+/**
+ * A second factor (#24): enrolling an authenticator app, signing in with it, recovery codes, and an admin's
+ * reset. Codes come from oathtool, not from the library the service uses.
+ */
+describe('second factor: TOTP and recovery codes (#24)', () => {
+  let app: TestApp;
+  let admin: string;
+  let counter = 0;
+
+  beforeAll(async () => {
+    app = await startTestApp({ LOCKOUT_THRESHOLD: '6' });
+    admin = await app.signIn();
+  });
+  afterAll(async () => app?.close());
+
+  const signIn = (username: string, password: string) => app.request('POST', '/v1/auth/signin', { json: { username, password } });
+  const secondStep = (json: unknown) => app.request('POST', '/v1/auth/signin/mfa', { json });
+
+  const person = async () => {
+    counter += 1;
+    const username = `mfa-${counter}`;
+    const password = `${username}-long-password`;
+    const user = await app.addJoinedUser({ username, password, email: `${username}@example.com`, role: member });
+    const token = (await signIn(username, password)).body.accessToken as string;
+    return { id: user.id, username, password, token };
+  };
+
+  /** A user with an active authenticator app: its secret and recovery codes. The confirming code was the current step's. */
+  const enrolled = async () => {
+    const p = await person();
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
+    expect(started.status).toBe(201);
+    const secret = started.body.secret as string;
+    const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(secret) } });
+    expect(confirmed.status).toBe(200);
+    return { ...p, secret, recoveryCodes: confirmed.body.recovery_codes as string[] };
+  };
+
+  it('a user without a factor signs in exactly as before', async () => {
+    const p = await person();
+    const response = await signIn(p.username, p.password);
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'email', 'name', 'refreshToken', 'role', 'username']);
+  });
+
+  it('enrolls: secret, otpauth URI and QR code, pending until a current code confirms it; ten recovery codes once', async () => {
+    const p = await person();
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
+    expect(started.status).toBe(201);
+    expect(started.body.secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(started.body.otpauth_uri).toMatch(new RegExp(`^otpauth://totp/[^?]*${p.username}\\?.*secret=${started.body.secret}`));
+    expect(started.body.qr_code).toMatch(/^data:image\/png;base64,/);
+
+    let listed = await app.request('GET', '/v1/me/mfa', { token: p.token });
+    expect(listed.body).toMatchObject({ factors: [{ type: 'totp', confirmed: false }], recovery_codes_remaining: 0 });
+    expect(listed.text).not.toContain(started.body.secret);
+    // Pending: the password alone still signs in.
+    expect((await signIn(p.username, p.password)).status).toBe(200);
+
+    const wrong = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(started.body.secret, -20) } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.code).toBe('INVALID_MFA_CODE');
+    const malformed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: 'abc' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('VALIDATION_FAILED');
+
+    const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(started.body.secret) } });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.recovery_codes).toHaveLength(10);
+    expect(new Set(confirmed.body.recovery_codes).size).toBe(10);
+
+    listed = await app.request('GET', '/v1/me/mfa', { token: p.token });
+    expect(listed.body).toMatchObject({ factors: [{ type: 'totp', confirmed: true }], recovery_codes_remaining: 10 });
+    const again = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('MFA_ALREADY_ENABLED');
+  });
+
+  it('signs in with the password, then the next code; the same code is refused a second time', async () => {
+    const p = await enrolled();
+    const first = await signIn(p.username, p.password);
+    expect(first.status).toBe(401);
+    expect(first.body).toMatchObject({ code: 'MFA_REQUIRED', methods: ['totp', 'recovery_code'], expires_in: 300 });
+    expect(first.body.accessToken).toBeUndefined();
+    const mfaToken = first.body.mfa_token as string;
+
+    // The confirming code's step is used: a replay of it is refused.
+    const replayedConfirm = await secondStep({ mfa_token: mfaToken, code: oathtoolTotp(p.secret) });
+    expect(replayedConfirm.status).toBe(400);
+    expect(replayedConfirm.body.code).toBe('INVALID_MFA_CODE');
+
+    const code = oathtoolTotp(p.secret, 1);
+    const done = await secondStep({ mfa_token: mfaToken, code });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ username: p.username, role: { name: 'member' } });
+    expect(typeof done.body.accessToken).toBe('string');
+    expect(typeof done.body.refreshToken).toBe('string');
+    expect((await app.request('GET', '/v1/me', { token: done.body.accessToken })).status).toBe(200);
+
+    // The ticket worked once; a fresh ticket with the code just used: refused (a replay within its window).
+    expect((await secondStep({ mfa_token: mfaToken, code })).status).toBe(401);
+    const second = await signIn(p.username, p.password);
+    const replay = await secondStep({ mfa_token: second.body.mfa_token, code });
+    expect(replay.status).toBe(400);
+    expect(replay.body.code).toBe('INVALID_MFA_CODE');
+  });
+
+  it('a wrong password answers as before, whatever the factor', async () => {
+    const withFactor = await enrolled();
+    const without = await person();
+    const a = await signIn(withFactor.username, 'not-the-password-at-all');
+    const b = await signIn(without.username, 'not-the-password-at-all');
+    expect(a.status).toBe(401);
+    expect(a.text).toBe(b.text);
+    expect(a.body.code).toBe('INVALID_CREDENTIALS');
+  });
+
+  it('a recovery code signs in once and tells how many remain; regenerating kills the old ones', async () => {
+    const p = await enrolled();
+    const ticket = async () => (await signIn(p.username, p.password)).body.mfa_token as string;
+    const used = await secondStep({ mfa_token: await ticket(), recovery_code: p.recoveryCodes[0].toUpperCase() });
+    expect(used.status).toBe(200);
+    expect(used.body.recovery_codes_remaining).toBe(9);
+    const again = await secondStep({ mfa_token: await ticket(), recovery_code: p.recoveryCodes[0] });
+    expect(again.status).toBe(400);
+    expect(again.body.code).toBe('INVALID_MFA_CODE');
+
+    const regenerated = await app.request('POST', '/v1/me/mfa/recovery-codes', { token: used.body.accessToken });
+    expect(regenerated.status).toBe(200);
+    expect(regenerated.body.recovery_codes).toHaveLength(10);
+    expect((await secondStep({ mfa_token: await ticket(), recovery_code: p.recoveryCodes[1] })).status).toBe(400);
+    const fresh = await secondStep({ mfa_token: await ticket(), recovery_code: regenerated.body.recovery_codes[0] });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.recovery_codes_remaining).toBe(9);
+  });
+
+  it('bad input to the second step is a 400, never a 500; an unknown ticket a 401', async () => {
+    for (const json of [{}, { mfa_token: 'x' }, { mfa_token: 'x', code: '12345' }, { mfa_token: 'x', code: '123456', recovery_code: 'a' }, { mfa_token: 'x', code: 123456 }, { mfa_token: '', code: '123456' }]) {
+      const response = await secondStep(json);
+      expect({ json, status: response.status, code: response.body.code }).toEqual({ json, status: 400, code: 'VALIDATION_FAILED' });
+    }
+    const unknown = await secondStep({ mfa_token: 'no-such-ticket', code: '123456' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.code).toBe('INVALID_MFA_TOKEN');
+  });
+
+  it('wrong codes count toward the account lockout', async () => {
+    const p = await enrolled();
+    let locked = false;
+    for (let i = 0; i < 8 && !locked; i++) {
+      const first = await signIn(p.username, p.password);
+      if (first.status !== 401 || first.body.code !== 'MFA_REQUIRED') {
+        locked = first.body.code === 'INVALID_CREDENTIALS';
+        break;
+      }
+      const wrong = await secondStep({ mfa_token: first.body.mfa_token, code: oathtoolTotp(p.secret, -40) });
+      expect(wrong.status).toBe(400);
+    }
+    expect(locked).toBe(true);
+    // Locked: even the right password is refused as a wrong one.
+    expect((await signIn(p.username, p.password)).body.code).toBe('INVALID_CREDENTIALS');
+  });
+
+  it('removing one’s own factor needs the password; then the password alone signs in', async () => {
+    const p = await enrolled();
+    const session = await secondStep({ mfa_token: (await signIn(p.username, p.password)).body.mfa_token, code: oathtoolTotp(p.secret, 1) });
+    const token = session.body.accessToken as string;
+    const wrong = await app.request('DELETE', '/v1/me/mfa/totp', { token, json: { password: 'not-the-password-at-all' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.code).toBe('WRONG_CURRENT_PASSWORD');
+    const removed = await app.request('DELETE', '/v1/me/mfa/totp', { token, json: { password: p.password } });
+    expect(removed.status).toBe(204);
+    expect((await app.request('GET', '/v1/me/mfa', { token })).body).toEqual({ factors: [], recovery_codes_remaining: 0 });
+    expect((await signIn(p.username, p.password)).status).toBe(200);
+  });
+
+  it('an admin resets another user’s factors, which ends that user’s sessions', async () => {
+    const p = await enrolled();
+    const session = await secondStep({ mfa_token: (await signIn(p.username, p.password)).body.mfa_token, code: oathtoolTotp(p.secret, 1) });
+    const token = session.body.accessToken as string;
+    expect((await app.request('DELETE', `/v1/users/${p.id}/mfa`, { token })).status).toBe(403);
+
+    const reset = await app.request('DELETE', `/v1/users/${p.id}/mfa`, { token: admin });
+    expect(reset.status).toBe(204);
+    expect((await app.request('GET', '/v1/me', { token })).status).toBe(401);
+    expect((await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: session.body.refreshToken } })).status).toBe(401);
+    expect((await signIn(p.username, p.password)).status).toBe(200);
+
+    const none = await app.request('DELETE', `/v1/users/${p.id}/mfa`, { token: admin });
+    expect(none.status).toBe(409);
+    expect(none.body.code).toBe('MFA_NOT_ENABLED');
+    expect((await app.request('DELETE', '/v1/users/no-such-user/mfa', { token: admin })).status).toBe(404);
+  });
+
+  it('audits enrollment, sign-in success and failure, and removal, with no secret in any entry', async () => {
+    const p = await enrolled();
+    const first = await signIn(p.username, p.password);
+    await secondStep({ mfa_token: first.body.mfa_token, code: oathtoolTotp(p.secret, -30) });
+    const done = await secondStep({ mfa_token: first.body.mfa_token, recovery_code: p.recoveryCodes[0] });
+    expect(done.status).toBe(200);
+    await app.request('DELETE', `/v1/users/${p.id}/mfa`, { token: admin });
+
+    let entries: { action: string; outcome: string; code: string | null }[] = [];
+    let text = '';
+    for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      const page = await app.request('GET', `/v1/audit-events?target=${p.id}&page_size=100`, { token: admin });
+      text = page.text;
+      entries = page.body.audit_events;
+      if (entries.some((e) => e.action === 'mfa.removed')) break;
+    }
+    const seen = entries.map((e) => `${e.action} ${e.outcome} ${e.code}`);
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        'mfa.enrollment_started success totp',
+        'mfa.enrolled success totp',
+        'auth.mfa_required success null',
+        'auth.mfa_failed failure wrong_totp',
+        'auth.signin_succeeded success recovery_code',
+        'mfa.recovery_code_used success null',
+        'mfa.removed success null',
+      ]),
+    );
+    for (const secret of [p.secret, ...p.recoveryCodes, first.body.mfa_token]) expect(text).not.toContain(secret);
+  });
+
+  it('a password reset does not bypass the factor: the new password still asks for a code', async () => {
+    const p = await enrolled();
+    const { passwordHasher, userRepository, clock } = app.api.container.cradle;
+    const user = (await userRepository.findById(p.id))!;
+    user.changePassword({ passwordHash: await passwordHasher.hash('a brand new long password'), now: clock.now() });
+    await userRepository.update(user);
+    const response = await signIn(p.username, 'a brand new long password');
+    expect(response.status).toBe(401);
+    expect(response.body.code).toBe('MFA_REQUIRED');
+  });
+});
+
+describe('MFA_REQUIRED_PERMISSIONS: enroll before anything else (#24)', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ MFA_REQUIRED_PERMISSIONS: 'users:delete' });
+  });
+  afterAll(async () => app?.close());
+
+  it('an admin without a factor gets a token that only enrolls; after enrolling, the next sign-in asks for a code and is whole', async () => {
+    const first = await app.request('POST', '/v1/auth/signin', { json: { username: 'admin', password: 'admin-password-123' } });
+    expect(first.status).toBe(200);
+    const limited = first.body.accessToken as string;
+    const refused = await app.request('GET', '/v1/users', { token: limited });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('MFA_ENROLLMENT_REQUIRED');
+    expect((await app.request('POST', '/v1/auth/signout', { token: limited })).status).toBe(403);
+    expect((await app.request('GET', '/v1/me', { token: limited })).status).toBe(200);
+
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: limited });
+    expect(started.status).toBe(201);
+    const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: limited, json: { code: oathtoolTotp(started.body.secret) } });
+    expect(confirmed.status).toBe(200);
+    // The enrollment-only token stays so; the refresh of its session, decided again, is whole.
+    expect((await app.request('GET', '/v1/users', { token: limited })).status).toBe(403);
+    const refreshed = await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: first.body.refreshToken } });
+    expect((await app.request('GET', '/v1/users', { token: refreshed.body.accessToken })).status).toBe(200);
+
+    const challenged = await app.request('POST', '/v1/auth/signin', { json: { username: 'admin', password: 'admin-password-123' } });
+    expect(challenged.body.code).toBe('MFA_REQUIRED');
+    const done = await app.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: challenged.body.mfa_token, code: oathtoolTotp(started.body.secret, 1) } });
+    expect(done.status).toBe(200);
+    expect((await app.request('GET', '/v1/users', { token: done.body.accessToken })).status).toBe(200);
+  });
+
+  it('a role outside the policy signs in as before', async () => {
+    await app.addJoinedUser({ username: 'plain', password: 'plain-long-password', email: 'plain@example.com', role: member });
+    const token = await app.signIn('plain', 'plain-long-password');
+    expect((await app.request('POST', '/v1/auth/signout', { token })).status).toBe(204);
+  });
+});
+

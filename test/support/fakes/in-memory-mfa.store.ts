@@ -1,0 +1,163 @@
+import type { MfaStore } from '../../../src/application/ports/mfa-store.port';
+import type { MfaChallenge, MfaFactor, MfaFactorType, RecoveryCode } from '../../../src/domain/mfa/mfa';
+import { TransactionalFake } from './transactional-fake';
+
+interface Tables {
+  factors: Map<string, MfaFactor>;
+  codes: Map<string, RecoveryCode>;
+  challenges: Map<string, MfaChallenge>;
+}
+
+/** A write: applied to the transaction's copy at once, replayed on what is committed at commit (conditions checked again). */
+type Write = (tables: Tables) => void;
+
+/**
+ * The three MFA tables as the database holds them. Outside a unit of work each call applies at once; in one
+ * (beginTransaction), writes replay on commit, so a conditional use (`useTimeStep`, `useRecoveryCode`,
+ * `useChallenge`) that another commit won meanwhile throws there, as the row it matched is gone.
+ * `revocationBumps` counts the users whose factors changed (the adapter moves their revocation epoch).
+ */
+export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
+  private tables: Tables = { factors: new Map(), codes: new Map(), challenges: new Map() };
+  private readonly writes: Write[] = [];
+  revocationBumps: string[] = [];
+
+  async factorsOf(userId: string): Promise<MfaFactor[]> {
+    await this.io();
+    return [...this.tables.factors.values()].filter((f) => f.userId === userId).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map((f) => ({ ...f }));
+  }
+
+  async savePending(factor: MfaFactor): Promise<boolean> {
+    await this.io();
+    return this.apply((t) => {
+      const existing = [...t.factors.values()].find((f) => f.userId === factor.userId && f.type === factor.type);
+      if (existing?.confirmedAt) return false;
+      if (existing) t.factors.delete(existing.id);
+      t.factors.set(factor.id, { ...factor });
+      if (existing) this.revocationBumps.push(factor.userId);
+      return true;
+    });
+  }
+
+  async confirm(userId: string, factorId: string, at: Date): Promise<boolean> {
+    await this.io();
+    return this.apply((t) => {
+      const factor = t.factors.get(factorId);
+      if (!factor || factor.userId !== userId || factor.confirmedAt) return false;
+      t.factors.set(factorId, { ...factor, confirmedAt: new Date(at) });
+      this.revocationBumps.push(userId);
+      return true;
+    });
+  }
+
+  async useTimeStep(factorId: string, step: number): Promise<boolean> {
+    await this.io();
+    return this.apply((t) => {
+      const factor = t.factors.get(factorId);
+      if (!factor || (factor.lastUsedStep !== null && factor.lastUsedStep >= step)) return false;
+      t.factors.set(factorId, { ...factor, lastUsedStep: step });
+      return true;
+    });
+  }
+
+  async removeFactors(userId: string, type?: MfaFactorType): Promise<number> {
+    await this.io();
+    return this.apply((t) => {
+      const gone = [...t.factors.values()].filter((f) => f.userId === userId && (!type || f.type === type));
+      for (const f of gone) t.factors.delete(f.id);
+      if (![...t.factors.values()].some((f) => f.userId === userId)) for (const [hash, c] of t.codes) if (c.userId === userId) t.codes.delete(hash);
+      if (gone.length > 0) this.revocationBumps.push(userId);
+      return gone.length;
+    }, false);
+  }
+
+  async replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date): Promise<void> {
+    await this.io();
+    this.apply((t) => {
+      for (const [hash, c] of t.codes) if (c.userId === userId) t.codes.delete(hash);
+      for (const codeHash of codeHashes) t.codes.set(codeHash, { codeHash, userId, createdAt: new Date(at), usedAt: null });
+      this.revocationBumps.push(userId);
+      return true;
+    });
+  }
+
+  async useRecoveryCode(userId: string, codeHash: string, at: Date): Promise<number | null> {
+    await this.io();
+    const used = this.apply((t) => {
+      const code = t.codes.get(codeHash);
+      if (!code || code.userId !== userId || code.usedAt) return false;
+      t.codes.set(codeHash, { ...code, usedAt: new Date(at) });
+      return true;
+    });
+    return used ? this.unused(userId) : null;
+  }
+
+  async remainingRecoveryCodes(userId: string): Promise<number> {
+    await this.io();
+    return this.unused(userId);
+  }
+
+  async addChallenge(challenge: MfaChallenge): Promise<void> {
+    await this.io();
+    this.apply((t) => {
+      if (t.challenges.has(challenge.tokenHash)) throw new Error('mfa_challenges: duplicate token hash');
+      t.challenges.set(challenge.tokenHash, { ...challenge });
+      return true;
+    });
+  }
+
+  async findChallenge(tokenHash: string): Promise<MfaChallenge | null> {
+    await this.io();
+    const row = this.tables.challenges.get(tokenHash);
+    return row ? { ...row } : null;
+  }
+
+  async useChallenge(tokenHash: string, at: Date): Promise<boolean> {
+    await this.io();
+    return this.apply((t) => {
+      const row = t.challenges.get(tokenHash);
+      if (!row || row.usedAt) return false;
+      t.challenges.set(tokenHash, { ...row, usedAt: new Date(at) });
+      return true;
+    });
+  }
+
+  // ---- transactions, driven by InMemoryUnitOfWork ----
+
+  beginTransaction(): InMemoryMfaStore {
+    const copy = new InMemoryMfaStore();
+    copy.tables = cloneTables(this.tables);
+    copy.revocationBumps = this.revocationBumps;
+    return copy;
+  }
+
+  prepareCommit(transaction: InMemoryMfaStore): () => void {
+    const staged = cloneTables(this.tables);
+    for (const write of transaction.writes) write(staged);
+    return () => {
+      this.tables = staged;
+    };
+  }
+
+  /**
+   * Applies `change` now and keeps it for the commit's replay, where an outcome that differs (a conditional use
+   * that another commit won meanwhile) fails the commit. `strict: false` for a delete, which may find less.
+   */
+  private apply<T extends boolean | number>(change: (tables: Tables) => T, strict = true): T {
+    const outcome = change(this.tables);
+    if (outcome) {
+      this.writes.push((tables) => {
+        if (change(tables) !== outcome && strict) throw new Error('mfa store: a row this transaction changed was changed by another one meanwhile');
+      });
+    }
+    return outcome;
+  }
+
+  private unused(userId: string): number {
+    return [...this.tables.codes.values()].filter((c) => c.userId === userId && !c.usedAt).length;
+  }
+}
+
+function cloneTables(t: Tables): Tables {
+  return { factors: new Map(t.factors), codes: new Map(t.codes), challenges: new Map(t.challenges) };
+}
