@@ -26,10 +26,9 @@ export interface FilterColumns {
  * point (utf8mb4_bin on MySQL and MariaDB, BINARY on SQLite), so the range `[prefix, successor(prefix))` holds
  * exactly the keys that start with the prefix. Erased users have no keys and status `deleted`: never matched.
  */
-/** A filter's statements: `matched` the ids it matches (in no order), `ids` a page of them by id, `count` how many. */
+/** A filter's statements: `matched` the ids it matches (in no order), `count` how many. */
 export interface FilterStatements {
   matched: Statement;
-  ids: Statement;
   count: Statement;
 }
 
@@ -62,7 +61,6 @@ export function filterStatements(c: FilterColumns, filter: UserListFilter): Filt
     const pageConditions = roleAlone ? [`${c.roleId} = ?`, `${c.emailKey} IS NOT NULL`].join(' AND ') : conditions;
     return {
       matched: { sql: `${select}${pageConditions}`, parameters: values },
-      ids: { sql: `${select}${pageConditions} ORDER BY ${c.id} ASC LIMIT ? OFFSET ?`, parameters: values },
       count: { sql: `SELECT COUNT(*) AS n FROM ${c.table} WHERE ${conditions}`, parameters: values },
     };
   }
@@ -75,7 +73,6 @@ export function filterStatements(c: FilterColumns, filter: UserListFilter): Filt
   const parameters = branches.flatMap((b) => b.parameters);
   return {
     matched: { sql: union, parameters },
-    ids: { sql: `${union} ORDER BY id ASC LIMIT ? OFFSET ?`, parameters },
     count: { sql: `SELECT COUNT(*) AS n FROM (${union}) matched`, parameters },
   };
 }

@@ -24,23 +24,12 @@ export interface UserReads {
   /** By id outside any transaction: concurrent calls share round trips (see BatchedLookup), never a cache. */
   byIdBatched(id: string): Promise<UserRecord | null>;
   byUsernameKey(manager: EntityManager, usernameKey: string): Promise<UserRecord | null>;
-  /** The page of users by id order, `limit` rows from `offset` (erased users are skipped). */
-  page(manager: EntityManager, offset: number, limit: number): Promise<UserRecord[]>;
-  /** The same outside any transaction: identical pages asked for at once share one query (see BatchedLookup). */
-  pageBatched(offset: number, limit: number): Promise<UserRecord[]>;
-  /** Only the ids of a page, in either direction (the deferred join of deep pages). */
-  pageIds(manager: EntityManager, offset: number, limit: number, descending: boolean): Promise<string[]>;
-  byIds(manager: EntityManager, ids: readonly string[]): Promise<UserRecord[]>;
-  /** The page of the users a filter matches, by id order (see user-filter-statements.ts), in one statement. */
-  filteredPage(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<UserRecord[]>;
-  /** The same outside any transaction: identical filtered pages asked for at once share one query, as `pageBatched`. */
-  filteredPageBatched(filter: UserListFilter, offset: number, limit: number): Promise<UserRecord[]>;
   /**
    * The same page with how many users the filter matches, counted in the same statement (`COUNT(*) OVER ()`
    * over the matches, before the page is cut): null when the page is empty (past the end, or no match).
    */
   filteredPageCounted(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<CountedPage>;
-  /** The same outside any transaction: identical counted pages asked for at once share one query, as `pageBatched`. */
+  /** The same outside any transaction: identical counted pages asked for at once share one query (see BatchedLookup). */
   filteredPageCountedBatched(filter: UserListFilter, offset: number, limit: number): Promise<CountedPage>;
   /** How many users the filter matches, counted now with the page's predicate (the caches: user-total-cache.ts). */
   filteredCount(manager: EntityManager, filter: UserListFilter): Promise<number>;
@@ -71,29 +60,11 @@ export class UserReadStatements implements UserReads {
     return this.built().byUsernameKey(manager, usernameKey);
   }
 
-  page(manager: EntityManager, offset: number, limit: number): Promise<UserRecord[]> {
-    return this.built().page(manager, offset, limit);
-  }
 
-  pageBatched(offset: number, limit: number): Promise<UserRecord[]> {
-    return this.built().pageBatched(offset, limit);
-  }
 
-  pageIds(manager: EntityManager, offset: number, limit: number, descending: boolean): Promise<string[]> {
-    return this.built().pageIds(manager, offset, limit, descending);
-  }
 
-  byIds(manager: EntityManager, ids: readonly string[]): Promise<UserRecord[]> {
-    return this.built().byIds(manager, ids);
-  }
 
-  filteredPage(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<UserRecord[]> {
-    return this.built().filteredPage(manager, filter, offset, limit);
-  }
 
-  filteredPageBatched(filter: UserListFilter, offset: number, limit: number): Promise<UserRecord[]> {
-    return this.built().filteredPageBatched(filter, offset, limit);
-  }
 
   filteredPageCounted(manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<CountedPage> {
     return this.built().filteredPageCounted(manager, filter, offset, limit);
@@ -136,11 +107,6 @@ function buildUserReads(dataSource: DataSource): UserReads {
 
   const byIdSql = `${select} WHERE ${id} = ?`;
   const byUsernameSql = `${select} WHERE ${column('usernameKey')} = ?`;
-  // An erased user's remaining row is never listed.
-  const listed = `${column('status')} <> 'deleted'`;
-  const pageSql = `${select} WHERE ${listed} ORDER BY ${id} ASC LIMIT ? OFFSET ?`;
-  const idsAscSql = `SELECT ${id} AS id FROM ${table} WHERE ${listed} ORDER BY ${id} ASC LIMIT ? OFFSET ?`;
-  const idsDescSql = `SELECT ${id} AS id FROM ${table} WHERE ${listed} ORDER BY ${id} DESC LIMIT ? OFFSET ?`;
 
   const byIds = async (manager: EntityManager, ids: readonly string[]) =>
     ids.length === 0 ? [] : many(manager, `${select} WHERE ${id} IN (${ids.map(() => '?').join(', ')}) ORDER BY ${id} ASC`, [...ids]);
@@ -157,24 +123,9 @@ function buildUserReads(dataSource: DataSource): UserReads {
     nameKey: column('nameKey'),
     usernameKey: column('usernameKey'),
   };
-  // The page's ids come from the filter's index(es); only the page's rows are then read, by primary key.
+  // The counted page's ids come from the filter's index(es); only the page's rows are then read, by primary key.
   const joinedColumns = columns.map((c) => `u.${q(c.databaseName)}`).join(', ');
-  const joined = `SELECT ${joinedColumns} FROM ${table} u`;
 
-  const pages = new BatchedLookup<string, UserRecord[]>(async (keys) => {
-    const loaded = await Promise.all(
-      keys.map(async (key) => {
-        const [offset, limit] = key.split(':').map(Number) as [number, number];
-        return [key, await many(dataSource.manager, pageSql, [limit, offset])] as const;
-      }),
-    );
-    return new Map(loaded);
-  });
-
-  const filteredPage = (manager: EntityManager, filter: UserListFilter, offset: number, limit: number) => {
-    const { ids } = filterStatements(filterColumns, filter);
-    return many(manager, `${joined} JOIN (${ids.sql}) p ON p.id = u.${id} ORDER BY u.${id} ASC`, [...ids.parameters, limit, offset]);
-  };
   const filteredPageCounted = async (manager: EntityManager, filter: UserListFilter, offset: number, limit: number): Promise<CountedPage> => {
     const { matched } = filterStatements(filterColumns, filter);
     const page = `SELECT m.id AS id, COUNT(*) OVER () AS matched_total FROM (${matched.sql}) m ORDER BY m.id ASC LIMIT ? OFFSET ?`;
@@ -200,22 +151,12 @@ function buildUserReads(dataSource: DataSource): UserReads {
       return (await lookup.get(JSON.stringify(key)))!;
     };
   };
-  const filteredPageBatched = batchedByPage(filteredPage);
   const filteredPageCountedBatched = batchedByPage(filteredPageCounted);
 
   return {
     byId: (manager, value) => one(manager, byIdSql, [value]),
-    pageBatched: async (offset, limit) => (await pages.get(`${offset}:${limit}`)) ?? [],
     byIdBatched: (value) => batched.get(value),
     byUsernameKey: (manager, value) => one(manager, byUsernameSql, [value]),
-    page: (manager, offset, limit) => many(manager, pageSql, [limit, offset]),
-    async pageIds(manager, offset, limit, descending) {
-      const rows = (await manager.query(descending ? idsDescSql : idsAscSql, [limit, offset])) as { id: string }[];
-      return rows.map((row) => row.id);
-    },
-    byIds,
-    filteredPage,
-    filteredPageBatched,
     filteredPageCounted,
     filteredPageCountedBatched,
     async filteredCount(manager, filter) {
