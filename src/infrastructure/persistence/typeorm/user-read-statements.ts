@@ -85,21 +85,39 @@ export class UserReadStatements implements UserReads {
   }
 }
 
-function buildUserReads(dataSource: DataSource): UserReads {
+/**
+ * The `users` table as the statements name it on one DataSource: its escaped name and columns, the columns a
+ * filter reads (user-filter-statements.ts), and a row turned into a record by the driver's own hydration.
+ * Shared by these reads and the list's pages (user-page-statements.ts).
+ */
+export function userTableShape(dataSource: DataSource) {
   const metadata = dataSource.getMetadata(UserSchema);
   const { driver } = dataSource;
   const q = (name: string) => driver.escape(name);
   const table = q(metadata.tableName);
   const columns: ColumnMetadata[] = metadata.columns;
   const column = (property: keyof UserRecord) => q(metadata.findColumnWithPropertyName(property)!.databaseName);
-  const select = `SELECT ${columns.map((c) => q(c.databaseName)).join(', ')} FROM ${table}`;
   const id = column('id');
-
+  const filterColumns = {
+    table,
+    id,
+    roleId: column('roleId'),
+    status: column('status'),
+    emailKey: column('emailKey'),
+    nameKey: column('nameKey'),
+    usernameKey: column('usernameKey'),
+  };
   const hydrate = (row: Record<string, unknown>): UserRecord => {
     const record: Record<string, unknown> = {};
     for (const c of columns) record[c.propertyName] = driver.prepareHydratedValue(row[c.databaseName], c);
     return record as unknown as UserRecord;
   };
+  return { q, table, columns, column, id, filterColumns, hydrate };
+}
+
+function buildUserReads(dataSource: DataSource): UserReads {
+  const { q, table, columns, column, id, filterColumns, hydrate } = userTableShape(dataSource);
+  const select = `SELECT ${columns.map((c) => q(c.databaseName)).join(', ')} FROM ${table}`;
   const many = async (manager: EntityManager, sql: string, parameters: unknown[]) =>
     ((await manager.query(sql, parameters)) as Record<string, unknown>[]).map(hydrate);
   const one = async (manager: EntityManager, sql: string, parameters: unknown[]) =>
@@ -114,15 +132,6 @@ function buildUserReads(dataSource: DataSource): UserReads {
     async (ids) => new Map((await byIds(dataSource.manager, ids)).map((record) => [record.id, record])),
   );
 
-  const filterColumns = {
-    table,
-    id,
-    roleId: column('roleId'),
-    status: column('status'),
-    emailKey: column('emailKey'),
-    nameKey: column('nameKey'),
-    usernameKey: column('usernameKey'),
-  };
   // The counted page's ids come from the filter's index(es); only the page's rows are then read, by primary key.
   const joinedColumns = columns.map((c) => `u.${q(c.databaseName)}`).join(', ');
 
