@@ -1,5 +1,7 @@
 /**
- * The audit trail's rows (#23), measured on their own: `npm run build && tsc -p tsconfig.bench.json && node dist-bench/bench/audit.js`.
+ * The audit trail's rows (#23), in `npm run bench` (bench/run.ts, a table of their own) and on their own:
+ * `npm run build && tsc -p tsconfig.bench.json && node dist-bench/bench/audit.js` (BENCH_AUDIT_ENTRIES=10000000
+ * for the trail at 10 M entries).
  *
  * - Sign-in with the trail on against the same build with it off (AUDIT_TRAIL=false), two api processes on one
  *   MariaDB database, interleaved runs, the median of the per-round ratios. Target ≥ 97 %: a sign-in writes one
@@ -14,15 +16,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { AuditActions } from '../src/domain/audit/audit-entry';
 import { connectTo, createTestDatabase } from '../test/support/test-database';
-import { closeAgent, closedLoop, type LoadSpec, type Measure, median, signInToken } from './load';
+import { closeAgent, closedLoop, type LoadSpec, signInToken } from './load';
+import { pair, rowOf } from './pairs';
 import { log, startTarget } from './processes';
+import { fmt, type Row } from './report';
 import { orderedUuidV7 } from './seed';
 
 const SMOKE = process.env.BENCH_SMOKE === '1';
 const ENTRIES = Number(process.env.BENCH_AUDIT_ENTRIES ?? (SMOKE ? 20_000 : 1_000_000));
-const ROUNDS = SMOKE ? 2 : 3;
-const SECONDS = SMOKE ? 1 : 4;
-const CONNECTIONS = 8;
 const TARGETS = 10_000;
 const ACTORS = 1_000;
 const ACTIONS = Object.values(AuditActions);
@@ -31,8 +32,15 @@ const GROUPS = [...new Set(ACTIONS.map((action) => action.split('.')[0]!))];
 const DEEP_CURSORS = 50;
 const BATCH = 5_000;
 
-async function seedAuditEntries(databaseUrl: string, count: number): Promise<void> {
+/**
+ * Writes `count` entries straight through mysql2 and answers the cursors of DEEP_CURSORS of them, drawn
+ * uniformly over the deeper (older) half of the trail: a cursor is the entry's time and id (`time.id`, base64url).
+ */
+async function seedAuditEntries(databaseUrl: string, count: number, progress: (done: number) => void): Promise<string[]> {
   const connection = await connectTo(databaseUrl);
+  const deep = new Set<number>();
+  while (deep.size < Math.min(DEEP_CURSORS, Math.floor(count / 2))) deep.add(Math.floor(Math.random() * (count / 2)));
+  const cursors: string[] = [];
   try {
     const start = Date.now() - 365 * 86_400_000;
     const step = Math.max(1, Math.floor((365 * 86_400_000) / count));
@@ -42,34 +50,36 @@ async function seedAuditEntries(databaseUrl: string, count: number): Promise<voi
         const action = ACTIONS[i % ACTIONS.length]!;
         const target = `01a1fc99-0000-7000-8000-${(i % TARGETS).toString(16).padStart(12, '0')}`;
         const actor = `01a1fc99-0000-7000-9000-${(i % ACTORS).toString(16).padStart(12, '0')}`;
-        rows.push([orderedUuidV7(start, i), start + i * step, action, action.split('.')[0], i % 7 === 0 ? 'failure' : 'success', null, 'user', actor, `actor ${i % ACTORS}`, 'user', target, `user ${i % TARGETS}`, '198.51.100.7', 'bench', `bench-${i}`, null]);
+        const id = orderedUuidV7(start, i);
+        if (deep.has(i)) cursors.push(Buffer.from(`${start + i * step}.${id}`, 'utf8').toString('base64url'));
+        rows.push([id, start + i * step, action, action.split('.')[0], i % 7 === 0 ? 'failure' : 'success', null, 'user', actor, `actor ${i % ACTORS}`, 'user', target, `user ${i % TARGETS}`, '198.51.100.7', 'bench', `bench-${i}`, null]);
       }
       await connection.query(
         'INSERT INTO audit_events (id, occurred_at, action, action_group, outcome, code, actor_type, actor_id, actor_name, target_type, target_id, target_snapshot, source_address, user_agent, request_id, changes) VALUES ?',
         [rows],
       );
+      if ((from / BATCH) % 100 === 99) progress(from + rows.length);
     }
+    return cursors;
   } finally {
     await connection.end();
   }
 }
 
-async function interleaved(label: string, figure: () => Promise<Measure>, baseline: () => Promise<Measure>, min: number): Promise<string> {
-  const ratios: number[] = [];
-  const f: number[] = [];
-  const b: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const [x, y] = round % 2 === 0 ? [await figure(), await baseline()] : (([q, p]) => [p, q])([await baseline(), await figure()]);
-    f.push(x!.rps);
-    b.push(y!.rps);
-    ratios.push(y!.rps > 0 ? x!.rps / y!.rps : 0);
-    log(`${label} round ${round + 1}: ${x!.rps.toFixed(0)}/s (p99 ${x!.p99.toFixed(1)} ms, errors ${x!.errors}); baseline ${y!.rps.toFixed(0)}/s (errors ${y!.errors}); ratio ${ratios.at(-1)!.toFixed(3)}`);
-  }
-  const ratio = median(ratios);
-  return `${label}: ${median(f).toFixed(0)} against ${median(b).toFixed(0)} req/s, ratio ${ratio.toFixed(3)} (median of ${ROUNDS}) ${ratio >= min ? 'met' : 'MISSED'} (target ≥ ${min})`;
+export interface AuditBenchSettings {
+  rounds: number;
+  seconds: number;
+  /** Connections of the query rows. */
+  connections: number;
+  /** Concurrent sign-ins (npm run bench: the sign-in row's best concurrency). */
+  signInConcurrency: number;
 }
 
-export async function runAuditRows(): Promise<string[]> {
+const STANDALONE: AuditBenchSettings = SMOKE ? { rounds: 2, seconds: 1, connections: 4, signInConcurrency: 2 } : { rounds: 3, seconds: 4, connections: 8, signInConcurrency: 8 };
+
+/** The rows, on a database and two api processes of their own (every other target of the run stopped). */
+export async function runAuditRows(settings: AuditBenchSettings = STANDALONE): Promise<Row[]> {
+  const { rounds, seconds, connections } = settings;
   const admin = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
   process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
   const database = await createTestDatabase('ac_bench_audit');
@@ -81,34 +91,31 @@ export async function runAuditRows(): Promise<string[]> {
   const on = await startTarget('api (trail on)', 'api', env);
   const off = await startTarget('api (trail off)', 'api', { ...env, AUDIT_TRAIL: 'false', MIGRATE_ON_START: 'false' });
   try {
-    const summary: string[] = [];
+    const rows: Row[] = [];
     const signIn: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: () => JSON.stringify({ username: admin.username, password: admin.password }) };
-    summary.push(await interleaved('sign-in, trail on vs off', () => closedLoop(on.url, signIn, CONNECTIONS, SECONDS), () => closedLoop(off.url, signIn, CONNECTIONS, SECONDS), 0.97));
+    const c = settings.signInConcurrency;
+    const signIns = await pair('sign-in, trail on vs off', rounds, () => closedLoop(on.url, signIn, c, seconds), () => closedLoop(off.url, signIn, c, seconds));
+    rows.push(rowOf('audit-signin', `POST /v1/auth/signin with the audit trail on, closed loop, concurrency ${c}`, 'the same build with AUDIT_TRAIL=false, same database', signIns, 'req/s', '≥ 97 %', (r) => r >= 0.97));
 
     log(`seeding ${ENTRIES} audit entries`);
-    await seedAuditEntries(database.url, ENTRIES);
+    const seeded = Date.now();
+    const cursors = await seedAuditEntries(database.url, ENTRIES, (done) => log(`seeding audit entries: ${done}/${ENTRIES}`));
+    log(`seeded ${ENTRIES} audit entries in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
     const token = await signInToken(on.url, admin);
-    // Cursors at depths drawn uniformly over the deeper half of the trail, one picked per request: no single warm spot.
-    const deep = await connectTo(database.url);
-    const cursors: string[] = [];
-    for (let i = 0; i < DEEP_CURSORS; i++) {
-      const offset = Math.floor(ENTRIES * (0.5 + Math.random() * 0.49));
-      const [[position]] = (await deep.query(`SELECT occurred_at, id FROM audit_events ORDER BY occurred_at DESC, id DESC LIMIT 1 OFFSET ${offset}`)) as unknown as [{ occurred_at: number | string; id: string }[]];
-      cursors.push(Buffer.from(`${Number(position!.occurred_at)}.${position!.id}`, 'utf8').toString('base64url'));
-    }
-    await deep.end();
     const pick = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)]!;
     const page = (query: () => string): LoadSpec => ({ path: '/v1/audit-events', token, requestPath: () => `/v1/audit-events?page_size=50${query()}` });
     const target = () => `&target=01a1fc99-0000-7000-8000-${Math.floor(Math.random() * TARGETS).toString(16).padStart(12, '0')}`;
-    const unfiltered = () => closedLoop(on.url, page(() => ''), CONNECTIONS, SECONDS);
-    summary.push(await interleaved(`first page of one target at ${ENTRIES} entries vs unfiltered`, () => closedLoop(on.url, page(target), CONNECTIONS, SECONDS), unfiltered, 0.5));
-    summary.push(await interleaved(`first page of an action group at ${ENTRIES} entries vs unfiltered`, () => closedLoop(on.url, page(() => `&action=${pick(GROUPS)}`), CONNECTIONS, SECONDS), unfiltered, 0.5));
-    summary.push(await interleaved(`a cursor 50–99 % deep at ${ENTRIES} entries vs unfiltered first page`, () => closedLoop(on.url, page(() => `&cursor=${pick(cursors)}`), CONNECTIONS, SECONDS), unfiltered, 0.5));
-    for (const line of summary) log(line);
-    return summary;
+    const unfiltered = () => closedLoop(on.url, page(() => ''), connections, seconds);
+    const baseline = `GET /v1/audit-events?page_size=50, the unfiltered first page, same trail`;
+    const queryRow = async (id: string, scenario: string, query: () => string) =>
+      rowOf(id, `GET /v1/audit-events?page_size=50 ${scenario} at ${ENTRIES} entries, closed loop, ${connections} connections`, baseline,
+        await pair(id, rounds, () => closedLoop(on.url, page(query), connections, seconds), unfiltered), 'req/s', '≥ 50 % (≤ 2×)', (r) => r >= 0.5);
+    rows.push(await queryRow('audit-target', `&target= one of ${TARGETS} targets drawn per request`, target));
+    rows.push(await queryRow('audit-group', `&action= one of ${GROUPS.length} action groups drawn per request`, () => `&action=${pick(GROUPS)}`));
+    rows.push(await queryRow('audit-deep-cursor', `&cursor= one of ${cursors.length} positions 0–50 % from the oldest entry, drawn per request`, () => `&cursor=${pick(cursors)}`));
+    return rows;
   } finally {
     await Promise.all([on.stop(), off.stop()]);
-    closeAgent();
     rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
   }
@@ -116,7 +123,11 @@ export async function runAuditRows(): Promise<string[]> {
 
 if (require.main === module) {
   runAuditRows().then(
-    () => process.exit(0),
+    (rows) => {
+      for (const r of rows) log(`${r.id}: ${fmt(r.figure)} against ${fmt(r.baselineFigure)} ${r.unit}, ratio ${fmt(r.ratio, 3)} ${r.met ? 'met' : 'MISSED'} (${r.target})`);
+      closeAgent();
+      process.exit(0);
+    },
     (error: unknown) => {
       process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack : String(error)}\n`);
       process.exit(1);

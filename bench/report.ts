@@ -33,8 +33,14 @@ export interface Meta {
 
 const RESULTS = ['<!-- bench:results:start -->', '<!-- bench:results:end -->'] as const;
 const CAPACITY = ['<!-- bench:capacity:start -->', '<!-- bench:capacity:end -->'] as const;
-/** The OAuth rows of #21 (bench/oauth.ts): a table of their own, `oauthRows` in results.json. */
-const OAUTH = ['<!-- bench:oauth:start -->', '<!-- bench:oauth:end -->'] as const;
+/**
+ * Rows of an issue's own, in a table of their own: `<name>Rows` in results.json, between the
+ * `bench:<name>` markers of BENCHMARKS.md (the OAuth rows of #21: bench/oauth.ts; the audit trail's of #23: bench/audit.ts).
+ */
+export interface RowTable {
+  name: string;
+  rows: Row[];
+}
 
 export function fmt(value: number | null | undefined, digits = 1): string {
   return value === null || value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits);
@@ -97,15 +103,19 @@ function between(text: string, [start, end]: readonly [string, string], body: st
     : `${text.endsWith('\n') ? text : `${text}\n`}\n${start}\n${body}\n${end}\n`;
 }
 
-export function writeResults(rows: Row[], meta: Meta, capacity: Capacity, outDir?: string, oauthRows: Row[] = []): void {
+export function writeResults(rows: Row[], meta: Meta, capacity: Capacity, outDir?: string, tables: RowTable[] = []): void {
   const jsonPath = outDir ? path.join(outDir, 'results.json') : path.join(ROOT, 'bench', 'results.json');
   const mdPath = outDir ? path.join(outDir, 'BENCHMARKS.md') : path.join(ROOT, 'docs', 'BENCHMARKS.md');
   const generatedAt = new Date().toISOString();
   mkdirSync(path.dirname(jsonPath), { recursive: true });
-  writeFileSync(jsonPath, `${JSON.stringify({ generatedAt, meta, rows, oauthRows, capacity }, null, 2)}\n`);
+  const extra = Object.fromEntries(tables.map((t) => [`${t.name}Rows`, t.rows]));
+  writeFileSync(jsonPath, `${JSON.stringify({ generatedAt, meta, rows, ...extra, capacity }, null, 2)}\n`);
   const existing = existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : `# Benchmarks\n\n${RESULTS[0]}\n${RESULTS[1]}\n`;
-  const withRows = between(between(existing, RESULTS, resultsTable(rows, meta, generatedAt)), CAPACITY, capacityTables(capacity, meta, generatedAt));
-  const oauthTable = [`${runLine(meta, generatedAt)} · the same run as the table above · results.json \`oauthRows\``, '', ...rowTable(oauthRows)].join('\n');
-  writeFileSync(mdPath, oauthRows.length > 0 ? between(withRows, OAUTH, oauthTable) : withRows);
+  let markdown = between(between(existing, RESULTS, resultsTable(rows, meta, generatedAt)), CAPACITY, capacityTables(capacity, meta, generatedAt));
+  for (const { name, rows: tableRows } of tables.filter((t) => t.rows.length > 0)) {
+    const table = [`${runLine(meta, generatedAt)} · the same run as the table above · results.json \`${name}Rows\``, '', ...rowTable(tableRows)].join('\n');
+    markdown = between(markdown, [`<!-- bench:${name}:start -->`, `<!-- bench:${name}:end -->`], table);
+  }
+  writeFileSync(mdPath, markdown);
   log(`results in ${jsonPath} and ${mdPath}`);
 }

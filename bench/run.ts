@@ -20,7 +20,9 @@ import { measureCapacity } from './capacity';
 import { closeAgent, closedLoop, type LoadSpec, type Measure, median, openLoop, percentile, signInToken, sleep } from './load';
 import { log, LOG_LEVEL, ROOT, startMailer, startTarget, stats } from './processes';
 import { filteredPages } from './filters';
+import { runAuditRows } from './audit';
 import { accessTokens, checkOAuthSpecs, createBenchServiceAccounts, GRANT_MIN_RATIO, GRANT_TARGET, INTROSPECT_MIN_RATIO, INTROSPECT_TARGET, oauthSpecs } from './oauth';
+import { pair as pairOf, type PairResult, rowOf, throughputRatio } from './pairs';
 import { fmt, type Row, writeResults } from './report';
 import { refreshChains } from './refresh-chains';
 import { seedUsers } from './seed';
@@ -36,56 +38,12 @@ const SETTINGS = SMOKE
   ? { small: 100, mid: 300, big: 600, rounds: 2, seconds: 1, connections: 4, probe: [1, 2], probeSeconds: 1, openRate: 50, latRate: 20, latSeconds: 2 }
   : { small: 10_000, mid: 100_000, big: 1_000_000, rounds: 3, seconds: 4, connections: 10, probe: [2, 4, 8], probeSeconds: 2, openRate: 200, latRate: 200, latSeconds: 8 };
 
-// ------------------------------------------------------------------------------------------
-// Interleaved pairs
-// ------------------------------------------------------------------------------------------
-
-interface PairResult { figure: Measure[]; baseline: Measure[]; ratios: number[] }
-
-async function pair(label: string, figure: () => Promise<Measure>, baseline: () => Promise<Measure>, ratio: (f: Measure, b: Measure) => number): Promise<PairResult> {
-  const out: PairResult = { figure: [], baseline: [], ratios: [] };
-  for (let round = 0; round < SETTINGS.rounds; round++) {
-    let f: Measure;
-    let b: Measure;
-    if (round % 2 === 0) {
-      f = await figure();
-      b = await baseline();
-    } else {
-      b = await baseline();
-      f = await figure();
-    }
-    out.figure.push(f);
-    out.baseline.push(b);
-    out.ratios.push(ratio(f, b));
-    log(`${label} round ${round + 1}: figure ${f.rps.toFixed(0)}/s p99 ${f.p99.toFixed(1)} ms (errors ${f.errors}); baseline ${b.rps.toFixed(0)}/s p99 ${b.p99.toFixed(1)} ms; ratio ${ratio(f, b).toFixed(3)}`);
-  }
-  return out;
-}
+const pair = (label: string, figure: () => Promise<Measure>, baseline: () => Promise<Measure>, ratio: (f: Measure, b: Measure) => number): Promise<PairResult> =>
+  pairOf(label, SETTINGS.rounds, figure, baseline, ratio);
 
 /** #10: "a refresh should cost a small fraction of an argon2id verify", in numbers (docs/BENCHMARKS.md says why this one). */
 const REFRESH_MIN_RATIO = 5;
 const REFRESH_TARGET = `≥ ${REFRESH_MIN_RATIO}×`;
-
-const throughputRatio = (f: Measure, b: Measure) => (b.rps > 0 ? f.rps / b.rps : 0);
-
-function rowOf(id: string, scenario: string, baseline: string, result: PairResult, unit: 'req/s' | 'p99 ms', target: string, meets: (ratio: number) => boolean, note?: string): Row {
-  const pick = (m: Measure) => (unit === 'req/s' ? m.rps : m.p99);
-  const ratio = median(result.ratios);
-  return {
-    id,
-    scenario,
-    baseline,
-    figure: median(result.figure.map(pick)),
-    baselineFigure: median(result.baseline.map(pick)),
-    unit,
-    ratio,
-    target,
-    met: meets(ratio),
-    p50Ms: median(result.figure.map((m) => m.p50)),
-    p99Ms: median(result.figure.map((m) => m.p99)),
-    ...(note ? { note } : {}),
-  };
-}
 
 // ------------------------------------------------------------------------------------------
 // The run
@@ -303,8 +261,15 @@ export async function runBench(): Promise<Row[]> {
       row.note = [gap ? `misses by ${gap}` : 'misses', `why: docs/BENCHMARKS.md, "${why}"`, row.note].filter(Boolean).join('; ');
     }
 
-    // 10. Capacity: per-operation costs for docs/SCALING.md, on the database with the most users, every other process stopped.
     await Promise.all([consumer.disconnect(), mailer.stop(), apiLat.stop()]);
+    // 9b. The audit trail (#23): sign-in with it on and off, and its query at 1 M entries, on a database of their own.
+    const auditRows = await runAuditRows({ rounds: SETTINGS.rounds, seconds, connections, signInConcurrency: best.concurrency });
+    for (const row of auditRows.filter((r) => r.met === false)) {
+      const gap = shortfall(row);
+      row.note = [gap ? `misses by ${gap}` : 'misses', 'why: docs/BENCHMARKS.md, "Audit rows"', row.note].filter(Boolean).join('; ');
+    }
+
+    // 10. Capacity: per-operation costs for docs/SCALING.md, on the database with the most users, every other process stopped.
     const capacity = await measureCapacity({
       smoke: SMOKE,
       databaseUrl: databases.big.url,
@@ -317,7 +282,10 @@ export async function runBench(): Promise<Row[]> {
       suffix,
       cleanups,
     });
-    writeResults(rows, { smoke: SMOKE, seconds: (Date.now() - startedAt) / 1000, settings: SETTINGS, cpus: os.cpus().length, node: process.version, logLevel: LOG_LEVEL }, capacity, OUT_DIR, oauthRows);
+    writeResults(rows, { smoke: SMOKE, seconds: (Date.now() - startedAt) / 1000, settings: SETTINGS, cpus: os.cpus().length, node: process.version, logLevel: LOG_LEVEL }, capacity, OUT_DIR, [
+      { name: 'oauth', rows: oauthRows },
+      { name: 'audit', rows: auditRows },
+    ]);
     return rows;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => log(`cleanup: ${String(error)}`));

@@ -14,6 +14,8 @@ const ROOT = path.resolve(__dirname, '../../..');
 const CAPACITY_OPERATIONS = ['sign-in', 'refresh', 'users-list', 'invite', 'mail'];
 const CAPACITY_TABLES = ['users', 'outbox_events', 'invitations', 'processed_events'];
 const FILTER_ROWS = ['users-filter-role', 'users-filter-status', 'users-filter-email', 'users-filter-q', 'users-filter-wide'];
+const OAUTH_ROWS = ['client-credentials-secret', 'client-credentials-key', 'introspect'];
+const AUDIT_ROWS = ['audit-signin', 'audit-target', 'audit-group', 'audit-deep-cursor'];
 const ROWS = ['sign-in', 'refresh', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...FILTER_ROWS, 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
 
 describe('npm run bench, smoke size', () => {
@@ -47,6 +49,16 @@ describe('npm run bench, smoke size', () => {
       const row = results.rows.find((r) => r.id === id)!;
       expect(Number.isFinite(row.ratio)).toBe(true);
       expect(Number.isFinite(row.baselineFigure)).toBe(true);
+    }
+  });
+
+  it("writes the OAuth (#21) and audit trail (#23) rows in tables of their own, each a ratio against its baseline", () => {
+    type Rows = { id: string; figure: number | null; ratio: number | null; baselineFigure: number | null }[];
+    const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as { oauthRows: Rows; auditRows: Rows };
+    expect(results.oauthRows.map((row) => row.id)).toEqual(OAUTH_ROWS);
+    expect(results.auditRows.map((row) => row.id)).toEqual(AUDIT_ROWS);
+    for (const row of [...results.oauthRows, ...results.auditRows]) {
+      for (const value of [row.figure, row.ratio, row.baselineFigure]) expect(Number.isFinite(value)).toBe(true);
     }
   });
 
@@ -90,6 +102,8 @@ describe('npm run bench, smoke size', () => {
     const bodyRows = (text: string) => text.match(/^\| (?!scenario|operation|table|---)/gm)?.length;
     expect(block('results')).toContain('| scenario | baseline | figure |');
     expect(bodyRows(block('results'))).toBe(ROWS.length);
+    expect(bodyRows(block('oauth'))).toBe(OAUTH_ROWS.length);
+    expect(bodyRows(block('audit'))).toBe(AUDIT_ROWS.length);
     const capacity = block('capacity');
     expect(capacity).toContain('| operation (`capacity.operations[].id`) |');
     for (const id of CAPACITY_OPERATIONS) expect(capacity).toContain(`(\`${id}\`) |`);
