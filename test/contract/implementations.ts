@@ -35,8 +35,8 @@ export async function inMemoryStores(): Promise<ContractStores> {
     { id: SEEDED_ROLES.admin, name: 'admin', permissions: SEEDED_PERMISSIONS.map((p) => p.name) },
     { id: SEEDED_ROLES.member, name: 'member', permissions: [] },
   ]);
-  const serviceAccounts = new InMemoryServiceAccountRepository();
   const audit = new InMemoryAuditTrail();
+  const serviceAccounts = new InMemoryServiceAccountRepository(audit);
   const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles, serviceAccounts, audit });
   return {
     users,

@@ -1,5 +1,7 @@
 import type { ServiceAccountCredentialStore, ServiceAccountRepository } from '../../src/application/ports/service-account-repository.port';
+import type { AuditLog } from '../../src/application/ports/audit-trail.port';
 import type { RoleRepository } from '../../src/application/ports/role-repository.port';
+import type { AuditEntry } from '../../src/domain/audit/audit-entry';
 import type { TransactionScope, UnitOfWork } from '../../src/application/ports/unit-of-work.port';
 import { RoleEntity } from '../../src/domain/roles/role.entity';
 import type { PublicJwk } from '../../src/domain/service-accounts/public-jwk-set';
@@ -9,6 +11,26 @@ import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/17
 import { type ContractOptions, contractIt, type MakeStores, newId, tokenHash, unique } from './contract-kit';
 
 const AT = new Date('2026-02-01T00:00:00.007Z');
+
+/** A token grant's audit entry, its request id the assertion's key (how the test finds it again). */
+function grantEntry(key: string): AuditEntry {
+  return {
+    id: newId(),
+    occurredAt: AT.getTime(),
+    action: 'service_account.token_granted',
+    outcome: 'success',
+    code: 'private_key_jwt',
+    actor: { type: 'service_account', id: 'sa-contract', name: 'contract-client' },
+    target: { type: 'service_account', id: 'sa-contract', snapshot: 'contract-client' },
+    source: { address: '203.0.113.9', userAgent: 'contract' },
+    requestId: key.slice(0, 64),
+    changes: [{ field: 'scope', before: null, after: ['users:read'] }],
+  };
+}
+
+async function grantEntriesOf(log: AuditLog, key: string): Promise<AuditEntry[]> {
+  return (await log.page({ requestId: key.slice(0, 64) }, 100)).entries;
+}
 const LATER = new Date('2026-02-02T00:00:00.009Z');
 const by = (now = AT) => ({ by: newId(), now, newId });
 const KEY: PublicJwk = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' };
@@ -25,7 +47,7 @@ const accountName = (prefix: string) => `${prefix}${unique('').replace(/[^a-f0-9
  */
 export function describeServiceAccountStoreContract(
   name: string,
-  makeSubject: MakeStores<'unitOfWork' | 'serviceAccounts' | 'roles'>,
+  makeSubject: MakeStores<'unitOfWork' | 'serviceAccounts' | 'roles' | 'auditLog'>,
   options: ContractOptions = {},
 ): void {
   const test = contractIt(options);
@@ -34,9 +56,10 @@ export function describeServiceAccountStoreContract(
     let unitOfWork: UnitOfWork;
     let accounts: ServiceAccountRepository & ServiceAccountCredentialStore;
     let roles: RoleRepository;
+    let auditLog: AuditLog;
 
     beforeEach(async () => {
-      ({ unitOfWork, serviceAccounts: accounts, roles } = await makeSubject());
+      ({ unitOfWork, serviceAccounts: accounts, roles, auditLog } = await makeSubject());
     });
 
     const inUnit = <T>(work: (scope: TransactionScope) => Promise<T>) => unitOfWork.run(work);
@@ -195,6 +218,31 @@ export function describeServiceAccountStoreContract(
       const expires = new Date(AT.getTime() + 60_000);
       const answers = await Promise.all(Array.from({ length: 6 }, () => accounts.rememberAssertion(key, expires, AT)));
       expect(answers.filter(Boolean)).toHaveLength(1);
+    });
+
+    test("commits a grant's audit entries with its assertion: written when it is remembered, never for a replay", async () => {
+      const key = tokenHash();
+      const expires = new Date(AT.getTime() + 60_000);
+      const granted = grantEntry(key);
+      expect(await accounts.rememberAssertion(key, expires, AT, [granted])).toBe(true);
+      expect(await accounts.rememberAssertion(key, expires, AT, [grantEntry(key)])).toBe(false);
+      // Remembered with entries, refused without them, as without: one memory of keys.
+      expect(await accounts.rememberAssertion(key, expires, AT)).toBe(false);
+      const after = new Date(expires.getTime() + 1);
+      const renewed = grantEntry(key);
+      expect(await accounts.rememberAssertion(key, new Date(after.getTime() + 60_000), after, [renewed])).toBe(true);
+      expect((await grantEntriesOf(auditLog, key)).map((e) => e.id).sort()).toEqual([granted.id, renewed.id].sort());
+    });
+
+    test("in a burst of grants, fresh and replayed at once, each fresh one's entry is written and no replay's", async () => {
+      const expires = new Date(AT.getTime() + 60_000);
+      const replayed = [tokenHash(), tokenHash()];
+      for (const key of replayed) expect(await accounts.rememberAssertion(key, expires, AT)).toBe(true);
+      const fresh = Array.from({ length: 8 }, () => tokenHash());
+      const burst = [...fresh.slice(0, 4), replayed[0]!, ...fresh.slice(4), replayed[1]!];
+      const answers = await Promise.all(burst.map((key) => accounts.rememberAssertion(key, expires, AT, [grantEntry(key)])));
+      expect(answers).toEqual(burst.map((key) => !replayed.includes(key)));
+      for (const key of burst) expect(await grantEntriesOf(auditLog, key)).toHaveLength(replayed.includes(key) ? 0 : 1);
     });
 
     test('in a burst of fresh and replayed assertions at once, each fresh one is told true and each replay false', async () => {

@@ -4,6 +4,18 @@ export interface AuthenticatedServiceAccount {
   clientId: string;
   roleId: string;
   method: 'client_secret' | 'private_key_jwt';
+  /**
+   * The client assertion's key, not yet remembered: present only when the caller asked to remember it itself
+   * (`rememberWithGrant`), and then the caller must (ServiceAccountCredentialStore.rememberAssertion) before
+   * it trusts the account.
+   */
+  assertion?: PendingAssertion;
+}
+
+/** A verified client assertion's key (its client and `jti`, hashed) and when it expires. */
+export interface PendingAssertion {
+  key: string;
+  expiresAt: Date;
 }
 
 /** Where a client assertion may be addressed to (RFC 7523 §3: its `aud`). */
@@ -21,6 +33,10 @@ export interface AssertionAudience {
  */
 export interface ServiceAccountCredentials {
   authenticateWithSecret(clientId: string, secret: string): Promise<AuthenticatedServiceAccount | null>;
-  /** RFC 7523 `private_key_jwt`: a JWT signed by one of the account's registered keys, its `jti` accepted once. */
-  authenticateWithAssertion(clientAssertion: string, audience: AssertionAudience): Promise<AuthenticatedServiceAccount | null>;
+  /**
+   * RFC 7523 `private_key_jwt`: a JWT signed by one of the account's registered keys, its `jti` accepted once.
+   * With `rememberWithGrant` the `jti` is not remembered here: the answer carries it (`assertion`) for the
+   * token grant to remember in the commit of its audit entry (IssueServiceTokenUseCase).
+   */
+  authenticateWithAssertion(clientAssertion: string, audience: AssertionAudience, options?: { rememberWithGrant?: boolean }): Promise<AuthenticatedServiceAccount | null>;
 }

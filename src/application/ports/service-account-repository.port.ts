@@ -1,3 +1,4 @@
+import type { AuditEntry } from '../../domain/audit/audit-entry';
 import type { ServiceAccount, ServiceAccountState } from '../../domain/service-accounts/service-account';
 import type { Slice } from '../shared/pagination';
 
@@ -32,6 +33,9 @@ export interface ServiceAccountCredentialStore {
    * Remembers a client assertion's key (its client and `jti`) until `expiresAt`, for every replica:
    * true the first time, false when it is remembered and not yet expired. Of two callers at once with
    * one key, exactly one is told true.
+   *
+   * `entries` (a token grant's audit entries) commit with the key: written when the answer is true, never
+   * when it is false, so a grant by `private_key_jwt` waits on one commit rather than two in turn.
    */
-  rememberAssertion(key: string, expiresAt: Date, now: Date): Promise<boolean>;
+  rememberAssertion(key: string, expiresAt: Date, now: Date, entries?: readonly AuditEntry[]): Promise<boolean>;
 }

@@ -3,8 +3,10 @@ import type { AuditRecorder } from '../audit/audit-recorder';
 import type { Clock } from '../ports/clock.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { AuthenticatedServiceAccount } from '../ports/service-account-credentials.port';
+import type { ServiceAccountCredentialStore } from '../ports/service-account-repository.port';
 import type { TokenIssuer } from '../ports/token-issuer.port';
-import { InvalidScopeError } from './service-token.errors';
+import { type AuditFact } from '../audit/audit-recorder';
+import { ClientAssertionReplayedError, InvalidScopeError } from './service-token.errors';
 
 /** A scope longer than this is refused before it is split: more than every permission name there is. */
 export const MAX_SCOPE_LENGTH = 2048;
@@ -22,15 +24,22 @@ export interface ServiceToken {
  * its role's permissions now, or the subset `scope` names (RFC 6749 §3.3: space-separated; any name the
  * role does not hold is invalid_scope, never silently dropped). The token's scope only narrows: each
  * request still reads the role (AuthenticateActorUseCase), so a permission the role lost is gone at once.
+ *
+ * An account authenticated by a client assertion whose `jti` is still to be remembered (`account.assertion`)
+ * has it remembered here, in one commit with the grant's audit entry (or the refusal's): the grant waits on
+ * one write, not on the `jti`'s and then the entry's. A replay found then is ClientAssertionReplayedError,
+ * and nothing of it is written.
  */
 export class IssueServiceTokenUseCase {
   private readonly roles: RoleRepository;
   private readonly tokens: TokenIssuer;
   private readonly clock: Clock;
   private readonly audit: AuditRecorder;
+  private readonly credentials: ServiceAccountCredentialStore;
 
-  constructor(deps: { roleRepository: RoleRepository; tokenIssuer: TokenIssuer; clock: Clock; auditRecorder: AuditRecorder }) {
+  constructor(deps: { roleRepository: RoleRepository; tokenIssuer: TokenIssuer; clock: Clock; auditRecorder: AuditRecorder; serviceAccountCredentialStore: ServiceAccountCredentialStore }) {
     this.audit = deps.auditRecorder;
+    this.credentials = deps.serviceAccountCredentialStore;
     this.roles = deps.roleRepository;
     this.tokens = deps.tokenIssuer;
     this.clock = deps.clock;
@@ -45,17 +54,24 @@ export class IssueServiceTokenUseCase {
     try {
       granted = scope === undefined || scope === '' ? [...held] : narrowed(held, scope);
     } catch (error) {
-      if (error instanceof InvalidScopeError) await this.audit.record({ ...fact, action: AuditActions.serviceTokenRefused, outcome: 'failure', code: 'invalid_scope' });
+      if (error instanceof InvalidScopeError) await this.commit(account, { ...fact, action: AuditActions.serviceTokenRefused, outcome: 'failure', code: 'invalid_scope' });
       throw error;
     }
     const issued = await this.tokens.issueServiceToken({ subject: account.id, clientId: account.clientId, scope: granted });
-    await this.audit.record({ ...fact, action: AuditActions.serviceTokenGranted, code: account.method, changes: [{ field: 'scope', before: null, after: granted }] });
+    await this.commit(account, { ...fact, action: AuditActions.serviceTokenGranted, code: account.method, changes: [{ field: 'scope', before: null, after: granted }] });
     return {
       accessToken: issued.token,
       // `exp` is whole seconds from the second the token was issued in: rounded up, SERVICE_TOKEN_TTL itself.
       expiresInSeconds: Math.max(0, Math.ceil((issued.expiresAt.getTime() - this.clock.now().getTime()) / 1000)),
       scope: granted,
     };
+  }
+
+  /** The grant's entry, with its assertion's `jti` when that is still to be remembered: one commit either way. */
+  private async commit(account: AuthenticatedServiceAccount, fact: AuditFact): Promise<void> {
+    if (account.assertion === undefined) return this.audit.record(fact);
+    const { key, expiresAt } = account.assertion;
+    if (!(await this.credentials.rememberAssertion(key, expiresAt, this.clock.now(), this.audit.entries(fact)))) throw new ClientAssertionReplayedError();
   }
 }
 

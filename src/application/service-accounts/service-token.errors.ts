@@ -8,3 +8,14 @@ export class InvalidScopeError extends DomainError {
     super('scope must be space-separated permission names the account’s role holds');
   }
 }
+
+/**
+ * The grant's client assertion was remembered already (a replay, found as the grant commits): the client is
+ * refused as for any other bad credential (invalid_client), and no token leaves.
+ */
+export class ClientAssertionReplayedError extends Error {
+  constructor() {
+    super('The client assertion was used before');
+    this.name = 'ClientAssertionReplayedError';
+  }
+}

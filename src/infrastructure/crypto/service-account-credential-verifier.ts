@@ -64,7 +64,7 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
     return authenticated(account, 'client_secret');
   }
 
-  async authenticateWithAssertion(clientAssertion: string, audience: AssertionAudience): Promise<AuthenticatedServiceAccount | null> {
+  async authenticateWithAssertion(clientAssertion: string, audience: AssertionAudience, options: { rememberWithGrant?: boolean } = {}): Promise<AuthenticatedServiceAccount | null> {
     if (clientAssertion.length === 0 || clientAssertion.length > MAX_ASSERTION) return null;
     let header: { alg?: unknown; kid?: unknown };
     let claims: { iss?: unknown; sub?: unknown };
@@ -98,6 +98,7 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
     if (typeof exp !== 'number' || exp * 1000 > now.getTime() + MAX_ASSERTION_LIFETIME_SECONDS * 1000) return null;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI) return null;
     const remembered = createHash('sha256').update(`${clientId}\n${jti}`, 'utf8').digest('hex');
+    if (options.rememberWithGrant) return { ...authenticated(account, 'private_key_jwt'), assertion: { key: remembered, expiresAt: new Date(exp * 1000) } };
     if (!(await this.store.rememberAssertion(remembered, new Date(exp * 1000), now))) return null;
     return authenticated(account, 'private_key_jwt');
   }

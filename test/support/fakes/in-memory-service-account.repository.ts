@@ -7,6 +7,9 @@ import type { Slice } from '../../../src/application/shared/pagination';
 import { ServiceAccount, type ServiceAccountState } from '../../../src/domain/service-accounts/service-account';
 import { ServiceAccountChangedConcurrentlyError, ServiceAccountNameTakenError } from '../../../src/domain/service-accounts/service-account.errors';
 import { serviceAccountNameKey } from '../../../src/domain/service-accounts/service-account-name';
+import type { AuditTrail } from '../../../src/application/ports/audit-trail.port';
+import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
+import { InMemoryAuditTrail } from './in-memory-audit-trail';
 import { ioBoundary } from './io-boundary';
 import { TransactionalFake } from './transactional-fake';
 
@@ -18,6 +21,9 @@ import { TransactionalFake } from './transactional-fake';
 export class InMemoryServiceAccountRepository implements ServiceAccountRepository, ServiceAccountCredentialStore {
   private states = new Map<string, ServiceAccountState>();
   private readonly assertions = new Map<string, Date>();
+
+  /** `audit`: where the entries a remembered assertion commits with are written (a grant's, #23). */
+  constructor(private readonly audit: AuditTrail = new InMemoryAuditTrail()) {}
 
   /** Arranges (or replaces) an account as stored, as an operator editing the tables would. */
   save(state: ServiceAccountState): void {
@@ -54,11 +60,12 @@ export class InMemoryServiceAccountRepository implements ServiceAccountRepositor
     }
   }
 
-  async rememberAssertion(key: string, expiresAt: Date, now: Date): Promise<boolean> {
+  async rememberAssertion(key: string, expiresAt: Date, now: Date, entries: readonly AuditEntry[] = []): Promise<boolean> {
     await ioBoundary();
     const known = this.assertions.get(key);
     if (known && known.getTime() > now.getTime()) return false;
     this.assertions.set(key, expiresAt);
+    if (entries.length > 0) await this.audit.record(entries);
     return true;
   }
 

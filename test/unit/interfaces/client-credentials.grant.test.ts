@@ -15,6 +15,7 @@ import { OAuthError, toOAuthError } from '../../../src/interfaces/http/oauth/oau
 import { FakeTokenIssuer } from '../../support/fakes/fake-token-issuer';
 import { FixedClock } from '../../support/fakes/fixed-clock';
 import { InMemoryRoleRepository } from '../../support/fakes/in-memory-role.repository';
+import { InMemoryServiceAccountRepository } from '../../support/fakes/in-memory-service-account.repository';
 import { RoleMother } from '../../support/mothers/role.mother';
 
 const READER = RoleMother.withPermissions('reader', ['users:read', 'roles:read', 'users:invite']);
@@ -28,10 +29,12 @@ class StubCredentials implements ServiceAccountCredentials {
     this.calls.push(`secret ${clientId}`);
     return clientId === 'reports' && secret === 'right' ? ACCOUNT : null;
   }
-  async authenticateWithAssertion(assertion: string, audience: AssertionAudience) {
+  /** A good assertion's key is left to the grant to remember (`rememberWithGrant`), as the verifier leaves it. */
+  async authenticateWithAssertion(assertion: string, audience: AssertionAudience, options: { rememberWithGrant?: boolean } = {}) {
     this.calls.push('assertion');
     expect(audience).toEqual(AUDIENCE);
-    return assertion === 'good.assertion.jwt' ? { ...ACCOUNT, method: 'private_key_jwt' as const } : null;
+    if (!assertion.startsWith('good.assertion')) return null;
+    return { ...ACCOUNT, method: 'private_key_jwt' as const, ...(options.rememberWithGrant ? { assertion: { key: `key of ${assertion}`, expiresAt: new Date('2026-11-25T03:02:00Z') } } : {}) };
   }
 }
 
@@ -49,14 +52,18 @@ class MemoryCounter implements RateLimitCounter {
   }
 }
 
-function setup(failuresPerMinute = 3) {
+/** `audited`: refused client authentications are written to `auditTrail` too. */
+function setup(failuresPerMinute = 3, { audited = false } = {}) {
   const clock = new FixedClock(new Date('2026-11-25T03:00:00Z'));
   const tokens = new FakeTokenIssuer(clock, 600);
   const credentials = new StubCredentials();
   const counter = new MemoryCounter();
+  const { auditRecorder, auditTrail } = auditRecorderFor({ clock });
+  const store = new InMemoryServiceAccountRepository(auditTrail);
   const grant = clientCredentialsGrant({
     serviceAccountCredentials: credentials,
-    issueServiceToken: new IssueServiceTokenUseCase({ roleRepository: new InMemoryRoleRepository([READER]), tokenIssuer: tokens, clock, auditRecorder: auditRecorderFor({ clock }).auditRecorder }),
+    issueServiceToken: new IssueServiceTokenUseCase({ roleRepository: new InMemoryRoleRepository([READER]), tokenIssuer: tokens, clock, auditRecorder, serviceAccountCredentialStore: store }),
+    ...(audited ? { auditRecorder } : {}),
     rateLimitCounter: counter,
     clock,
     assertionAudience: AUDIENCE,
@@ -72,7 +79,7 @@ function setup(failuresPerMinute = 3) {
     const { problem, headers } = toProblem(error);
     return toOAuthError(error, { code: problem.code, status: problem.status, headers });
   };
-  return { grant, tokens, credentials, counter, clock, request, basic, refusal };
+  return { grant, tokens, credentials, counter, clock, request, basic, refusal, auditTrail };
 }
 
 const CC = { grant_type: 'client_credentials' };
@@ -99,6 +106,20 @@ describe('the client credentials grant (#21)', () => {
       ['sa-1', 'reports'],
       ['sa-1', 'reports'],
     ]);
+  });
+
+  it('remembers an assertion as its grant is recorded, so a replay is invalid_client, counted and audited, and no token leaves', async () => {
+    const { grant, request, refusal, counter, auditTrail } = setup(3, { audited: true });
+    const form = (assertion: string, scope?: string) => ({ ...CC, client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: assertion, ...(scope ? { scope } : {}) });
+    await expect(grant.exchange(form('good.assertion.1'), request())).resolves.toMatchObject({ token_type: 'Bearer' });
+    expect(auditTrail.entries.map((e) => [e.action, e.code])).toEqual([['service_account.token_granted', 'private_key_jwt']]);
+    expect(await refusal(grant.exchange(form('good.assertion.1'), request()))).toMatchObject({ error: 'invalid_client', status: 401 });
+    // Counted against the address (the stand-in assertion names no issuer to count a client by).
+    expect([...counter.windows.entries()]).toEqual([['client-auth-failures:address:192.0.2.1', expect.objectContaining({ hits: 1 })]]);
+    expect(auditTrail.entries.map((e) => [e.action, e.code]).at(-1)).toEqual(['service_account.authentication_failed', 'private_key_jwt']);
+    // A refused scope uses the assertion up too: it cannot be tried again with another scope.
+    expect(await refusal(grant.exchange(form('good.assertion.2', 'users:delete'), request()))).toMatchObject({ error: 'invalid_scope' });
+    expect(await refusal(grant.exchange(form('good.assertion.2'), request()))).toMatchObject({ error: 'invalid_client' });
   });
 
   it('reads HTTP Basic as RFC 6749 §2.3.1 says: id and secret form-urlencoded', async () => {

@@ -1,5 +1,7 @@
 import type { DataSource, EntityManager, EntitySchema } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import type { AuditEntry } from '../../../domain/audit/audit-entry';
+import { insertAuditEntries } from './audit/typeorm-audit-trail';
 import { BatchedInsert } from './batched-insert';
 import {
   ClientAssertionJtiSchema,
@@ -26,10 +28,12 @@ export interface ServiceAccountCredentialStatements {
   /** One statement whether or not the client exists: an unknown client costs what a known one does. */
   byClientId(manager: EntityManager, clientId: string): Promise<AccountWithSecrets>;
   /**
-   * Inserts a client assertion's key, outside any transaction; a duplicate key throws the driver's unique
-   * violation. Keys inserted at once share a statement (batched-insert.ts), each told its own outcome.
+   * Inserts a client assertion's key, outside any transaction, with `entries` (a token grant's audit entries)
+   * in the same commit; a duplicate key throws the driver's unique violation, and then nothing of the call was
+   * written. Keys inserted at once share a statement, and those with entries a transaction whose entries share
+   * theirs (batched-insert.ts), each caller told its own outcome.
    */
-  insertJti(key: string, expiresAt: Date): Promise<void>;
+  insertJti(key: string, expiresAt: Date, entries?: readonly AuditEntry[]): Promise<void>;
 }
 
 /**
@@ -71,8 +75,15 @@ export function serviceAccountCredentialStatements(
   const jtiColumn = (property: string) => jtis.findColumnWithPropertyName(property)!;
   const expiresAtColumn = jtiColumn('expiresAt');
   const insertJtis = `INSERT INTO ${q(jtis.tableName)} (${q(jtiColumn('id').databaseName)}, ${q(expiresAtColumn.databaseName)}) VALUES `;
-  const jtiBatches = new BatchedInsert<[string, unknown]>((rows) =>
-    serialize(() => dataSource.query(insertJtis + rows.map(() => '(?, ?)').join(', '), rows.flat())),
+  const jtiRows = (rows: readonly (readonly [string, unknown])[]) => [insertJtis + rows.map(() => '(?, ?)').join(', '), rows.flat()] as const;
+  const jtiBatches = new BatchedInsert<[string, unknown]>((rows) => serialize(() => dataSource.query(...jtiRows(rows))));
+  const grantBatches = new BatchedInsert<{ row: [string, unknown]; entries: readonly AuditEntry[] }>((grants) =>
+    serialize(() =>
+      dataSource.transaction(async (manager) => {
+        await manager.query(...jtiRows(grants.map((g) => g.row)));
+        await insertAuditEntries(manager, grants.flatMap((g) => g.entries));
+      }),
+    ),
   );
 
   return {
@@ -84,6 +95,9 @@ export function serviceAccountCredentialStatements(
         secrets: rows.filter((row) => row[secretIdKey] != null).map((row) => secrets.hydrate(row) as unknown as ServiceAccountSecretRecord),
       };
     },
-    insertJti: (key, expiresAt) => jtiBatches.insert([key, driver.preparePersistentValue(expiresAt, expiresAtColumn)]),
+    insertJti(key, expiresAt, entries = []) {
+      const row: [string, unknown] = [key, driver.preparePersistentValue(expiresAt, expiresAtColumn)];
+      return entries.length === 0 ? jtiBatches.insert(row) : grantBatches.insert({ row, entries });
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { type DataSource, In, LessThan, type EntityManager } from 'typeorm';
+import { In, LessThan, type EntityManager } from 'typeorm';
 import type {
   ServiceAccountCredentialStore,
   ServiceAccountRepository,
@@ -9,6 +9,8 @@ import type { PublicJwk } from '../../../domain/service-accounts/public-jwk-set'
 import { ServiceAccount, type ServiceAccountSecretState, type ServiceAccountState } from '../../../domain/service-accounts/service-account';
 import { ServiceAccountChangedConcurrentlyError, ServiceAccountNameTakenError } from '../../../domain/service-accounts/service-account.errors';
 import { serviceAccountNameKey } from '../../../domain/service-accounts/service-account-name';
+import type { AuditEntry } from '../../../domain/audit/audit-entry';
+import { insertAuditEntries } from './audit/typeorm-audit-trail';
 import { uniqueViolationOn } from './database-errors';
 import { bumpRevocationEpoch } from './revocation-epochs';
 import { type ServiceAccountCredentialStatements, serviceAccountCredentialStatements } from './service-account-credential-statements';
@@ -25,10 +27,16 @@ export interface TypeOrmServiceAccountRepositoryDeps {
   /** The data source's manager, or a unit of work's transaction's. */
   manager: EntityManager;
   sqliteWriteQueue: SqliteWriteQueue;
+  /** Told after audit entries committed with an assertion's key (their outbox rows wait for the relay). */
+  onEventsCommitted?: () => void;
 }
 
-/** The credential statements of each DataSource, shared by its repositories (transactional or not). */
-const statementsBySource = new WeakMap<DataSource, ServiceAccountCredentialStatements>();
+/**
+ * The credential statements of each DataSource, shared by its repositories (transactional or not), by the
+ * SQLite queue they take turns in: one per process, but a test's fresh adapters bring a queue of their own,
+ * and statements queued in another queue than the transactions' would interleave with them.
+ */
+const statementsByQueue = new WeakMap<SqliteWriteQueue, ServiceAccountCredentialStatements>();
 
 /** Expired client-assertion rows are swept at most this often per process (they are ignored anyway). */
 const SWEEP_EVERY_MS = 60_000;
@@ -41,11 +49,13 @@ const SWEEP_EVERY_MS = 60_000;
 export class TypeOrmServiceAccountRepository implements ServiceAccountRepository, ServiceAccountStore, ServiceAccountCredentialStore {
   private readonly manager: EntityManager;
   private readonly queue: SqliteWriteQueue;
+  private readonly onEventsCommitted: () => void;
   private lastSweep = 0;
 
   constructor(deps: TypeOrmServiceAccountRepositoryDeps) {
     this.manager = deps.manager;
     this.queue = deps.sqliteWriteQueue;
+    this.onEventsCommitted = deps.onEventsCommitted ?? (() => undefined);
   }
 
   async findById(id: string): Promise<ServiceAccountState | null> {
@@ -85,24 +95,32 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
     );
   }
 
-  async rememberAssertion(key: string, expiresAt: Date, now: Date): Promise<boolean> {
+  async rememberAssertion(key: string, expiresAt: Date, now: Date, entries: readonly AuditEntry[] = []): Promise<boolean> {
     await this.queue.outside(this.manager, () => this.sweep(now));
     try {
-      await this.credentialStatements().insertJti(key, expiresAt);
+      await this.credentialStatements().insertJti(key, expiresAt, entries);
+      if (entries.length > 0) this.onEventsCommitted();
       return true;
     } catch (error) {
       if (uniqueViolationOn(error) === null) throw error;
     }
-    // Remembered already: accepted again only once that row has expired (never twice: the update is conditional).
-    return this.queue.outside(this.manager, async () => {
-      const { affected } = await this.manager
-        .createQueryBuilder()
-        .update(ClientAssertionJtiSchema)
-        .set({ expiresAt })
-        .where('id = :key AND expires_at <= :now', { key, now })
-        .execute();
-      return (affected ?? 0) > 0;
-    });
+    // Remembered already: accepted again only once that row has expired (never twice: the update is conditional),
+    // the entries in the update's transaction.
+    const renewed = await this.queue.outside(this.manager, () =>
+      this.manager.transaction(async (manager) => {
+        const { affected } = await manager
+          .createQueryBuilder()
+          .update(ClientAssertionJtiSchema)
+          .set({ expiresAt })
+          .where('id = :key AND expires_at <= :now', { key, now })
+          .execute();
+        if ((affected ?? 0) === 0) return false;
+        await insertAuditEntries(manager, entries);
+        return true;
+      }),
+    );
+    if (renewed && entries.length > 0) this.onEventsCommitted();
+    return renewed;
   }
 
   async findForChange(id: string): Promise<ServiceAccount | null> {
@@ -164,9 +182,9 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
 
   /** Written on first use: the repositories are made before their DataSource is initialised. */
   private credentialStatements(): ServiceAccountCredentialStatements {
-    const { connection } = this.manager;
-    let statements = statementsBySource.get(connection);
-    if (!statements) statementsBySource.set(connection, (statements = serviceAccountCredentialStatements(connection, (work) => this.queue.serialize(work))));
+    const queue = this.queue;
+    let statements = statementsByQueue.get(queue);
+    if (!statements) statementsByQueue.set(queue, (statements = serviceAccountCredentialStatements(this.manager.connection, (work) => queue.serialize(work))));
     return statements;
   }
 

@@ -89,19 +89,20 @@ export function presentedClient(parameters: Readonly<Record<string, string>>, re
  * Failures are counted per client id and per address in the same windows as the token endpoint's (one
  * budget for every endpoint that authenticates clients); once either is spent, a request is refused (429
  * `invalid_request`, Retry-After) before its credentials are checked.
+ *
+ * `rememberWithGrant`: an assertion's `jti` is left for the token grant to remember with its audit entry
+ * (the answer's `assertion`); a replay found then is refused through `refuseClient`, as here.
  */
 export async function authenticateClient(
   deps: ClientAuthenticationDeps,
   presented: PresentedClient,
   request: FastifyRequest,
+  options: { rememberWithGrant?: boolean } = {},
 ): Promise<AuthenticatedServiceAccount> {
   if (presented.method === 'none') throw invalidClient('Client authentication is required');
   // Client ids are ASCII (UUIDs): anything else names no client, and is never sent to an ASCII column.
   if (!CLIENT_ID.test(presented.clientId)) throw invalidClient();
-  const keys = [
-    `client-auth-failures:address:${normalizeIP(request.ip)}`,
-    ...(presented.clientId !== '' ? [`client-auth-failures:client:${presented.clientId}`] : []),
-  ];
+  const keys = failureKeys(presented, request);
   if (deps.failuresPerMinute > 0) {
     try {
       await refuseWhileThrottled(deps, keys);
@@ -112,18 +113,31 @@ export async function authenticateClient(
   }
   const account =
     presented.method === 'private_key_jwt'
-      ? await deps.serviceAccountCredentials.authenticateWithAssertion(presented.assertion, deps.assertionAudience)
+      ? await deps.serviceAccountCredentials.authenticateWithAssertion(presented.assertion, deps.assertionAudience, options)
       : await deps.serviceAccountCredentials.authenticateWithSecret(presented.clientId, presented.secret);
-  if (!account || (presented.clientId !== '' && account.clientId !== presented.clientId)) {
-    if (deps.failuresPerMinute > 0) {
-      const now = deps.clock.now();
-      await Promise.all(keys.map((key) => deps.rateLimitCounter.hit(key, now, FAILURE_WINDOW_MS)));
-    }
-    // The same entry for an unknown client, a wrong secret and a bad assertion: the caller's time tells nothing either.
-    await recordFailure(deps, presented.clientId, presented.method);
-    throw invalidClient();
-  }
+  if (!account || (presented.clientId !== '' && account.clientId !== presented.clientId)) return refuseClient(deps, presented, request);
   return account;
+}
+
+/**
+ * Refuses the presented client: the failure counted per client id and per address, its audit entry written,
+ * and invalid_client thrown. The same entry for an unknown client, a wrong secret, a bad or replayed
+ * assertion: the caller's time tells nothing either.
+ */
+export async function refuseClient(deps: ClientAuthenticationDeps, presented: Exclude<PresentedClient, { method: 'none' }>, request: FastifyRequest): Promise<never> {
+  if (deps.failuresPerMinute > 0) {
+    const now = deps.clock.now();
+    await Promise.all(failureKeys(presented, request).map((key) => deps.rateLimitCounter.hit(key, now, FAILURE_WINDOW_MS)));
+  }
+  await recordFailure(deps, presented.clientId, presented.method);
+  throw invalidClient();
+}
+
+function failureKeys(presented: Exclude<PresentedClient, { method: 'none' }>, request: FastifyRequest): string[] {
+  return [
+    `client-auth-failures:address:${normalizeIP(request.ip)}`,
+    ...(presented.clientId !== '' ? [`client-auth-failures:client:${presented.clientId}`] : []),
+  ];
 }
 
 /** The audit entry of a refused client authentication: who it claimed to be (a client id is no secret), and how. */
