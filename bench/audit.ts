@@ -20,7 +20,7 @@ import { closeAgent, closedLoop, type LoadSpec, signInToken } from './load';
 import { pair, rowOf } from './pairs';
 import { log, startTarget } from './processes';
 import { fmt, type Row } from './report';
-import { orderedUuidV7 } from './seed';
+import { orderedUuidV7, SIGN_IN_USERS, seedUsers, signInBody } from './seed';
 
 const SMOKE = process.env.BENCH_SMOKE === '1';
 const ENTRIES = Number(process.env.BENCH_AUDIT_ENTRIES ?? (SMOKE ? 20_000 : 1_000_000));
@@ -92,7 +92,8 @@ export async function runAuditRows(settings: AuditBenchSettings = STANDALONE): P
   const off = await startTarget('api (trail off)', 'api', { ...env, AUDIT_TRAIL: 'false', MIGRATE_ON_START: 'false' });
   try {
     const rows: Row[] = [];
-    const signIn: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: () => JSON.stringify({ username: admin.username, password: admin.password }) };
+    await seedUsers(database.url, SIGN_IN_USERS);
+    const signIn: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: signInBody(admin.password) };
     const c = settings.signInConcurrency;
     const signIns = await pair('sign-in, trail on vs off', rounds, () => closedLoop(on.url, signIn, c, seconds), () => closedLoop(off.url, signIn, c, seconds));
     rows.push(rowOf('audit-signin', `POST /v1/auth/signin with the audit trail on, closed loop, concurrency ${c}`, 'the same build with AUDIT_TRAIL=false, same database', signIns, 'req/s', '≥ 97 %', (r) => r >= 0.97));

@@ -9,6 +9,7 @@
  * Everything runs against one API process on the database seeded with the most users, with the
  * per-address and per-inviter limits counting (as deployed) but set too high to refuse anything.
  */
+import { SIGN_IN_USERS, signInBody } from './seed';
 import os from 'node:os';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Connection } from 'mysql2/promise';
@@ -191,7 +192,7 @@ export async function measureCapacity(inputs: CapacityInputs): Promise<Capacity>
   };
 
   const operations: CapacityOperation[] = [];
-  const signInSpec: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: () => JSON.stringify({ username: inputs.admin.username, password: inputs.admin.password }) };
+  const signInSpec: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: signInBody(inputs.admin.password, Math.min(SIGN_IN_USERS, inputs.users)) };
   operations.push((await apiRun('sign-in', `POST /v1/auth/signin, ${inputs.signInConcurrency} connections`, signInSpec, inputs.signInConcurrency, sizes.signIn)).measured);
   const refresh = refreshChains(api.url, inputs.admin);
   operations.push((await apiRun('refresh', 'POST /v1/auth/refresh, 10 connections, each request the next token of a chain (bench/refresh-chains.ts)', refresh.spec, 10, sizes.refresh)).measured);

@@ -25,7 +25,7 @@ import { accessTokens, checkOAuthSpecs, createBenchServiceAccounts, GRANT_MIN_RA
 import { pair as pairOf, type PairResult, rowOf, throughputRatio } from './pairs';
 import { fmt, type Row, writeResults } from './report';
 import { refreshChains } from './refresh-chains';
-import { seedUsers } from './seed';
+import { seedUsers, SIGN_IN_USERS, signInBody } from './seed';
 import { shortfall } from './shortfall';
 
 export type { Row } from './report';
@@ -120,7 +120,8 @@ export async function runBench(): Promise<Row[]> {
 
     const lastPage = Math.ceil((SETTINGS.big + 1) / 10);
     const { connections, seconds } = SETTINGS;
-    const signInSpec: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: () => JSON.stringify({ username: ADMIN.username, password: ADMIN.password }) };
+    // One of SIGN_IN_USERS seeded users per request (bench/seed.ts), each with the admin's password.
+    const signInSpec: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: signInBody(ADMIN.password, Math.min(SIGN_IN_USERS, SETTINGS.mid)) };
     const argonRun = (concurrency: number, s: number) => async (): Promise<Measure> => {
       const { ops, seconds: took } = await argon.call<{ ops: number; seconds: number }>({ type: 'argon', concurrency, ms: s * 1000 });
       return { rps: ops / took, p50: NaN, p99: NaN, errors: 0 };
