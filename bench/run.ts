@@ -22,6 +22,7 @@ import { log, LOG_LEVEL, ROOT, startMailer, startTarget, stats } from './process
 import { filteredPages } from './filters';
 import { runAuditRows } from './audit';
 import { accessTokens, checkOAuthSpecs, createBenchServiceAccounts, GRANT_MIN_RATIO, GRANT_TARGET, INTROSPECT_MIN_RATIO, INTROSPECT_TARGET, oauthSpecs } from './oauth';
+import { MFA_MIN_RATIO, MFA_TARGET, seedMfaUsers } from './mfa';
 import { pair as pairOf, type PairResult, rowOf, throughputRatio } from './pairs';
 import { fmt, type Row, writeResults } from './report';
 import { refreshChains } from './refresh-chains';
@@ -168,6 +169,10 @@ export async function runBench(): Promise<Row[]> {
     const refreshPair = await pair('refresh vs sign-in', refreshRun, () => closedLoop(apiMid.url, signInSpec, best.concurrency, seconds), throughputRatio);
     const refreshErrors = refreshPair.figure.reduce((sum, m) => sum + m.errors, 0);
     rows.push(rowOf('refresh', `POST /v1/auth/refresh, closed loop, ${connections} connections, each request a token never sent before`, `POST /v1/auth/signin, closed loop, concurrency ${best.concurrency}`, refreshPair, 'req/s', REFRESH_TARGET, (r) => r >= REFRESH_MIN_RATIO, `${refresh.minted()} sign-ins minted the chains, outside the windows; ${refreshErrors} errors`));
+    // 1d. Sign-in with an authenticator app, both steps (#24), against sign-in without a factor: bench/mfa.ts.
+    const mfa = await seedMfaUsers(databases.mid.url, dataDir, SMOKE ? 200 : 3000, `mfa-${suffix}`);
+    const mfaPair = await pair('sign-in with TOTP vs without', () => mfa.withFactor(apiMid.url, best.concurrency, seconds), () => closedLoop(apiMid.url, mfa.withoutFactor, best.concurrency, seconds), throughputRatio);
+    rows.push(rowOf('mfa-sign-in', `POST /v1/auth/signin then /v1/auth/signin/mfa with a current TOTP code, closed loop, concurrency ${best.concurrency}, users drawn at random`, `POST /v1/auth/signin of users without a factor, same concurrency`, mfaPair, 'req/s', MFA_TARGET, (r) => r >= MFA_MIN_RATIO, `${mfa.starved()} requests found no unused code`));
     // 1c. The client credentials grant (#21), with a secret and with a key, against the same refresh exchange: none hashes a password.
     const oauth = oauthSpecs(await createBenchServiceAccounts(apiMid.url, tokenMid, suffix), common.JWT_ISSUER, await accessTokens(apiMid.url, ADMIN));
     await checkOAuthSpecs(apiMid.url, oauth);
@@ -251,7 +256,7 @@ export async function runBench(): Promise<Row[]> {
     rows.push({ id: 'invite-kafka-p99', scenario: `invite → event on Kafka, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(eventLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 250 ms', met: lostEvents === 0 && percentile(eventLatency, 99) < 250, p50Ms: percentile(eventLatency, 50), p99Ms: percentile(eventLatency, 99), note: `${eventLatency.length}/${emails.length} events seen; invite HTTP p99 ${invites.p99.toFixed(1)} ms, ${invites.errors} errors` });
     rows.push({ id: 'invite-smtp-p99', scenario: `invite → mail accepted by the SMTP server, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(mailLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 1 s', met: lostMails === 0 && percentile(mailLatency, 99) < 1000, p50Ms: percentile(mailLatency, 50), p99Ms: percentile(mailLatency, 99), note: `${mailLatency.length}/${emails.length} mails accepted` });
 
-    const order = ['sign-in', 'refresh', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...filteredPages(SETTINGS.big).map((f) => f.id), 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
+    const order = ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...filteredPages(SETTINGS.big).map((f) => f.id), 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
     rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
     const { signedInWindow, failedGrants, inactive } = oauth.counts();
     oauthRows.find((row) => row.id === 'introspect')!.note = `${inactive} answers not active; grants: ${failedGrants} without a token, ${signedInWindow} assertions signed inside a window`;

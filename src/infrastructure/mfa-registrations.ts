@@ -5,6 +5,11 @@ import type { RoleRepository } from '../application/ports/role-repository.port';
 import { CompleteMfaSignInUseCase } from '../application/mfa/complete-mfa-sign-in.use-case';
 import { ListOwnFactorsUseCase, RegenerateRecoveryCodesUseCase, RemoveOwnTotpUseCase } from '../application/mfa/manage-own-factors.use-cases';
 import { ResetUserMfaUseCase } from '../application/mfa/reset-user-mfa.use-case';
+import { OwnFactorProof } from '../application/mfa/own-factor-proof';
+import { PasskeyCeremonies } from '../application/mfa/passkey-ceremonies';
+import { PasskeySignInOptionsUseCase } from '../application/mfa/passkey-sign-in-options.use-case';
+import { FinishPasskeyRegistrationUseCase, RemoveOwnPasskeyUseCase, RenamePasskeyUseCase, StartPasskeyRegistrationUseCase } from '../application/mfa/passkey.use-cases';
+import type { WebAuthn } from '../application/ports/webauthn.port';
 import { ConfirmTotpEnrollmentUseCase, StartTotpEnrollmentUseCase } from '../application/mfa/totp-enrollment.use-cases';
 import type { MfaStore } from '../application/ports/mfa-store.port';
 import type { SecretCipher } from '../application/ports/secret-cipher.port';
@@ -12,7 +17,8 @@ import type { RecoveryCodeGenerator, Totp } from '../application/ports/totp.port
 import type { Config } from './config/config';
 import { AesGcmSecretCipher, loadOrCreateLocalMfaKey, parseMfaKey } from './crypto/aes-gcm-secret-cipher';
 import { OtplibTotp, RandomRecoveryCodes } from './crypto/otplib-totp';
-import type { Logger } from './logging/logger';
+import { SimpleWebAuthn } from './crypto/simplewebauthn-webauthn';
+import { describeError, type Logger } from './logging/logger';
 import { TypeOrmMfaStore } from './persistence/typeorm/typeorm-mfa.store';
 import type { PersistenceCradle, Registrations } from './persistence-registrations';
 
@@ -34,11 +40,28 @@ export interface MfaCradle {
   regenerateRecoveryCodes: RegenerateRecoveryCodesUseCase;
   completeMfaSignIn: CompleteMfaSignInUseCase;
   resetUserMfa: ResetUserMfaUseCase;
+  /** The relying party PUBLIC_URL names (its origin, its host as the RP ID). */
+  webAuthn: WebAuthn;
+  passkeyCeremonies: PasskeyCeremonies;
+  /** The password, or a current code: what removing one's own factor asks for. */
+  ownFactorProof: OwnFactorProof;
+  startPasskeyRegistration: StartPasskeyRegistrationUseCase;
+  finishPasskeyRegistration: FinishPasskeyRegistrationUseCase;
+  renamePasskey: RenamePasskeyUseCase;
+  removeOwnPasskey: RemoveOwnPasskeyUseCase;
+  passkeySignInOptions: PasskeySignInOptionsUseCase;
 }
 
 export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaRequiredPermissions' | 'dataDir' | 'publicUrl'>, logger: Logger): Registrations<MfaCradle> {
   return {
-    mfaStore: asFunction(({ dataSource, sqliteWriteQueue }: PersistenceCradle) => new TypeOrmMfaStore({ manager: dataSource.manager, sqliteWriteQueue })).singleton(),
+    mfaStore: asFunction(
+      ({ dataSource, sqliteWriteQueue }: PersistenceCradle) =>
+        new TypeOrmMfaStore({
+          manager: dataSource.manager,
+          sqliteWriteQueue,
+          onSweepFailed: (error) => logger.warn({ reason: describeError(error) }, 'sweep of expired mfa tickets and passkey challenges failed; retrying at the next sweep'),
+        }),
+    ).singleton(),
     secretCipher: asFunction(() => {
       const configured = config.mfaEncryptionKey ? parseMfaKey(config.mfaEncryptionKey) : null;
       const key =
@@ -63,5 +86,13 @@ export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaR
     regenerateRecoveryCodes: asClass(RegenerateRecoveryCodesUseCase).singleton(),
     completeMfaSignIn: asClass(CompleteMfaSignInUseCase).singleton(),
     resetUserMfa: asClass(ResetUserMfaUseCase).singleton(),
+    webAuthn: asFunction(() => new SimpleWebAuthn(config.publicUrl)).singleton(),
+    passkeyCeremonies: asClass(PasskeyCeremonies).singleton(),
+    ownFactorProof: asClass(OwnFactorProof).singleton(),
+    startPasskeyRegistration: asClass(StartPasskeyRegistrationUseCase).singleton(),
+    finishPasskeyRegistration: asClass(FinishPasskeyRegistrationUseCase).singleton(),
+    renamePasskey: asClass(RenamePasskeyUseCase).singleton(),
+    removeOwnPasskey: asClass(RemoveOwnPasskeyUseCase).singleton(),
+    passkeySignInOptions: asClass(PasskeySignInOptionsUseCase).singleton(),
   };
 }

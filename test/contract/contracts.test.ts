@@ -4,6 +4,7 @@ import { describeAuditTrailContract } from './audit-trail.contract';
 import { describeInvitationRepositoryContract } from './invitation-repository.contract';
 import { describeMfaStoreContract } from './mfa-store.contract';
 import { describeOutboxContract } from './outbox.contract';
+import { describePasskeyStoreContract } from './passkey-store.contract';
 import { describeProcessedEventStoreContract } from './processed-event-store.contract';
 import { describeRefreshTokenStoreContract } from './refresh-token-store.contract';
 import { describeRoleStoreContract } from './role-store.contract';
@@ -34,6 +35,7 @@ function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' 
   describeServiceAccountStoreContract(names.serviceAccounts, makeStores, options);
   describeAuditTrailContract(names.audit, makeStores, options);
   describeMfaStoreContract(names.mfa, makeStores, options);
+  describePasskeyStoreContract(names.mfa, makeStores, options);
 }
 
 /*

@@ -69,7 +69,7 @@ export function contractTargets(filter = process.env.CONTRACT_TARGETS): Database
 }
 
 /** Every table the contracts write, children first (invitations reference users). */
-const CONTRACT_TABLES = ['mfa_challenges', 'mfa_recovery_codes', 'mfa_factors', 'audit_events', 'service_account_secrets', 'service_accounts', 'client_assertion_jtis', 'invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'event_sequences', 'users'];
+const CONTRACT_TABLES = ['webauthn_challenges', 'webauthn_credentials', 'mfa_challenges', 'mfa_recovery_codes', 'mfa_factors', 'audit_events', 'service_account_secrets', 'service_accounts', 'client_assertion_jtis', 'invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'event_sequences', 'users'];
 
 /**
  * Opens `target` once for the enclosing describe (migrated; destroyed after it) and returns the

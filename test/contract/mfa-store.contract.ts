@@ -16,7 +16,7 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
   describe(`${name} honours the MfaStore contract`, () => {
     let users: UserRepository;
     let unitOfWork: UnitOfWork;
-    let mfa: MfaStore;
+    let mfa: Pick<MfaStore, 'factorsOf' | 'savePending' | 'confirm' | 'useTimeStep' | 'removeFactors' | 'replaceRecoveryCodes' | 'useRecoveryCode' | 'remainingRecoveryCodes' | 'addChallenge' | 'findChallenge' | 'useChallenge'>;
 
     beforeEach(async () => {
       ({ users, unitOfWork } = await makeSubject());
@@ -119,7 +119,7 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
 
     test('a challenge is found by its hash as stored and used once', async () => {
       const userId = await holder();
-      const challenge = { tokenHash: tokenHash(), userId, createdAt: AT, expiresAt: new Date('2026-01-01T00:05:00.001Z'), usedAt: null };
+      const challenge = { tokenHash: tokenHash(), userId, createdAt: AT, expiresAt: new Date('2026-01-01T00:05:00.001Z'), usedAt: null, passwordMatched: true };
       await mfa.addChallenge(challenge);
       expect(await mfa.findChallenge(challenge.tokenHash)).toEqual(challenge);
       expect(await mfa.findChallenge(tokenHash())).toBeNull();
@@ -127,6 +127,13 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       expect(await mfa.useChallenge(challenge.tokenHash, usedAt)).toBe(true);
       expect(await mfa.useChallenge(challenge.tokenHash, usedAt)).toBe(false);
       expect(await mfa.findChallenge(challenge.tokenHash)).toEqual({ ...challenge, usedAt });
+    });
+
+    test('a wrong password’s ticket keeps its flag as stored', async () => {
+      const userId = await holder();
+      const decoy = { tokenHash: tokenHash(), userId, createdAt: AT, expiresAt: new Date('2026-01-01T00:05:00.001Z'), usedAt: AT, passwordMatched: false };
+      await mfa.addChallenge(decoy);
+      expect(await mfa.findChallenge(decoy.tokenHash)).toEqual(decoy);
     });
   });
 }

@@ -112,14 +112,59 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     expect(replay.body.code).toBe('INVALID_MFA_CODE');
   });
 
-  it('a wrong password answers as before, whatever the factor', async () => {
+  it('a wrong password answers as the right one for a user with a factor, and as before for a user without', async () => {
     const withFactor = await enrolled();
     const without = await person();
-    const a = await signIn(withFactor.username, 'not-the-password-at-all');
-    const b = await signIn(without.username, 'not-the-password-at-all');
-    expect(a.status).toBe(401);
-    expect(a.text).toBe(b.text);
-    expect(a.body.code).toBe('INVALID_CREDENTIALS');
+    const wrong = await signIn(withFactor.username, 'not-the-password-at-all');
+    const right = await signIn(withFactor.username, withFactor.password);
+    expect([wrong.status, right.status]).toEqual([401, 401]);
+    const token = (answer: typeof wrong) => answer.text.replace(answer.body.mfa_token, '<mfa_token>');
+    expect(token(wrong)).toBe(token(right));
+    expect(wrong.body).toMatchObject({ code: 'MFA_REQUIRED', methods: ['totp', 'recovery_code'], expires_in: 300, mfa_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    const plain = await signIn(without.username, 'not-the-password-at-all');
+    expect([plain.status, plain.body.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+  });
+
+  it('a wrong password’s ticket never completes: a current code (oathtool’s) or an unused recovery code is refused as a wrong code, and left unused', async () => {
+    const p = await enrolled();
+    const decoy = (await signIn(p.username, 'not-the-password-at-all')).body.mfa_token as string;
+    const realTicket = (await signIn(p.username, p.password)).body.mfa_token as string;
+    const wrongCode = await secondStep({ mfa_token: realTicket, code: oathtoolTotp(p.secret, -20) });
+    const code = oathtoolTotp(p.secret, 1);
+    // Five evaluations so far, of the six the lockout allows (LOCKOUT_THRESHOLD 6); the sixth succeeds below.
+    const onDecoy = [await secondStep({ mfa_token: decoy, code }), await secondStep({ mfa_token: decoy, recovery_code: p.recoveryCodes[0] })];
+    for (const refused of onDecoy) {
+      expect(refused.status).toBe(400);
+      expect(refused.text).toBe(wrongCode.text);
+      expect(refused.body.accessToken).toBeUndefined();
+    }
+    expect((await app.request('POST', '/v1/auth/signin/mfa/webauthn-options', { json: { mfa_token: decoy } })).status).toBe(409);
+    // Neither the code's step nor the recovery code was used up: both complete the right password's tickets.
+    expect((await secondStep({ mfa_token: realTicket, code })).status).toBe(200);
+    const recovered = await secondStep({ mfa_token: (await signIn(p.username, p.password)).body.mfa_token, recovery_code: p.recoveryCodes[0] });
+    expect([recovered.status, recovered.body.recovery_codes_remaining]).toEqual([200, 9]);
+  });
+
+  it('a wrong password counts toward the lockout as before, and each code on its ticket as a wrong code, right code or not', async () => {
+    const p = await enrolled();
+    // Threshold 6: three wrong passwords and three current codes on their tickets lock the account.
+    for (let i = 0; i < 3; i++) {
+      const first = await signIn(p.username, `not-the-password-${i}`);
+      expect(first.body.code).toBe('MFA_REQUIRED');
+      expect((await secondStep({ mfa_token: first.body.mfa_token, code: oathtoolTotp(p.secret) })).status).toBe(400);
+    }
+    const locked = await signIn(p.username, p.password);
+    expect([locked.status, locked.body.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+    let entries: { action: string; code: string | null }[] = [];
+    for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      entries = (await app.request('GET', `/v1/audit-events?target=${p.id}&page_size=100`, { token: admin })).body.audit_events;
+      if (entries.some((e) => e.action === 'auth.locked_out')) break;
+    }
+    const seen = entries.map((e) => `${e.action} ${e.code}`);
+    expect(seen.filter((e) => e === 'auth.signin_failed wrong_password')).toHaveLength(3);
+    expect(seen.filter((e) => e === 'auth.mfa_failed wrong_password')).toHaveLength(3);
+    expect(seen).toContain('auth.locked_out threshold_reached');
+    expect(seen).not.toContain('auth.mfa_required null');
   });
 
   it('a recovery code signs in once and tells how many remain; regenerating kills the old ones', async () => {

@@ -8,6 +8,7 @@ import { CapturingMailer } from '../support/capturing-mailer';
 import { CommandError, run } from '../support/commands';
 import { ensureOpenApiGenerator, generateClient, OPENAPI_GENERATOR_VERSION } from '../support/openapi-generator';
 import { oathtoolTotp } from '../support/oathtool';
+import { SoftAuthenticator } from '../support/soft-authenticator';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 
@@ -62,6 +63,7 @@ describe('the OpenAPI document is the server', () => {
     expect(security).toEqual({
       signIn: 'public',
       signInWithSecondFactor: 'public',
+      passkeySignInOptions: 'public',
       refreshSession: 'public',
       acceptInvitation: 'public',
       showAcceptInvitationPage: 'public',
@@ -70,6 +72,7 @@ describe('the OpenAPI document is the server', () => {
       confirmPasswordReset: 'public',
       showPasswordResetPage: 'public',
       submitPasswordResetForm: 'public',
+      showAccountSecurityPage: 'public',
       getJwks: 'public',
       getAuthorizationServerMetadata: 'public',
       getOpenIdConfiguration: 'public',
@@ -98,6 +101,10 @@ describe('the OpenAPI document is the server', () => {
       removeOwnTotp: 'bearer',
       regenerateRecoveryCodes: 'bearer',
       resetUserMfa: 'bearer',
+      startPasskeyRegistration: 'bearer',
+      registerPasskey: 'bearer',
+      renamePasskey: 'bearer',
+      removeOwnPasskey: 'bearer',
       listRoles: 'bearer',
       getRole: 'bearer',
       createRole: 'bearer',
@@ -237,6 +244,27 @@ describe('the OpenAPI document is the server', () => {
     expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: own, json: { password: 'second-factor-password' } })).status).toBe(204);
     const user = await app.request('GET', '/v1/me', { token: own });
     expect((await app.request('DELETE', `/v1/users/${user.body._id}/mfa`, { token })).status).toBe(409);
+  });
+
+  it('answers the passkey operations and the account-security page as documented (#24)', async () => {
+    await app.addJoinedUser({ username: 'passkey-holder', password: 'passkey-holder-password', email: 'passkey-holder@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
+    const own = await app.signIn('passkey-holder', 'passkey-holder-password');
+    const authenticator = new SoftAuthenticator(app.api.container.cradle.config.publicUrl);
+    const options = await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: own });
+    expect(options.status).toBe(200);
+    const registered = await app.request('POST', '/v1/me/mfa/webauthn', { token: own, json: { name: 'Key', response: authenticator.create(options.body) } });
+    expect(registered.status).toBe(201);
+    expect((await app.request('POST', '/v1/me/mfa/webauthn', { token: own, json: { response: authenticator.create(options.body) } })).status).toBe(400);
+    expect((await app.request('PATCH', `/v1/me/mfa/webauthn/${registered.body.id}`, { token: own, json: { name: 'Renamed' } })).status).toBe(200);
+    const challenged = await app.request('POST', '/v1/auth/signin', { json: { username: 'passkey-holder', password: 'passkey-holder-password' } });
+    expect(challenged.body.webauthn_options).toBeDefined();
+    expect((await app.request('POST', '/v1/auth/signin/mfa/webauthn-options', { json: { mfa_token: challenged.body.mfa_token } })).status).toBe(200);
+    expect((await app.request('POST', '/v1/auth/signin/mfa/webauthn-options', { json: { mfa_token: 'x'.repeat(43) } })).status).toBe(401);
+    expect((await app.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: challenged.body.mfa_token, webauthn: authenticator.get(challenged.body.webauthn_options) } })).status).toBe(200);
+    expect((await app.request('DELETE', `/v1/me/mfa/webauthn/${registered.body.id}`, { token: own, json: { password: 'wrong-password-here' } })).status).toBe(400);
+    expect((await app.request('DELETE', `/v1/me/mfa/webauthn/${registered.body.id}`, { token: own, json: { password: 'passkey-holder-password' } })).status).toBe(204);
+    expect((await app.request('DELETE', `/v1/me/mfa/webauthn/${registered.body.id}`, { token: own, json: { password: 'passkey-holder-password' } })).status).toBe(404);
+    expect((await app.request('GET', '/account/security')).status).toBe(200);
   });
 
   it('answers discovery and the token endpoint (#21) as documented: OAuth’s formats, not problem+json', async () => {
@@ -406,7 +434,7 @@ describe('the OpenAPI document is the server', () => {
       const bodies = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.requestBody ? Object.values(op.requestBody.content) : [])));
       // But the OAuth endpoints' forms (#21): RFC 6749 §3.2 says unknown parameters are ignored (RFC 7009 and 7662 too).
       const oauth = ['/oauth/token', '/oauth/revoke', '/oauth/introspect'].flatMap((path) => Object.values(doc.paths[path]!.post!.requestBody!.content));
-      expect(bodies.length).toBe(22);
+      expect(bodies.length).toBe(26); // 22, and the passkeys' four (#24)
       for (const media of bodies) if (!oauth.includes(media)) expect(media.schema.additionalProperties).toBe(false);
     });
   });

@@ -4,13 +4,14 @@ import type { User } from '../../domain/users/user';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import { InvalidCredentialsError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
-import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
+import { type AuditFact, type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
 import type { Clock } from '../ports/clock.port';
 import type { LoginAttempts } from '../ports/login-attempts.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { UserRepository } from '../ports/user-repository.port';
 import type { MfaChallenges } from '../mfa/mfa-challenges';
+import { NO_USER } from '../mfa/own-factor-access';
 import type { MfaPolicy } from '../mfa/mfa-policy';
 import type { SessionIssuer } from './session-issuer';
 
@@ -82,37 +83,47 @@ export class SignInUseCase {
     // The caller is told nothing more than "invalid credentials"; the trail keeps the reason.
     const reason = !claimed ? 'locked' : refusal(user, matches);
     const target = signInTarget(user, key);
-    // Only a right password reads the factors: a wrong one costs what it cost before the second factor.
-    const mfaMethods = allowed && matches && this.mfa ? await this.mfa.methodsFor(user.id) : null;
+    // Every attempt reads factors, a user's that may sign in, a nil id's otherwise: the same work whatever the
+    // password and whether the user exists. A user with a factor then gets the second step's problem whatever the
+    // password (a wrong one's ticket never completes), so the password is confirmed only with the factor.
+    const secondStep = this.mfa ? await this.mfa.methodsFor(allowed ? user.id : NO_USER) : null;
+    // The role is read for every password that goes on: a right one, and any for a user with a factor.
+    const goesOn = allowed && (matches || secondStep !== null);
+    const role: Role | null = goesOn ? await this.roles.findById(user.roleId) : null;
     if (claimed) {
-      // With a factor the claim stays counted until the second step succeeds: a known password must not
-      // reset the counter between guesses of the code (POST /v1/auth/signin/mfa).
-      if (allowed && matches) {
-        if (!mfaMethods) await this.attempts.succeeded(key);
-      }
-      else
+      if (allowed && matches && !secondStep) await this.attempts.succeeded(key);
+      else {
+        // A failure; or, for a user with a factor, any password: its claim stays counted until a second step
+        // succeeds (a known password must not reset the counter between guesses of the code), and the attempt
+        // that spends the allowance locks the account whether its password was right or wrong, so neither the
+        // answer, the work nor the lock that follows tells them apart. The trail keeps what happened.
+        const fact: AuditFact =
+          allowed && matches
+            ? role
+              ? { action: AuditActions.mfaRequired, actor: userActor(user)!, target }
+              : { action: AuditActions.signInFailed, outcome: 'failure', code: 'no_role', actor: ANONYMOUS, target }
+            : { action: AuditActions.signInFailed, outcome: 'failure', code: reason, actor: ANONYMOUS, target };
         await this.attempts.failed(key, this.clock.now(), this.lockout, (lockedUntil) =>
           this.audit.entries(
-            { action: AuditActions.signInFailed, outcome: 'failure', code: reason, actor: ANONYMOUS, target },
+            fact,
             ...(lockedUntil
               ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: ANONYMOUS, target, changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
               : []),
           ),
         );
+      }
     } else {
       await this.audit.record({ action: AuditActions.signInFailed, outcome: 'failure', code: reason, actor: ANONYMOUS, target });
     }
-    if (!user || !allowed || !matches) throw new InvalidCredentialsError();
-
-    const role: Role | null = await this.roles.findById(user.roleId);
+    if (!user || !goesOn) throw new InvalidCredentialsError();
     if (!role) {
-      await this.audit.record({ action: AuditActions.signInFailed, outcome: 'failure', code: 'no_role', actor: ANONYMOUS, target });
+      // With a factor, or a wrong password, the trail has it already.
+      if (matches && !secondStep) await this.audit.record({ action: AuditActions.signInFailed, outcome: 'failure', code: 'no_role', actor: ANONYMOUS, target });
       throw new InvalidCredentialsError();
     }
-    if (mfaMethods && this.mfa) {
-      await this.audit.record({ action: AuditActions.mfaRequired, actor: userActor(user)!, target });
-      await this.mfa.demand(user.id, mfaMethods);
-    }
+    if (secondStep && this.mfa) await this.mfa.demand(user.id, secondStep, { passwordMatched: matches });
+    // demand always throws; never a session without the password, whatever changes above.
+    if (!matches) throw new InvalidCredentialsError();
     // No confirmed factor here: a role the policy names gets a token that can only enroll one.
     const enrollmentOnly = this.mfaPolicy?.requires(role.permissions) ?? false;
     const { accessToken, refreshToken } = await this.sessions.start(user.id, user.tokenVersion, { enrollmentOnly });

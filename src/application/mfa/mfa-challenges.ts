@@ -1,35 +1,52 @@
 import { MFA_CHALLENGE_TTL_SECONDS, isConfirmed } from '../../domain/mfa/mfa';
+import type { Passkey } from '../../domain/mfa/passkey';
 import type { Clock } from '../ports/clock.port';
 import type { MfaStore } from '../ports/mfa-store.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import { MfaRequiredError, type MfaMethod } from './mfa.errors';
+import type { PasskeyCeremonies } from './passkey-ceremonies';
+
+/** What completes a user's sign-in: the methods, and the passkeys a WebAuthn assertion may come from. */
+export interface SecondStep {
+  methods: MfaMethod[];
+  passkeys: Passkey[];
+}
 
 /**
  * The password step's gate for a user with a factor: instead of a session, a short-lived single-use ticket
- * (stored as its hash) for `POST /v1/auth/signin/mfa`, and the methods that can complete it.
+ * (stored as its hash) for `POST /v1/auth/signin/mfa`, the methods that can complete it and, for a user with a
+ * passkey, the options of a WebAuthn assertion (their challenge stored, as every replica must find it).
  */
 export class MfaChallenges {
   private readonly store: MfaStore;
   private readonly secrets: SecretTokens;
   private readonly clock: Clock;
+  private readonly passkeys: PasskeyCeremonies | undefined;
 
-  constructor(deps: { mfaStore: MfaStore; secretTokens: SecretTokens; clock: Clock }) {
+  constructor(deps: { mfaStore: MfaStore; secretTokens: SecretTokens; clock: Clock; passkeyCeremonies?: PasskeyCeremonies }) {
     this.store = deps.mfaStore;
     this.secrets = deps.secretTokens;
     this.clock = deps.clock;
+    this.passkeys = deps.passkeyCeremonies;
   }
 
-  /** The methods that complete the user's sign-in when it holds a confirmed factor; null when it holds none. */
-  async methodsFor(userId: string): Promise<MfaMethod[] | null> {
+  /** The second step of the user's sign-in when it holds an active factor; null when it holds none. */
+  async methodsFor(userId: string): Promise<SecondStep | null> {
     const factors = (await this.store.factorsOf(userId)).filter(isConfirmed);
-    if (factors.length === 0) return null;
+    const passkeys = this.passkeys ? await this.store.passkeysOf(userId) : [];
+    if (factors.length === 0 && passkeys.length === 0) return null;
     const methods: MfaMethod[] = [...new Set(factors.map((f) => f.type))];
+    if (passkeys.length > 0) methods.push('webauthn');
     if ((await this.store.remainingRecoveryCodes(userId)) > 0) methods.push('recovery_code');
-    return methods;
+    return { methods, passkeys };
   }
 
-  /** Stores a new ticket for the second step and throws MfaRequiredError carrying it. */
-  async demand(userId: string, methods: readonly MfaMethod[]): Promise<never> {
+  /**
+   * Stores a new ticket for the second step and throws MfaRequiredError carrying it. A wrong password
+   * (`passwordMatched` false) gets the same: a ticket of the same form, stored the same way, the same methods and
+   * options (of the user's passkeys, their challenge stored), but one that no factor completes.
+   */
+  async demand(userId: string, step: SecondStep, { passwordMatched }: { passwordMatched: boolean }): Promise<never> {
     const now = this.clock.now();
     const { token, hash } = this.secrets.generate();
     await this.store.addChallenge({
@@ -37,8 +54,10 @@ export class MfaChallenges {
       userId,
       createdAt: now,
       expiresAt: new Date(now.getTime() + MFA_CHALLENGE_TTL_SECONDS * 1000),
-      usedAt: null,
+      usedAt: passwordMatched ? null : now,
+      passwordMatched,
     });
-    throw new MfaRequiredError(token, methods, MFA_CHALLENGE_TTL_SECONDS);
+    const webauthn = step.passkeys.length > 0 && this.passkeys ? await this.passkeys.signInOptions(userId, step.passkeys) : null;
+    throw new MfaRequiredError(token, step.methods, MFA_CHALLENGE_TTL_SECONDS, webauthn);
   }
 }

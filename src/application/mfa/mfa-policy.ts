@@ -1,6 +1,6 @@
-import { isConfirmed } from '../../domain/mfa/mfa';
 import type { MfaStore } from '../ports/mfa-store.port';
 import type { RoleRepository } from '../ports/role-repository.port';
+import { holdsActiveFactor } from './own-factor-access';
 
 /**
  * MFA_REQUIRED_PERMISSIONS (#24): a user whose role holds any of them and who has no confirmed second factor gets
@@ -28,6 +28,6 @@ export class MfaPolicy {
     if (this.required.size === 0) return false;
     const role = await this.roles.findById(user.roleId);
     if (!role || !this.requires(role.permissions)) return false;
-    return !(await this.store.factorsOf(user.id)).some(isConfirmed);
+    return !(await holdsActiveFactor(this.store, user.id));
   }
 }

@@ -1,5 +1,5 @@
 import { AuditActions } from '../../domain/audit/audit-entry';
-import { MfaNotEnabledError } from '../../domain/mfa/mfa';
+import { MfaNotEnabledError, type SecondFactorKind } from '../../domain/mfa/mfa';
 import { userMfaRemoved } from '../../domain/mfa/mfa.events';
 import { Permissions } from '../../domain/permissions/permission';
 import { OwnAccountError } from '../../domain/users/user.errors';
@@ -26,7 +26,8 @@ export class ResetUserMfaUseCase extends UserChange {
     if (userId === actor.userId) throw new OwnAccountError('reset the second factor of');
     await this.unitOfWork.run(async (scope) => {
       const { user } = await this.admin.target(scope, actor, userId);
-      const types = [...new Set((await scope.mfa.factorsOf(user.id)).map((f) => f.type))];
+      const types: SecondFactorKind[] = [...new Set((await scope.mfa.factorsOf(user.id)).map((f) => f.type))];
+      if ((await scope.mfa.passkeysOf(user.id)).length > 0) types.push('webauthn');
       if ((await scope.mfa.removeFactors(user.id)) === 0) throw new MfaNotEnabledError();
       await scope.users.incrementTokenVersion(user.id);
       const { by, now, newId } = this.changeBy(actor);

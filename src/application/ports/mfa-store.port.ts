@@ -1,4 +1,5 @@
 import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../domain/mfa/mfa';
+import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../domain/mfa/passkey';
 
 /**
  * Second factors, recovery codes and the sign-in's second-step tickets, shared by every replica. In a unit
@@ -17,7 +18,10 @@ export interface MfaStore {
    * code of this step (or a later one) was accepted already, on any replica. Atomic: two uses of one code, one wins.
    */
   useTimeStep(factorId: string, step: number): Promise<boolean>;
-  /** Deletes the user's factors (of `type`, or all) and, when none remains confirmed, its recovery codes; how many factors went. */
+  /**
+   * Deletes the user's factors (of `type`; without one, every factor and passkey) and, when no factor and no passkey
+   * remains, its recovery codes; how many factors and passkeys went.
+   */
   removeFactors(userId: string, type?: MfaFactorType): Promise<number>;
   /** The user's recovery codes become these (hashes): every older one dies. */
   replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date): Promise<void>;
@@ -29,4 +33,23 @@ export interface MfaStore {
   findChallenge(tokenHash: string): Promise<MfaChallenge | null>;
   /** Marks the ticket used if it is not yet: false when it was (on any replica). */
   useChallenge(tokenHash: string, at: Date): Promise<boolean>;
+
+  /** The user's passkeys, oldest first. */
+  passkeysOf(userId: string): Promise<Passkey[]>;
+  /** Stores a registered passkey; false when its credential id is registered already (to anyone). */
+  addPasskey(passkey: Passkey): Promise<boolean>;
+  /** false when the user has no passkey with this id. */
+  renamePasskey(userId: string, passkeyId: string, name: string): Promise<boolean>;
+  /** Deletes the passkey and, when it was the user's last factor, the recovery codes; false when there was none. */
+  removePasskey(userId: string, passkeyId: string): Promise<boolean>;
+  /**
+   * Records an assertion's counter and time, only when the counter advances on the stored one (or both are 0):
+   * false otherwise, on any replica. Atomic: of two assertions carrying one counter, one wins.
+   */
+  usePasskey(passkeyId: string, counter: number, at: Date): Promise<boolean>;
+  addWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void>;
+  /** Deletes the user's unexpired challenge of this ceremony with this hash: true once, false ever after. */
+  takeWebAuthnChallenge(challengeHash: string, userId: string, ceremony: WebAuthnCeremony, at: Date): Promise<boolean>;
+  /** Deletes up to `limit` sign-in tickets and WebAuthn challenges that expired before `now`: how many went. */
+  deleteExpired(now: Date, limit: number): Promise<number>;
 }

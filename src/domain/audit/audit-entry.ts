@@ -70,6 +70,7 @@ export const AuditActions = {
   mfaEnrollmentStarted: 'mfa.enrollment_started',
   mfaEnrolled: 'mfa.enrolled',
   mfaRemoved: 'mfa.removed',
+  mfaPasskeyRenamed: 'mfa.passkey_renamed',
   mfaRecoveryCodesRegenerated: 'mfa.recovery_codes_regenerated',
   mfaRecoveryCodeUsed: 'mfa.recovery_code_used',
   passwordResetRequested: 'auth.password_reset_requested',

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../shared/domain-event';
-import type { MfaFactorType } from './mfa';
+import type { SecondFactorKind } from './mfa';
 
 export const USER_MFA_ENROLLED = 'UserMfaEnrolled';
 export const USER_MFA_REMOVED = 'UserMfaRemoved';
@@ -7,14 +7,14 @@ export const USER_MFA_REMOVED = 'UserMfaRemoved';
 /** A factor became active. Never its secret. */
 export interface UserMfaEnrolledData {
   user_id: string;
-  factor_type: MfaFactorType;
+  factor_type: SecondFactorKind;
   enrolled_date: string;
 }
 
 /** Factors were removed: by the user (with its password) or reset by an admin (`removed_by` another id). */
 export interface UserMfaRemovedData {
   user_id: string;
-  factor_types: MfaFactorType[];
+  factor_types: SecondFactorKind[];
   removed_by: string;
   removed_date: string;
 }
@@ -22,11 +22,11 @@ export interface UserMfaRemovedData {
 export type UserMfaEnrolled = DomainEvent<typeof USER_MFA_ENROLLED, UserMfaEnrolledData>;
 export type UserMfaRemoved = DomainEvent<typeof USER_MFA_REMOVED, UserMfaRemovedData>;
 
-export function userMfaEnrolled(id: string, userId: string, factorType: MfaFactorType, now: Date): UserMfaEnrolled {
+export function userMfaEnrolled(id: string, userId: string, factorType: SecondFactorKind, now: Date): UserMfaEnrolled {
   return { id, type: USER_MFA_ENROLLED, aggregateId: userId, occurredAt: now, data: { user_id: userId, factor_type: factorType, enrolled_date: now.toISOString() } };
 }
 
-export function userMfaRemoved(id: string, userId: string, factorTypes: MfaFactorType[], by: string, now: Date): UserMfaRemoved {
+export function userMfaRemoved(id: string, userId: string, factorTypes: SecondFactorKind[], by: string, now: Date): UserMfaRemoved {
   return {
     id,
     type: USER_MFA_REMOVED,

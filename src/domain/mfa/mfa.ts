@@ -1,7 +1,10 @@
 import { DomainError } from '../shared/domain-error';
 
-/** The kinds of second factor a user can hold; one of each at most. */
+/** The kinds of second factor kept in `mfa_factors`: one of each at most. */
 export type MfaFactorType = 'totp';
+
+/** Every kind of second factor a user can hold: an authenticator app, or passkeys (several, see passkey.ts). */
+export type SecondFactorKind = MfaFactorType | 'webauthn';
 
 /**
  * A second factor as stored. `secret` is sealed (encrypted at rest): only the store and the use case that
@@ -27,13 +30,20 @@ export interface RecoveryCode {
   readonly usedAt: Date | null;
 }
 
-/** What the password step hands a user with a factor: the second step's ticket, stored as its hash. */
+/**
+ * What the password step hands a user with a factor, whatever the password: the second step's ticket, stored as
+ * its hash. A wrong password's ticket (`passwordMatched: false`) looks and answers the same, and no code, recovery
+ * code or assertion ever completes it; it is stored used from the start (`usedAt` its creation), so a replica that
+ * predates the flag refuses it as a used ticket rather than completing it.
+ */
 export interface MfaChallenge {
   readonly tokenHash: string;
   readonly userId: string;
   readonly createdAt: Date;
   readonly expiresAt: Date;
   readonly usedAt: Date | null;
+  /** Whether the password step that handed it out had the right password. */
+  readonly passwordMatched: boolean;
 }
 
 export const RECOVERY_CODE_COUNT = 10;
@@ -63,8 +73,8 @@ export class MfaEnrollmentNotStartedError extends DomainError {
 export class MfaNotEnabledError extends DomainError {
   readonly code = 'MFA_NOT_ENABLED';
 
-  constructor() {
-    super('No authenticator app is enrolled');
+  constructor(message = 'No authenticator app is enrolled') {
+    super(message);
   }
 }
 
@@ -72,8 +82,8 @@ export class MfaNotEnabledError extends DomainError {
 export class InvalidMfaCodeError extends DomainError {
   readonly code = 'INVALID_MFA_CODE';
 
-  constructor() {
-    super('The code is not valid: use the current code of your authenticator app, or an unused recovery code');
+  constructor(message = 'The code is not valid: use the current code of your authenticator app, or an unused recovery code') {
+    super(message);
   }
 }
 

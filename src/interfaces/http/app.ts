@@ -23,6 +23,8 @@ import { accountRoutes } from './routes/account.routes';
 import { auditEventsRoutes } from './routes/audit-events.routes';
 import { authRoutes } from './routes/auth.routes';
 import { mfaRoutes } from './routes/mfa.routes';
+import { passkeysRoutes } from './routes/passkeys.routes';
+import { accountSecurityPageRoutes } from './routes/account-security-page.routes';
 import { discoveryRoutes } from './routes/discovery.routes';
 import { oauthTokenRoutes } from './routes/oauth-token.routes';
 import { INTROSPECTION_AUTH_METHODS, oauthTokenManagementRoutes, REVOCATION_AUTH_METHODS } from './routes/oauth-token-management.routes';
@@ -207,6 +209,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   await app.register(
     passwordResetPagesRoutes({ inspectPasswordReset: cradle.inspectPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset }),
   );
+  await app.register(accountSecurityPageRoutes());
 
   await app.register(
     async (v1) => {
@@ -215,7 +218,13 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
         if (!request.routeOptions.config?.public) await app.authenticate(request);
       });
       await v1.register(
-        authRoutes({ signIn: cradle.signIn, signOut: cradle.signOut, refreshSession: cradle.refreshSession, completeMfaSignIn: cradle.completeMfaSignIn }),
+        authRoutes({
+          signIn: cradle.signIn,
+          signOut: cradle.signOut,
+          refreshSession: cradle.refreshSession,
+          completeMfaSignIn: cradle.completeMfaSignIn,
+          passkeySignInOptions: cradle.passkeySignInOptions,
+        }),
       );
       await v1.register(
         passwordResetRoutes({ requestPasswordReset: cradle.requestPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset }),
@@ -229,6 +238,14 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
           removeOwnTotp: cradle.removeOwnTotp,
           regenerateRecoveryCodes: cradle.regenerateRecoveryCodes,
           resetUserMfa: cradle.resetUserMfa,
+        }),
+      );
+      await v1.register(
+        passkeysRoutes({
+          startPasskeyRegistration: cradle.startPasskeyRegistration,
+          finishPasskeyRegistration: cradle.finishPasskeyRegistration,
+          renamePasskey: cradle.renamePasskey,
+          removeOwnPasskey: cradle.removeOwnPasskey,
         }),
       );
       await v1.register(usersRoutes({ listUsers: cradle.listUsers, inviteUser: cradle.inviteUser }));

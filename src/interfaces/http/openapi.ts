@@ -61,7 +61,7 @@ export function openApiOptions(config: Config): FastifyDynamicSwaggerOptions {
       servers: [{ url: config.publicUrl.replace(/\/+$/, ''), description: 'This deployment (PUBLIC_URL)' }],
       tags: [
         { name: 'auth', description: 'Sign-in, sign-out and the keys that verify tokens' },
-        { name: 'mfa', description: 'One’s second factors: an authenticator app (TOTP) and recovery codes' },
+        { name: 'mfa', description: 'One’s second factors: an authenticator app (TOTP), passkeys (WebAuthn) and recovery codes' },
         { name: 'users', description: 'The user list, invitations by e-mail, and administering one user' },
         { name: 'invitations', description: 'What an invitee and an inviter do with an invitation' },
         { name: 'permissions', description: 'The permission list' },

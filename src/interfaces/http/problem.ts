@@ -29,6 +29,9 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   MFA_ALREADY_ENABLED: { status: 409, title: 'Second factor enrolled already' },
   MFA_ENROLLMENT_NOT_STARTED: { status: 409, title: 'No enrollment waiting' },
   MFA_NOT_ENABLED: { status: 409, title: 'No second factor' },
+  PASSKEY_NOT_FOUND: { status: 404, title: 'No such passkey' },
+  PASSKEY_LIMIT_REACHED: { status: 409, title: 'Too many passkeys' },
+  INVALID_WEBAUTHN_RESPONSE: { status: 400, title: 'Passkey response not valid' },
   // An enrollment-only token (MFA_REQUIRED_PERMISSIONS) on any route but enrolling and /v1/me.
   MFA_ENROLLMENT_REQUIRED: { status: 403, title: 'Enroll a second factor first' },
   PERMISSION_DENIED: { status: 403, title: 'Permission denied' },

@@ -246,6 +246,11 @@ describe('authorization matrix (every route × every role)', () => {
     { method: 'DELETE', path: '/v1/me/mfa/totp', json: { password: 'not the current password' }, expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 } },
     { method: 'POST', path: '/v1/me/mfa/recovery-codes', expected: { anonymous: 401, admin: 409, member: 409, inviter: 409, reader: 409 } },
     { method: 'POST', path: '/v1/auth/signin/mfa', json: { mfa_token: 'x'.repeat(43), code: '123456' }, expected: all(401) },
+    // Passkeys (#24): one's own, with a valid token; an id that is not one's own is a 404 for all, never a 403.
+    { method: 'POST', path: '/v1/me/mfa/webauthn/registration-options', expected: { anonymous: 401, admin: 200, member: 200, inviter: 200, reader: 200 } },
+    { method: 'PATCH', path: '/v1/me/mfa/webauthn/no-such-passkey', json: { name: 'Key' }, expected: { anonymous: 401, admin: 404, member: 404, inviter: 404, reader: 404 } },
+    { method: 'DELETE', path: '/v1/me/mfa/webauthn/no-such-passkey', json: { password: 'not the current password' }, expected: { anonymous: 401, admin: 404, member: 404, inviter: 404, reader: 404 } },
+    { method: 'POST', path: '/v1/auth/signin/mfa/webauthn-options', json: { mfa_token: 'x'.repeat(43) }, expected: all(401) },
     {
       method: 'DELETE',
       path: '/v1/users/:id/mfa',
@@ -275,7 +280,7 @@ describe('authorization matrix (every route × every role)', () => {
     { method: 'POST', path: '/v1/auth/signout', expected: { anonymous: 401, admin: 204, member: 204, inviter: 204, reader: 204 } },
   ];
 
-  it('answers exactly the expected status for each of the 45 routes × 5 callers (225 cells)', async () => {
+  it('answers exactly the expected status for each of the 49 routes × 5 callers (245 cells)', async () => {
     const actual: string[] = [];
     const expected: string[] = [];
     for (const cell of MATRIX) {
@@ -297,13 +302,14 @@ describe('authorization matrix (every route × every role)', () => {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
           expect(response.body).toMatchObject({ status: response.status, code: expect.any(String) });
         }
-        if (response.status === 401 && cell.path !== '/v1/auth/signin' && cell.path !== '/v1/auth/signin/mfa' && cell.path !== '/v1/auth/refresh' && !cell.oauthError) {
+        const ticketRoutes = ['/v1/auth/signin/mfa', '/v1/auth/signin/mfa/webauthn-options'];
+        if (response.status === 401 && cell.path !== '/v1/auth/signin' && !ticketRoutes.includes(cell.path) && cell.path !== '/v1/auth/refresh' && !cell.oauthError) {
           expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
         }
       }
     }
     expect(actual).toEqual(expected);
-    expect(actual).toHaveLength(225);
+    expect(actual).toHaveLength(245);
   });
 
   it('a denied invite or revoke changes nothing: no user row, and the pending user is still there', async () => {

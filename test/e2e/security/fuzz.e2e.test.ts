@@ -3,6 +3,7 @@ import { asValue } from 'awilix';
 import fc from 'fast-check';
 import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { CapturingMailer } from '../../support/capturing-mailer';
+import { SoftAuthenticator } from '../../support/soft-authenticator';
 import { ADMIN, startTestApp, type TestApp } from '../../support/test-app';
 import {
   authorizations,
@@ -91,6 +92,16 @@ const ROUTES: Route[] = [
   { method: 'DELETE', path: '/v1/service-accounts/{id}/secrets/{secretId}', authenticated: true },
   { method: 'PUT', path: '/v1/service-accounts/{id}/keys', authenticated: true },
   { method: 'DELETE', path: '/v1/service-accounts/{id}', authenticated: true },
+  // Second factors (#24), on the tokens of a user of their own (fuzz-mfa): its wrong passwords lock it, never the admin.
+  // The sign-in's second step carries real mfa_tokens of that user (see mfaTickets) besides arbitrary ones.
+  { method: 'POST', path: '/v1/auth/signin/mfa', authenticated: false },
+  { method: 'POST', path: '/v1/auth/signin/mfa/webauthn-options', authenticated: false },
+  { method: 'GET', path: '/v1/me/mfa', authenticated: true },
+  { method: 'POST', path: '/v1/me/mfa/webauthn/registration-options', authenticated: true },
+  { method: 'POST', path: '/v1/me/mfa/webauthn', authenticated: true },
+  { method: 'PATCH', path: '/v1/me/mfa/webauthn/{id}', authenticated: true },
+  { method: 'DELETE', path: '/v1/me/mfa/webauthn/{id}', authenticated: true },
+  { method: 'DELETE', path: '/v1/me/mfa/totp', authenticated: true },
   { method: 'POST', path: '/v1/resources', authenticated: true },
 ];
 
@@ -127,6 +138,8 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
   const resetTokens: string[] = [];
   const refreshTokens: string[] = [];
   const introspector = { clientId: '', secret: '' };
+  let mfaToken = '';
+  const mfaTickets: string[] = [];
   const mailer = new CapturingMailer();
   const statuses = new Map<string, Map<number, number>>();
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
@@ -161,6 +174,14 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
       const signedIn = await app.request('POST', '/v1/auth/signin', { json: { username: 'fuzz-refresher', password: 'refresher-password-1' } });
       refreshTokens.push(signedIn.body.refreshToken as string);
     }
+    // A user with a passkey (#24): its id reaches the passkey routes' handlers, its tickets the second step's.
+    await app.addJoinedUser({ username: 'fuzz-mfa', password: 'fuzz-mfa-password-1', email: 'fuzz-mfa@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
+    mfaToken = await app.signIn('fuzz-mfa', 'fuzz-mfa-password-1');
+    const authenticator = new SoftAuthenticator(app.api.container.cradle.config.publicUrl);
+    const creation = await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: mfaToken });
+    const passkey = await app.request('POST', '/v1/me/mfa/webauthn', { token: mfaToken, json: { response: authenticator.create(creation.body) } });
+    pendingIds.push(passkey.body.id);
+    for (let i = 0; i < 5; i++) mfaTickets.push((await app.request('POST', '/v1/auth/signin', { json: { username: 'fuzz-mfa', password: 'fuzz-mfa-password-1' } })).body.mfa_token);
     for (let i = 0; i < 5; i++) {
       const email = `fuzz-reset-${i}@example.com`;
       await app.addJoinedUser({ username: `fuzz-reset-${i}`, password: 'reset-password-1', email, role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
@@ -175,9 +196,9 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     if (process.env.FUZZ_REPORT) console.log(JSON.stringify([...statuses].map(([route, counts]) => [route, Object.fromEntries(counts)]), null, 1));
   });
 
-  it('reads every fuzzed route from the OpenAPI document (38 documented, 1 unknown)', () => {
+  it('reads every fuzzed route from the OpenAPI document (46 documented, 1 unknown)', () => {
     const documented = ROUTES.filter((r) => doc.paths[r.path]?.[r.method.toLowerCase()]);
-    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(38);
+    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(46);
     expect(doc.paths['/v1/resources']).toBeUndefined();
   });
 
@@ -193,7 +214,7 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     const oauthErrors = new Set<string>();
     const counts = new Map<number, number>();
     statuses.set(`${route.method} ${route.path}`, counts);
-    const token = () => (route.path === '/v1/auth/signout' || route.path === '/v1/me/password' ? leaverToken : adminToken);
+    const token = () => (route.path === '/v1/auth/signout' || route.path === '/v1/me/password' ? leaverToken : route.path.startsWith('/v1/me/mfa') ? mfaToken : adminToken);
 
     const ids = fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...pendingIds, '01a1fc99-0000-7000-8000-000000000000', SEEDED_ROLES.admin) },
@@ -203,7 +224,15 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
 
     await fc.assert(
       fc.asyncProperty(
-        route.path === '/oauth/token' ? oauthForms(bodySchema, refreshTokens, introspector) : oauth ? tokenForms(bodySchema, refreshTokens, introspector) : media === FORM_MEDIA ? formBodies(bodySchema, route.path === '/password-reset' ? resetTokens : pendingTokens) : bodies(bodySchema),
+        route.path === '/oauth/token'
+          ? oauthForms(bodySchema, refreshTokens, introspector)
+          : oauth
+            ? tokenForms(bodySchema, refreshTokens, introspector)
+            : media === FORM_MEDIA
+              ? formBodies(bodySchema, route.path === '/password-reset' ? resetTokens : pendingTokens)
+              : route.path.startsWith('/v1/auth/signin/mfa')
+                ? fc.oneof(bodies(bodySchema), fc.constantFrom(...mfaTickets).map((t) => JSON.stringify({ mfa_token: t })))
+                : bodies(bodySchema),
         queryStrings,
         fc.oneof({ weight: 3, arbitrary: fc.constant(media) }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
         authorizations(token),
@@ -251,7 +280,9 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     expect([...counts.values()].reduce((a, b) => a + b, 0)).toBe(RUNS);
     // The fuzz reached past authentication and validation: some answers came from the handlers.
     // (The password change's handler refuses a wrong current password with a 400 of its own: WRONG_CURRENT_PASSWORD.)
-    if (route.authenticated && route.path !== '/v1/resources' && route.path !== '/v1/me/password') expect([...counts.keys()].some((s) => s !== 400 && s !== 401 && s !== 413 && s !== 415)).toBe(true);
+    // (So do the factors' removals: a wrong password or code is a 400 of their own.)
+    const refusesWithA400 = ['/v1/me/password', '/v1/me/mfa/totp', '/v1/me/mfa/webauthn/{id}', '/v1/me/mfa/webauthn'];
+    if (route.authenticated && route.path !== '/v1/resources' && !refusesWithA400.includes(route.path)) expect([...counts.keys()].some((s) => s !== 400 && s !== 401 && s !== 413 && s !== 415)).toBe(true);
     // The form was rendered again with what the fuzz entered, not only dead-link pages.
     // The token endpoint's grant was reached: refresh tokens were looked up and refused (or exchanged).
     const reached: Record<string, string[]> = {

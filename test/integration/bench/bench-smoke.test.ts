@@ -16,7 +16,7 @@ const CAPACITY_TABLES = ['users', 'outbox_events', 'invitations', 'processed_eve
 const FILTER_ROWS = ['users-filter-role', 'users-filter-status', 'users-filter-email', 'users-filter-q', 'users-filter-wide'];
 const OAUTH_ROWS = ['client-credentials-secret', 'client-credentials-key', 'introspect'];
 const AUDIT_ROWS = ['audit-signin', 'audit-target', 'audit-group', 'audit-deep-cursor'];
-const ROWS = ['sign-in', 'refresh', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...FILTER_ROWS, 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
+const ROWS = ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...FILTER_ROWS, 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
 
 describe('npm run bench, smoke size', () => {
   let outDir: string;
@@ -45,7 +45,7 @@ describe('npm run bench, smoke size', () => {
       expect(typeof row.figure).toBe('number');
       expect(Number.isFinite(row.figure)).toBe(true);
     }
-    for (const id of ['sign-in', 'refresh', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...FILTER_ROWS, 'permissions', 'invite', 'password-reset']) {
+    for (const id of ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...FILTER_ROWS, 'permissions', 'invite', 'password-reset']) {
       const row = results.rows.find((r) => r.id === id)!;
       expect(Number.isFinite(row.ratio)).toBe(true);
       expect(Number.isFinite(row.baselineFigure)).toBe(true);

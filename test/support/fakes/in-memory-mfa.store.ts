@@ -1,11 +1,14 @@
 import type { MfaStore } from '../../../src/application/ports/mfa-store.port';
 import type { MfaChallenge, MfaFactor, MfaFactorType, RecoveryCode } from '../../../src/domain/mfa/mfa';
+import { counterAdvances, type Passkey, type WebAuthnCeremony, type WebAuthnChallenge } from '../../../src/domain/mfa/passkey';
 import { TransactionalFake } from './transactional-fake';
 
 interface Tables {
   factors: Map<string, MfaFactor>;
   codes: Map<string, RecoveryCode>;
   challenges: Map<string, MfaChallenge>;
+  passkeys: Map<string, Passkey>;
+  webAuthnChallenges: Map<string, WebAuthnChallenge>;
 }
 
 /** A write: applied to the transaction's copy at once, replayed on what is committed at commit (conditions checked again). */
@@ -18,7 +21,7 @@ type Write = (tables: Tables) => void;
  * `revocationBumps` counts the users whose factors changed (the adapter moves their revocation epoch).
  */
 export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
-  private tables: Tables = { factors: new Map(), codes: new Map(), challenges: new Map() };
+  private tables: Tables = { factors: new Map(), codes: new Map(), challenges: new Map(), passkeys: new Map(), webAuthnChallenges: new Map() };
   private readonly writes: Write[] = [];
   revocationBumps: string[] = [];
 
@@ -65,9 +68,11 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
     return this.apply((t) => {
       const gone = [...t.factors.values()].filter((f) => f.userId === userId && (!type || f.type === type));
       for (const f of gone) t.factors.delete(f.id);
-      if (![...t.factors.values()].some((f) => f.userId === userId)) for (const [hash, c] of t.codes) if (c.userId === userId) t.codes.delete(hash);
-      if (gone.length > 0) this.revocationBumps.push(userId);
-      return gone.length;
+      const passkeys = type ? [] : [...t.passkeys.values()].filter((p) => p.userId === userId);
+      for (const p of passkeys) t.passkeys.delete(p.id);
+      dropCodesWithoutFactor(t, userId);
+      if (gone.length + passkeys.length > 0) this.revocationBumps.push(userId);
+      return gone.length + passkeys.length;
     }, false);
   }
 
@@ -122,6 +127,82 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
     });
   }
 
+  async passkeysOf(userId: string): Promise<Passkey[]> {
+    await this.io();
+    return [...this.tables.passkeys.values()].filter((p) => p.userId === userId).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map((p) => ({ ...p }));
+  }
+
+  async addPasskey(passkey: Passkey): Promise<boolean> {
+    await this.io();
+    return this.apply((t) => {
+      if ([...t.passkeys.values()].some((p) => p.credentialId === passkey.credentialId)) return false;
+      t.passkeys.set(passkey.id, { ...passkey, transports: [...passkey.transports] });
+      this.revocationBumps.push(passkey.userId);
+      return true;
+    });
+  }
+
+  async renamePasskey(userId: string, passkeyId: string, name: string): Promise<boolean> {
+    await this.io();
+    return this.apply((t) => {
+      const passkey = t.passkeys.get(passkeyId);
+      if (!passkey || passkey.userId !== userId) return false;
+      t.passkeys.set(passkeyId, { ...passkey, name });
+      return true;
+    });
+  }
+
+  async removePasskey(userId: string, passkeyId: string): Promise<boolean> {
+    await this.io();
+    return this.apply((t) => {
+      const passkey = t.passkeys.get(passkeyId);
+      if (!passkey || passkey.userId !== userId) return false;
+      t.passkeys.delete(passkeyId);
+      dropCodesWithoutFactor(t, userId);
+      this.revocationBumps.push(userId);
+      return true;
+    });
+  }
+
+  async usePasskey(passkeyId: string, counter: number, at: Date): Promise<boolean> {
+    await this.io();
+    return this.apply((t) => {
+      const passkey = t.passkeys.get(passkeyId);
+      if (!passkey || !counterAdvances(passkey.counter, counter)) return false;
+      t.passkeys.set(passkeyId, { ...passkey, counter, lastUsedAt: new Date(at) });
+      return true;
+    });
+  }
+
+  async addWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void> {
+    await this.io();
+    this.apply((t) => {
+      if (t.webAuthnChallenges.has(challenge.challengeHash)) throw new Error('webauthn_challenges: duplicate challenge hash');
+      t.webAuthnChallenges.set(challenge.challengeHash, { ...challenge });
+      return true;
+    });
+  }
+
+  async takeWebAuthnChallenge(challengeHash: string, userId: string, ceremony: WebAuthnCeremony, at: Date): Promise<boolean> {
+    await this.io();
+    return this.apply((t) => {
+      const row = t.webAuthnChallenges.get(challengeHash);
+      if (!row || row.userId !== userId || row.ceremony !== ceremony || row.expiresAt <= at) return false;
+      t.webAuthnChallenges.delete(challengeHash);
+      return true;
+    });
+  }
+
+  async deleteExpired(now: Date, limit: number): Promise<number> {
+    await this.io();
+    return this.apply((t) => {
+      let deleted = 0;
+      for (const [hash, row] of t.challenges) if (deleted < limit && row.expiresAt < now && t.challenges.delete(hash)) deleted++;
+      for (const [hash, row] of t.webAuthnChallenges) if (deleted < limit && row.expiresAt < now && t.webAuthnChallenges.delete(hash)) deleted++;
+      return deleted;
+    }, false);
+  }
+
   // ---- transactions, driven by InMemoryUnitOfWork ----
 
   beginTransaction(): InMemoryMfaStore {
@@ -159,5 +240,11 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
 }
 
 function cloneTables(t: Tables): Tables {
-  return { factors: new Map(t.factors), codes: new Map(t.codes), challenges: new Map(t.challenges) };
+  return { factors: new Map(t.factors), codes: new Map(t.codes), challenges: new Map(t.challenges), passkeys: new Map(t.passkeys), webAuthnChallenges: new Map(t.webAuthnChallenges) };
+}
+
+/** The recovery codes go with the user's last factor or passkey. */
+function dropCodesWithoutFactor(t: Tables, userId: string): void {
+  if ([...t.factors.values()].some((f) => f.userId === userId) || [...t.passkeys.values()].some((p) => p.userId === userId)) return;
+  for (const [hash, c] of t.codes) if (c.userId === userId) t.codes.delete(hash);
 }

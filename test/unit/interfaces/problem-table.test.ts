@@ -35,6 +35,7 @@ import { InvalidRefreshTokenError, NotAUserError, WrongCurrentPasswordError } fr
 import { InvalidScopeError } from '../../../src/application/service-accounts/service-token.errors';
 import { MfaRequiredError } from '../../../src/application/mfa/mfa.errors';
 import { InvalidMfaCodeError, InvalidMfaTokenError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, MfaNotEnabledError } from '../../../src/domain/mfa/mfa';
+import { InvalidWebAuthnResponseError, PasskeyLimitError, PasskeyNotFoundError } from '../../../src/domain/mfa/passkey';
 import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
 import { HttpProblemError, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
 
@@ -81,6 +82,9 @@ const DOMAIN_ERRORS: DomainError[] = [
   new MfaAlreadyEnabledError(),
   new MfaEnrollmentNotStartedError(),
   new MfaNotEnabledError(),
+  new PasskeyNotFoundError(),
+  new PasskeyLimitError(),
+  new InvalidWebAuthnResponseError(),
   new MfaRequiredError('ticket', ['totp'], 300),
 ];
 

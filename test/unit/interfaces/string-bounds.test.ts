@@ -68,6 +68,7 @@ describe('string bounds: no request input is unbounded', () => {
     const withInput = routes.filter((r) => r.schema?.body || Object.keys(r.schema?.querystring?.properties ?? {}).length > 0 || Object.keys(r.schema?.params?.properties ?? {}).length > 0);
     expect(withInput.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
       'DELETE /v1/me/mfa/totp',
+      'DELETE /v1/me/mfa/webauthn/{id}',
       'DELETE /v1/roles/{id}',
       'DELETE /v1/service-accounts/{id}',
       'DELETE /v1/service-accounts/{id}/secrets/{secretId}',
@@ -86,6 +87,7 @@ describe('string bounds: no request input is unbounded', () => {
       'GET /v1/service-accounts/{id}/secrets',
       'GET /v1/users',
       'GET /v1/users/{id}',
+      'PATCH /v1/me/mfa/webauthn/{id}',
       'PATCH /v1/roles/{id}',
       'PATCH /v1/service-accounts/{id}',
       'PATCH /v1/users/{id}',
@@ -99,8 +101,10 @@ describe('string bounds: no request input is unbounded', () => {
       'POST /v1/auth/refresh',
       'POST /v1/auth/signin',
       'POST /v1/auth/signin/mfa',
+      'POST /v1/auth/signin/mfa/webauthn-options',
       'POST /v1/invitations/accept',
       'POST /v1/me/mfa/totp/confirm',
+      'POST /v1/me/mfa/webauthn',
       'POST /v1/me/password',
       'POST /v1/roles',
       'POST /v1/service-accounts',
@@ -130,8 +134,9 @@ describe('string bounds: no request input is unbounded', () => {
     // RFC 7662 take the same form: token, token_type_hint and the client's credentials).
     const bodies = routes.filter((r) => r.schema?.body && !['/oauth/token', '/oauth/revoke', '/oauth/introspect'].includes(r.url));
     // Sign-in, refresh, own password, the reset request, confirmation and form (#10), invite, accept, its form, a user's PATCH, a role's POST and PATCH (#11),
-    // a service account's POST and PATCH, its secrets' POST and its keys' PUT (#21), the second factor's confirm, removal and sign-in step (#24).
-    expect(bodies).toHaveLength(19);
+    // a service account's POST and PATCH, its secrets' POST and its keys' PUT (#21), the second factor's confirm, removal and sign-in step,
+    // and the passkeys' registration, rename, removal and sign-in options (#24).
+    expect(bodies).toHaveLength(23);
     for (const route of bodies) expect({ route: route.url, additionalProperties: route.schema!.body!.additionalProperties }).toEqual({ route: route.url, additionalProperties: false });
   });
 });

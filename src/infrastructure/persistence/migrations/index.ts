@@ -16,6 +16,8 @@ import { UserListBuckets1765200000000 } from './1765200000000-user-list-buckets'
 import { AuditTrail1765300000000 } from './1765300000000-audit-trail';
 import { RevocationEpochs1765400000000 } from './1765400000000-revocation-epochs';
 import { SecondFactors1765500000000 } from './1765500000000-second-factors';
+import { Passkeys1765600000000 } from './1765600000000-passkeys';
+import { MfaTicketPassword1765650000000 } from './1765650000000-mfa-ticket-password';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -37,4 +39,6 @@ export const MIGRATIONS = [
   AuditTrail1765300000000,
   RevocationEpochs1765400000000,
   SecondFactors1765500000000,
+  Passkeys1765600000000,
+  MfaTicketPassword1765650000000,
 ];

@@ -26,6 +26,8 @@ export interface MfaChallengeRecord {
   createdAt: Date;
   expiresAt: Date;
   usedAt: Date | null;
+  /** 1: handed out for the right password; 0: a wrong one's ticket, which nothing completes. */
+  passwordMatched: number;
 }
 
 /** Second factors (#24): the secret sealed with MFA_ENCRYPTION_KEY, never in clear. */
@@ -63,7 +65,59 @@ export const MfaChallengeSchema = new EntitySchema<MfaChallengeRecord>({
     createdAt: { ...datetime, name: 'created_at' },
     expiresAt: { ...datetime, name: 'expires_at' },
     usedAt: { ...datetime, nullable: true, name: 'used_at' },
+    passwordMatched: { type: 'int', default: 1, name: 'password_matched' },
   },
 });
 
-export const MFA_ENTITY_SCHEMAS = [MfaFactorSchema, RecoveryCodeSchema, MfaChallengeSchema];
+export interface WebAuthnCredentialRecord {
+  id: string;
+  userId: string;
+  name: string;
+  credentialId: string;
+  publicKey: string;
+  /** bigint: drivers may answer it as text. */
+  counter: string | number;
+  /** Comma-separated. */
+  transports: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface WebAuthnChallengeRecord {
+  challengeHash: string;
+  userId: string;
+  ceremony: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** Passkeys (#24): WebAuthn credentials, several per user. */
+export const WebAuthnCredentialSchema = new EntitySchema<WebAuthnCredentialRecord>({
+  name: 'WebAuthnCredential',
+  tableName: 'webauthn_credentials',
+  columns: {
+    id: { type: String, length: 36, primary: true },
+    userId: { type: String, length: 36, name: 'user_id' },
+    name: { type: String, length: 64 },
+    credentialId: { type: String, length: 1400, name: 'credential_id' },
+    publicKey: { type: 'text', name: 'public_key' },
+    counter: { type: 'bigint' },
+    transports: { type: String, length: 255 },
+    createdAt: { ...datetime, name: 'created_at' },
+    lastUsedAt: { ...datetime, nullable: true, name: 'last_used_at' },
+  },
+});
+
+export const WebAuthnChallengeSchema = new EntitySchema<WebAuthnChallengeRecord>({
+  name: 'WebAuthnChallenge',
+  tableName: 'webauthn_challenges',
+  columns: {
+    challengeHash: { type: String, length: 64, primary: true, name: 'challenge_hash' },
+    userId: { type: String, length: 36, name: 'user_id' },
+    ceremony: { type: String, length: 16 },
+    createdAt: { ...datetime, name: 'created_at' },
+    expiresAt: { ...datetime, name: 'expires_at' },
+  },
+});
+
+export const MFA_ENTITY_SCHEMAS = [MfaFactorSchema, RecoveryCodeSchema, MfaChallengeSchema, WebAuthnCredentialSchema, WebAuthnChallengeSchema];

@@ -1,7 +1,9 @@
 import { type EntityManager, IsNull, LessThan } from 'typeorm';
 import type { MfaStore } from '../../../application/ports/mfa-store.port';
 import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
-import { MfaChallengeSchema, type MfaFactorRecord, MfaFactorSchema, RecoveryCodeSchema } from './mfa-records';
+import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../../domain/mfa/passkey';
+import { MfaChallengeSchema, type MfaFactorRecord, MfaFactorSchema, RecoveryCodeSchema, WebAuthnCredentialSchema } from './mfa-records';
+import { passkeyRows } from './typeorm-passkey-rows';
 import { bumpRevocationEpoch } from './revocation-epochs';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 
@@ -9,7 +11,14 @@ export interface TypeOrmMfaStoreDeps {
   /** The data source's manager, or a unit of work's transaction's. */
   manager: EntityManager;
   sqliteWriteQueue: SqliteWriteQueue;
+  /** How often this process deletes expired tickets and challenges (every replica sweeps), after one is added. */
+  sweepEveryMs?: number;
+  /** The sweep runs after a sign-in's answer is on its way: its failure is only reported. */
+  onSweepFailed?: (error: unknown) => void;
 }
+
+/** Rows deleted per statement by the sweep: a short delete holds its row locks only briefly. */
+const SWEEP_BATCH = 500;
 
 /**
  * `mfa_factors`, `mfa_recovery_codes` and `mfa_challenges`. Every use is one conditional statement
@@ -19,10 +28,16 @@ export interface TypeOrmMfaStoreDeps {
 export class TypeOrmMfaStore implements MfaStore {
   private readonly manager: EntityManager;
   private readonly queue: SqliteWriteQueue;
+  private readonly sweepEveryMs: number;
+  private readonly onSweepFailed: (error: unknown) => void;
+  private nextSweepAt: number | null = null;
+  private sweeping = false;
 
   constructor(deps: TypeOrmMfaStoreDeps) {
     this.manager = deps.manager;
     this.queue = deps.sqliteWriteQueue;
+    this.sweepEveryMs = deps.sweepEveryMs ?? 60_000;
+    this.onSweepFailed = deps.onSweepFailed ?? (() => undefined);
   }
 
   factorsOf(userId: string): Promise<MfaFactor[]> {
@@ -63,8 +78,9 @@ export class TypeOrmMfaStore implements MfaStore {
     return this.transaction(async (manager) => {
       const factors = manager.getRepository(MfaFactorSchema);
       const { affected } = await factors.delete(type ? { userId, type } : { userId });
-      const removed = affected ?? 0;
-      if ((await factors.count({ where: { userId } })) === 0) await manager.getRepository(RecoveryCodeSchema).delete({ userId });
+      const passkeys = type ? 0 : ((await manager.getRepository(WebAuthnCredentialSchema).delete({ userId })).affected ?? 0);
+      const removed = (affected ?? 0) + passkeys;
+      await passkeyRows.dropRecoveryCodesWithoutFactor(manager, userId);
       if (removed > 0) await bumpRevocationEpoch(manager, userId);
       return removed;
     });
@@ -97,14 +113,16 @@ export class TypeOrmMfaStore implements MfaStore {
       const challenges = this.manager.getRepository(MfaChallengeSchema);
       // Each sign-in of the user clears its ended tickets: the table holds a few rows per user at most.
       await challenges.delete({ userId: challenge.userId, expiresAt: LessThan(challenge.createdAt) });
-      await challenges.insert({ ...challenge });
-    });
+      await challenges.insert({ ...challenge, passwordMatched: challenge.passwordMatched ? 1 : 0 });
+    }).finally(() => this.sweepIfDue(challenge.createdAt));
   }
 
   findChallenge(tokenHash: string): Promise<MfaChallenge | null> {
     return this.outside(async () => {
       const row = await this.manager.getRepository(MfaChallengeSchema).findOneBy({ tokenHash });
-      return row ? { tokenHash: row.tokenHash, userId: row.userId, createdAt: row.createdAt, expiresAt: row.expiresAt, usedAt: row.usedAt ?? null } : null;
+      return row
+        ? { tokenHash: row.tokenHash, userId: row.userId, createdAt: row.createdAt, expiresAt: row.expiresAt, usedAt: row.usedAt ?? null, passwordMatched: Number(row.passwordMatched) !== 0 }
+        : null;
     });
   }
 
@@ -113,6 +131,58 @@ export class TypeOrmMfaStore implements MfaStore {
       const { affected } = await this.manager.getRepository(MfaChallengeSchema).update({ tokenHash, usedAt: IsNull() }, { usedAt: at });
       return affected === 1;
     });
+  }
+
+  passkeysOf(userId: string): Promise<Passkey[]> {
+    return this.outside(() => passkeyRows.of(this.manager, userId));
+  }
+
+  addPasskey(passkey: Passkey): Promise<boolean> {
+    return this.transaction((manager) => passkeyRows.add(manager, passkey));
+  }
+
+  renamePasskey(userId: string, passkeyId: string, name: string): Promise<boolean> {
+    return this.outside(() => passkeyRows.rename(this.manager, userId, passkeyId, name));
+  }
+
+  removePasskey(userId: string, passkeyId: string): Promise<boolean> {
+    return this.transaction((manager) => passkeyRows.remove(manager, userId, passkeyId));
+  }
+
+  usePasskey(passkeyId: string, counter: number, at: Date): Promise<boolean> {
+    return this.outside(() => passkeyRows.use(this.manager, passkeyId, counter, at));
+  }
+
+  addWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void> {
+    return this.outside(() => passkeyRows.addChallenge(this.manager, challenge)).finally(() => this.sweepIfDue(challenge.createdAt));
+  }
+
+  takeWebAuthnChallenge(challengeHash: string, userId: string, ceremony: WebAuthnCeremony, at: Date): Promise<boolean> {
+    return this.outside(() => passkeyRows.takeChallenge(this.manager, challengeHash, userId, ceremony, at));
+  }
+
+  deleteExpired(now: Date, limit: number): Promise<number> {
+    return this.outside(() => passkeyRows.deleteExpired(this.manager, now, limit));
+  }
+
+  /**
+   * Tickets and challenges nobody came back for: deleted a batch at a time, one interval after this process
+   * first handed one out and every interval since, after the request that found the sweep due (judged by its `now`).
+   */
+  private sweepIfDue(now: Date): void {
+    if (this.manager.queryRunner) return;
+    const at = Date.now();
+    if (this.nextSweepAt === null) this.nextSweepAt = at + this.sweepEveryMs;
+    if (this.sweeping || at < this.nextSweepAt) return;
+    this.sweeping = true;
+    this.nextSweepAt = at + this.sweepEveryMs;
+    void (async () => {
+      while ((await this.deleteExpired(now, SWEEP_BATCH)) === SWEEP_BATCH);
+    })()
+      .catch((error: unknown) => this.onSweepFailed(error))
+      .finally(() => {
+        this.sweeping = false;
+      });
   }
 
   /** A statement on its own (queued on SQLite), or in the unit of work's transaction. */

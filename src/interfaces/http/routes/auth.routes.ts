@@ -4,10 +4,12 @@ import type { SignInUseCase } from '../../../application/auth/sign-in.use-case';
 import type { SignOutUseCase } from '../../../application/auth/sign-out.use-case';
 import type { CompleteMfaSignInUseCase } from '../../../application/mfa/complete-mfa-sign-in.use-case';
 import { MfaRequiredError } from '../../../application/mfa/mfa.errors';
+import type { PasskeySignInOptionsUseCase } from '../../../application/mfa/passkey-sign-in-options.use-case';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { problem } from '../problem';
 import { anyRequestProblems, bodyProblems, ProblemSchema, problemResponse, protectedProblems, throttledProblem, unavailableProblem } from '../schemas';
 import { sessionTokensResponse } from './session-tokens.schema';
+import { assertionSchema, requestOptionsSchema } from './webauthn.schemas';
 
 const totpCodeSchema = { type: 'string', minLength: 6, maxLength: 6, pattern: '^[0-9]{6}$', description: 'The current six-digit code of the authenticator app' } as const;
 
@@ -35,7 +37,9 @@ const signInResult = {
 const mfaRequiredProblem = {
   description:
     'Unknown user, wrong password, locked account or not joined yet: one answer for all (`INVALID_CREDENTIALS`). ' +
-    'The right password of a user with a second factor: `MFA_REQUIRED` with `mfa_token` (single use, 5 minutes) and `methods`',
+    'A user with a second factor, right password or wrong: `MFA_REQUIRED` with `mfa_token` (single use, 5 minutes) and `methods`, ' +
+    'and for a user with a passkey the options of a WebAuthn assertion (`webauthn_options`); a wrong password’s mfa_token looks the same ' +
+    'and is refused at the second step as a wrong code is, whatever code comes with it',
   content: {
     'application/problem+json': {
       schema: {
@@ -44,15 +48,22 @@ const mfaRequiredProblem = {
         properties: {
           ...ProblemSchema.properties,
           mfa_token: { type: 'string', description: 'For POST /v1/auth/signin/mfa' },
-          methods: { type: 'array', items: { type: 'string', enum: ['totp', 'recovery_code'] } },
+          methods: { type: 'array', items: { type: 'string', enum: ['totp', 'webauthn', 'recovery_code'] } },
           expires_in: { type: 'integer', description: 'Seconds the mfa_token works' },
+          webauthn_options: { ...requestOptionsSchema, description: `With \`webauthn\` among the methods. ${requestOptionsSchema.description}` },
         },
       },
     },
   },
 };
 
-export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCase; refreshSession: RefreshSessionUseCase; completeMfaSignIn: CompleteMfaSignInUseCase }) {
+export function authRoutes(deps: {
+  signIn: SignInUseCase;
+  signOut: SignOutUseCase;
+  refreshSession: RefreshSessionUseCase;
+  completeMfaSignIn: CompleteMfaSignInUseCase;
+  passkeySignInOptions: PasskeySignInOptionsUseCase;
+}) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post<{ Body: { username: string; password: string } }>(
       '/auth/signin',
@@ -72,7 +83,8 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
           summary: 'Sign in with username and password',
           description:
             'Returns an EdDSA-signed JWT access token. Unknown user, wrong password, a locked account and a not-yet-joined ' +
-            'user get the same 401. Too many requests from one address: 429 with Retry-After. Besides the contract’s ' +
+            'user get the same 401. For a user with a second factor (not locked), the right and a wrong password both answer 401 ' +
+            '`MFA_REQUIRED`, alike: only the second step tells, and it refuses a wrong password’s ticket as a wrong code. Too many requests from one address: 429 with Retry-After. Besides the contract’s ' +
             'fields the answer carries `refreshToken`, exchanged at POST /v1/auth/refresh for new tokens.',
           security: [],
           body: {
@@ -105,12 +117,18 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
             .code(401)
             .type('application/problem+json')
             .header('cache-control', 'no-store')
-            .send({ ...problem(error.code, error.message), mfa_token: error.mfaToken, methods: error.methods, expires_in: error.expiresInSeconds });
+            .send({
+              ...problem(error.code, error.message),
+              mfa_token: error.mfaToken,
+              methods: error.methods,
+              expires_in: error.expiresInSeconds,
+              ...(error.webauthnOptions ? { webauthn_options: error.webauthnOptions } : {}),
+            });
         }
       },
     );
 
-    app.post<{ Body: { mfa_token: string; code?: string; recovery_code?: string } }>(
+    app.post<{ Body: { mfa_token: string; code?: string; recovery_code?: string; webauthn?: unknown } }>(
       '/auth/signin/mfa',
       {
         config: {
@@ -125,11 +143,13 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
         schema: {
           operationId: 'signInWithSecondFactor',
           tags: ['auth'],
-          summary: 'Second step of a sign-in: the mfa_token of the password step and a current code or a recovery code',
+          summary: 'Second step of a sign-in: the mfa_token of the password step and a current code, a recovery code or a passkey assertion',
           description:
-            'Exactly one of `code` (the authenticator app’s current code; each is accepted once) and `recovery_code` ' +
-            '(single use; the answer tells how many remain). A wrong code is 400 `INVALID_MFA_CODE` and counts against ' +
+            'Exactly one of `code` (the authenticator app’s current code; each is accepted once), `recovery_code` ' +
+            '(single use; the answer tells how many remain) and `webauthn` (an assertion answering this sign-in’s options; each ' +
+            'challenge answers once, and the signature counter must advance). A wrong one is 400 `INVALID_MFA_CODE` and counts against ' +
             'the account’s lockout as a wrong password does; the mfa_token stays usable until it succeeds or expires. ' +
+            'The mfa_token of a wrong password gets the same 400 whatever is sent, a right code included, and counts the same way. ' +
             'An unknown, used or expired mfa_token: 401 `INVALID_MFA_TOKEN` (sign in again).',
           security: [],
           body: {
@@ -140,8 +160,9 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
               mfa_token: { type: 'string', minLength: 1, maxLength: 128 },
               code: totpCodeSchema,
               recovery_code: { type: 'string', minLength: 1, maxLength: 32 },
+              webauthn: assertionSchema,
             },
-            oneOf: [{ required: ['code'] }, { required: ['recovery_code'] }],
+            oneOf: [{ required: ['code'] }, { required: ['recovery_code'] }, { required: ['webauthn'] }],
           },
           response: {
             200: {
@@ -152,7 +173,9 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
               },
             },
             ...anyRequestProblems,
-            400: problemResponse('A wrong, used or old code, or a used or unknown recovery code (`INVALID_MFA_CODE`), or a malformed body'),
+            400: problemResponse(
+              'A wrong, used or old code, a used or unknown recovery code, or an assertion that does not verify, or any of them on the ticket of a wrong password (`INVALID_MFA_CODE`), or a malformed body',
+            ),
             401: problemResponse('The mfa_token is unknown, used or expired, or its user cannot sign in any more (`INVALID_MFA_TOKEN`)'),
             ...bodyProblems,
             429: throttledProblem,
@@ -161,12 +184,47 @@ export function authRoutes(deps: { signIn: SignInUseCase; signOut: SignOutUseCas
         },
       },
       async (request, reply) => {
-        const { mfa_token: mfaToken, code, recovery_code: recoveryCode } = request.body;
-        const result = await deps.completeMfaSignIn.execute({ mfaToken, ...(code !== undefined ? { code } : {}), ...(recoveryCode !== undefined ? { recoveryCode } : {}) });
+        const { mfa_token: mfaToken, code, recovery_code: recoveryCode, webauthn } = request.body;
+        const result = await deps.completeMfaSignIn.execute({
+          mfaToken,
+          ...(code !== undefined ? { code } : {}),
+          ...(recoveryCode !== undefined ? { recoveryCode } : {}),
+          ...(webauthn !== undefined ? { webauthn } : {}),
+        });
         const { recoveryCodesRemaining, ...session } = result;
         return reply
           .header('cache-control', 'no-store')
           .send({ ...session, ...(recoveryCodesRemaining !== undefined ? { recovery_codes_remaining: recoveryCodesRemaining } : {}) });
+      },
+    );
+
+    app.post<{ Body: { mfa_token: string } }>(
+      '/auth/signin/mfa/webauthn-options',
+      {
+        config: { public: true, throttle: 'address' },
+        schema: {
+          operationId: 'passkeySignInOptions',
+          tags: ['auth'],
+          summary: 'New WebAuthn assertion options for a sign-in’s second step, while its mfa_token is good',
+          description:
+            'The password step’s `webauthn_options` answer once; a browser whose attempt failed or was cancelled asks here for new ones. ' +
+            'An unknown, used or expired mfa_token: 401 `INVALID_MFA_TOKEN`; a user without a passkey: 409 `MFA_NOT_ENABLED`.',
+          security: [],
+          body: { type: 'object', required: ['mfa_token'], additionalProperties: false, properties: { mfa_token: { type: 'string', minLength: 1, maxLength: 128 } } },
+          response: {
+            200: requestOptionsSchema,
+            ...anyRequestProblems,
+            401: problemResponse('The mfa_token is unknown, used or expired, or its user cannot sign in any more (`INVALID_MFA_TOKEN`)'),
+            409: problemResponse('The user holds no passkey (`MFA_NOT_ENABLED`)'),
+            ...bodyProblems,
+            429: throttledProblem,
+            503: unavailableProblem,
+          },
+        },
+      },
+      async (request, reply) => {
+        const options = await deps.passkeySignInOptions.execute({ mfaToken: request.body.mfa_token });
+        return reply.header('cache-control', 'no-store').send(options);
       },
     );
 

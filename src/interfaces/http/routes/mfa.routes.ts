@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ListOwnFactorsUseCase, RegenerateRecoveryCodesUseCase, RemoveOwnTotpUseCase } from '../../../application/mfa/manage-own-factors.use-cases';
 import type { ResetUserMfaUseCase } from '../../../application/mfa/reset-user-mfa.use-case';
 import type { ConfirmTotpEnrollmentUseCase, StartTotpEnrollmentUseCase } from '../../../application/mfa/totp-enrollment.use-cases';
+import type { FactorProof } from '../../../application/mfa/own-factor-proof';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { bodyProblems, problemResponse, protectedProblems, throttledProblem, userIdParams } from '../schemas';
+import { factorProofBody } from './webauthn.schemas';
 
 const gone = problemResponse('The account was deleted or deactivated meanwhile (`USER_NOT_FOUND`), or the token is a service account’s (`NOT_A_USER`)');
 const datetime = { type: 'string', format: 'date-time' } as const;
@@ -45,8 +47,17 @@ export function mfaRoutes(deps: {
                   type: 'array',
                   items: {
                     type: 'object',
+                    description: 'An authenticator app (`totp`, one at most) or a passkey (`webauthn`, several: with `id`, `name` and `last_used_date`)',
                     required: ['type', 'confirmed', 'created_date'],
-                    properties: { type: { type: 'string', enum: ['totp'] }, confirmed: { type: 'boolean' }, created_date: datetime, confirmed_date: datetime },
+                    properties: {
+                      type: { type: 'string', enum: ['totp', 'webauthn'] },
+                      id: { type: 'string', description: 'A passkey’s id, for renaming or removing it' },
+                      name: { type: 'string' },
+                      confirmed: { type: 'boolean' },
+                      created_date: datetime,
+                      confirmed_date: datetime,
+                      last_used_date: datetime,
+                    },
                   },
                 },
                 recovery_codes_remaining: { type: 'integer' },
@@ -62,9 +73,11 @@ export function mfaRoutes(deps: {
         return reply.header('cache-control', 'no-store').send({
           factors: factors.map((f) => ({
             type: f.type,
+            ...(f.type === 'webauthn' ? { id: f.id, name: f.name } : {}),
             confirmed: f.confirmedAt !== null,
             created_date: f.createdAt.toISOString(),
             ...(f.confirmedAt ? { confirmed_date: f.confirmedAt.toISOString() } : {}),
+            ...(f.type === 'webauthn' && f.lastUsedAt ? { last_used_date: f.lastUsedAt.toISOString() } : {}),
           })),
           recovery_codes_remaining: recoveryCodesRemaining,
         });
@@ -136,26 +149,21 @@ export function mfaRoutes(deps: {
       },
     );
 
-    app.delete<{ Body: { password: string } }>(
+    app.delete<{ Body: FactorProof }>(
       '/me/mfa/totp',
       {
         config: { throttle: 'address' },
         schema: {
           operationId: 'removeOwnTotp',
           tags: ['mfa'],
-          summary: 'Remove one’s authenticator app, on one’s password; the recovery codes go with it',
-          description: '`password` is checked as a sign-in checks it and counts against the same lockout.',
+          summary: 'Remove one’s authenticator app, on one’s password or a current code of it; the recovery codes go with the last factor',
+          description: '`password` or `code` is checked as a sign-in checks it and counts against the same lockout; a code used here is used up.',
           security: [{ bearerAuth: [] }],
-          body: {
-            type: 'object',
-            required: ['password'],
-            additionalProperties: false,
-            properties: { password: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH } },
-          },
+          body: factorProofBody(PASSWORD_MAX_LENGTH),
           response: {
             204: { description: 'Removed', type: 'null' },
             ...protectedProblems,
-            400: problemResponse('Wrong password or locked account (`WRONG_CURRENT_PASSWORD`)'),
+            400: problemResponse('Wrong password (`WRONG_CURRENT_PASSWORD`) or code (`INVALID_MFA_CODE`), or a locked account'),
             404: gone,
             409: problemResponse('No authenticator app (`MFA_NOT_ENABLED`)'),
             ...bodyProblems,
@@ -164,7 +172,7 @@ export function mfaRoutes(deps: {
         },
       },
       async (request, reply) => {
-        await deps.removeOwnTotp.execute({ actor: await app.authenticate(request), password: request.body.password });
+        await deps.removeOwnTotp.execute({ actor: await app.authenticate(request), proof: request.body });
         return reply.code(204).send();
       },
     );
@@ -199,7 +207,7 @@ export function mfaRoutes(deps: {
           operationId: 'resetUserMfa',
           tags: ['users'],
           summary: 'Remove another user’s second factors and recovery codes; every token of theirs ends (needs users:update)',
-          description: 'The caller also needs every permission of the user’s role. One’s own factor is removed at DELETE /v1/me/mfa/totp.',
+          description: 'Authenticator app and passkeys alike. The caller also needs every permission of the user’s role. One’s own factors are removed at DELETE /v1/me/mfa/totp and /v1/me/mfa/webauthn/{id}.',
           security: [{ bearerAuth: [] }],
           params: userIdParams,
           response: {

@@ -1,0 +1,167 @@
+/**
+ * The account-security page's script, its own file as the Content-Security-Policy wants (scripts from this origin,
+ * none inline). Tokens stay in this closure. WebAuthn's binary fields travel as base64url (the JSON the API reads
+ * and writes), converted here both ways.
+ */
+export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
+(function () {
+  var $ = function (id) { return document.getElementById(id); };
+  var session = null;
+  var ticket = null;
+
+  function status(kind, outcome, text) {
+    var line = $('status');
+    line.className = kind;
+    line.setAttribute('data-outcome', outcome);
+    line.textContent = text;
+  }
+
+  function toBytes(text) {
+    var b64 = text.replace(/-/g, '+').replace(/_/g, '/');
+    var bin = atob(b64 + '==='.slice((b64.length + 3) % 4));
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return bytes.buffer;
+  }
+
+  function toText(buffer) {
+    var bytes = new Uint8Array(buffer);
+    var bin = '';
+    for (var i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
+    return btoa(bin).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+  }
+
+  function descriptors(list) {
+    return (list || []).map(function (c) { return Object.assign({}, c, { id: toBytes(c.id) }); });
+  }
+
+  function common(credential) {
+    return { id: credential.id, rawId: toText(credential.rawId), type: credential.type, clientExtensionResults: credential.getClientExtensionResults(), authenticatorAttachment: credential.authenticatorAttachment || undefined };
+  }
+
+  async function call(method, path, body, token) {
+    var headers = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (token) headers.authorization = 'Bearer ' + token;
+    var response = await fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    var json = await response.json().catch(function () { return {}; });
+    return { status: response.status, ok: response.ok, body: json };
+  }
+
+  async function signedIn(result) {
+    session = result;
+    ticket = null;
+    $('signin').hidden = true;
+    $('second-step').hidden = true;
+    $('account').hidden = false;
+    $('who').textContent = result.username;
+    if (await listPasskeys()) status('ok', 'signed-in', 'Signed in.');
+  }
+
+  async function listPasskeys() {
+    var answer = await call('GET', '/v1/me/mfa', undefined, session.accessToken);
+    if (!answer.ok) {
+      status('error', answer.body.code || 'error', answer.body.detail || 'Could not read your factors.');
+      return false;
+    }
+    var list = $('passkeys');
+    list.textContent = '';
+    var passkeys = answer.body.factors.filter(function (f) { return f.type === 'webauthn'; });
+    passkeys.forEach(function (p) {
+      var item = document.createElement('li');
+      item.setAttribute('data-id', p.id);
+      item.textContent = p.name + (p.last_used_date ? ' (last used ' + p.last_used_date + ')' : ' (not used yet)');
+      list.appendChild(item);
+    });
+    $('no-passkeys').hidden = passkeys.length > 0;
+    return true;
+  }
+
+  async function secondStep(body) {
+    var answer = await call('POST', '/v1/auth/signin/mfa', Object.assign({ mfa_token: ticket.token }, body));
+    if (answer.ok) return signedIn(answer.body);
+    if (answer.status === 401) {
+      ticket = null;
+      $('second-step').hidden = true;
+      $('password-step').hidden = false;
+    }
+    status('error', answer.body.code || 'error', answer.body.detail || 'The second factor was refused.');
+  }
+
+  $('password-step').addEventListener('submit', async function (event) {
+    event.preventDefault();
+    status('', 'working', 'Signing in…');
+    var answer = await call('POST', '/v1/auth/signin', { username: $('username').value, password: $('password').value });
+    $('password').value = '';
+    if (answer.ok) return signedIn(answer.body);
+    if (answer.body.code !== 'MFA_REQUIRED') return status('error', answer.body.code || 'error', answer.body.detail || 'Sign-in failed.');
+    ticket = { token: answer.body.mfa_token, options: answer.body.webauthn_options || null };
+    $('password-step').hidden = true;
+    $('second-step').hidden = false;
+    $('use-passkey').hidden = answer.body.methods.indexOf('webauthn') < 0;
+    $('code-step').hidden = answer.body.methods.indexOf('totp') < 0;
+    status('', 'mfa-required', 'Password accepted: now the second factor.');
+  });
+
+  $('use-passkey').addEventListener('click', async function () {
+    try {
+      var options = ticket.options;
+      ticket.options = null;
+      if (!options) {
+        var fresh = await call('POST', '/v1/auth/signin/mfa/webauthn-options', { mfa_token: ticket.token });
+        if (!fresh.ok) return status('error', fresh.body.code || 'error', fresh.body.detail || 'No passkey options.');
+        options = fresh.body;
+      }
+      status('', 'working', 'Waiting for your passkey…');
+      var credential = await navigator.credentials.get({ publicKey: Object.assign({}, options, { challenge: toBytes(options.challenge), allowCredentials: descriptors(options.allowCredentials) }) });
+      var r = credential.response;
+      await secondStep({ webauthn: Object.assign(common(credential), { response: { clientDataJSON: toText(r.clientDataJSON), authenticatorData: toText(r.authenticatorData), signature: toText(r.signature), userHandle: r.userHandle ? toText(r.userHandle) : undefined } }) });
+    } catch (error) {
+      status('error', 'webauthn-failed', 'The passkey did not answer: ' + error.message);
+    }
+  });
+
+  $('code-step').addEventListener('submit', async function (event) {
+    event.preventDefault();
+    await secondStep({ code: $('code').value });
+  });
+
+  $('add-passkey').addEventListener('submit', async function (event) {
+    event.preventDefault();
+    try {
+      var given = await call('POST', '/v1/me/mfa/webauthn/registration-options', undefined, session.accessToken);
+      if (!given.ok) return status('error', given.body.code || 'error', given.body.detail || 'No registration options.');
+      var o = given.body;
+      status('', 'working', 'Creating the passkey…');
+      var credential = await navigator.credentials.create({ publicKey: Object.assign({}, o, { challenge: toBytes(o.challenge), user: Object.assign({}, o.user, { id: toBytes(o.user.id) }), excludeCredentials: descriptors(o.excludeCredentials) }) });
+      var r = credential.response;
+      var name = $('passkey-name').value.trim();
+      var answer = await call('POST', '/v1/me/mfa/webauthn', {
+        name: name || undefined,
+        response: Object.assign(common(credential), { response: { clientDataJSON: toText(r.clientDataJSON), attestationObject: toText(r.attestationObject), transports: r.getTransports ? r.getTransports() : [] } })
+      }, session.accessToken);
+      if (!answer.ok) return status('error', answer.body.code || 'error', answer.body.detail || 'The passkey was refused.');
+      if (answer.body.recovery_codes) {
+        var codes = $('recovery-codes');
+        codes.textContent = '';
+        answer.body.recovery_codes.forEach(function (c) { var li = document.createElement('li'); li.textContent = c; codes.appendChild(li); });
+        $('recovery').hidden = false;
+      }
+      $('passkey-name').value = '';
+      if (await listPasskeys()) status('ok', 'passkey-registered', 'Passkey “' + answer.body.name + '” registered.');
+    } catch (error) {
+      status('error', 'webauthn-failed', 'The passkey was not created: ' + error.message);
+    }
+  });
+
+  $('sign-out').addEventListener('click', async function () {
+    if (session) await call('POST', '/v1/auth/signout', undefined, session.accessToken);
+    session = null;
+    $('account').hidden = true;
+    $('recovery').hidden = true;
+    $('signin').hidden = false;
+    $('password-step').hidden = false;
+    status('', 'signed-out', 'Signed out.');
+  });
+})();
+`;

@@ -1,0 +1,105 @@
+import type { Browser, CDPSession, Page } from 'playwright-core';
+import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { freePort } from '../support/free-port';
+import { launchChromium } from '../support/headless-chromium';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+/**
+ * Passkeys through the account-security page (#24) in real Chromium, its WebAuthn answered by a CDP virtual
+ * authenticator: register a passkey on the page, sign out, sign in again with the password and the passkey, and the
+ * tokens the page got work. http://localhost is a secure context, so PUBLIC_URL names localhost and the port.
+ */
+describe('the account-security page in a browser, with a virtual authenticator', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let origin: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    origin = `http://localhost:${port}`;
+    app = await startTestApp({ PORT: String(port), PUBLIC_URL: origin });
+    await app.addJoinedUser({ username: 'keyholder', password: 'keyholder-password-1', email: 'keyholder@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  const outcome = (page: Page, value: string) => page.waitForSelector(`#status[data-outcome="${value}"]`, { state: 'attached', timeout: 15_000 });
+
+  async function withAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    return { cdp, authenticatorId };
+  }
+
+  async function passwordStep(page: Page) {
+    await page.fill('#username', 'keyholder');
+    await page.fill('#password', 'keyholder-password-1');
+    await page.click('#sign-in');
+  }
+
+  it('registers a passkey through the page, signs out, and signs in again with the password and the passkey', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    // The password step's MFA_REQUIRED is a 401, which Chromium notes in the console: expected, not an error of the page.
+    page.on('console', (message) => message.type() === 'error' && !/status of 401/.test(message.text()) && errors.push(message.text()));
+    page.on('pageerror', (error) => errors.push(error.message));
+    const { cdp, authenticatorId } = await withAuthenticator(page);
+    await page.goto(`${origin}/account/security`);
+
+    // No factor yet: the password alone signs in.
+    await passwordStep(page);
+    await outcome(page, 'signed-in');
+    expect(await page.locator('#who').innerText()).toBe('keyholder');
+    expect(await page.locator('#no-passkeys').isVisible()).toBe(true);
+
+    await page.fill('#passkey-name', 'Virtual key');
+    await page.click('#register-passkey');
+    await outcome(page, 'passkey-registered');
+    expect(await page.locator('#passkeys li').allInnerTexts()).toEqual(['Virtual key (not used yet)']);
+    expect(await page.locator('#recovery-codes li').count()).toBe(10);
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0].rpId).toBe('localhost');
+
+    await page.click('#sign-out');
+    await outcome(page, 'signed-out');
+
+    // Now the password asks for the second factor, and the passkey answers it.
+    await passwordStep(page);
+    await outcome(page, 'mfa-required');
+    expect(await page.locator('#use-passkey').isVisible()).toBe(true);
+    expect(await page.locator('#code-step').isVisible()).toBe(false);
+    const signedIn = page.waitForResponse((r) => r.url().endsWith('/v1/auth/signin/mfa') && r.request().method() === 'POST');
+    await page.click('#use-passkey');
+    const answer = await signedIn;
+    expect(answer.status()).toBe(200);
+    const tokens = (await answer.json()) as { accessToken: string; refreshToken: string; username: string };
+    await outcome(page, 'signed-in');
+    expect(await page.locator('#passkeys li').allInnerTexts()).toEqual([expect.stringMatching(/^Virtual key \(last used \d{4}-/)]);
+    const { credentials: used } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(used[0].signCount).toBeGreaterThan(0);
+
+    // The tokens the page got are the seed's sign-in result, and they work.
+    expect(tokens.username).toBe('keyholder');
+    expect((await app.request('GET', '/v1/me', { token: tokens.accessToken })).body).toMatchObject({ username: 'keyholder' });
+    expect((await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: tokens.refreshToken } })).status).toBe(200);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('serves the page under the strict policy: its one script from its own route, nothing inline', async () => {
+    const page = await app.request('GET', '/account/security');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.text.match(/<script/g)).toHaveLength(1);
+    expect(page.text).toContain('<script src="/account/security.js" defer></script>');
+    const script = await fetch(`${app.url}/account/security.js`);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+  });
+});
