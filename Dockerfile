@@ -10,6 +10,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The admin console (#25): its sources, and the build step that types its client from the served OpenAPI document.
+COPY console ./console
+COPY scripts/build-console.js scripts/served-openapi.ts ./scripts/
 RUN npm run build
 
 # Production dependencies only, installed apart from the build so no dev tool reaches the image.

@@ -42,6 +42,7 @@ run: build
 	@mkdir -p "$(DATA_DIR)"
 	@[ -s "$(DATA_DIR)/admin-password" ] || { umask 077; node -e "process.stdout.write(require('crypto').randomBytes(18).toString('base64url'))" > "$(DATA_DIR)/admin-password"; }
 	@echo "Bootstrap admin: username '$${ADMIN_USERNAME:-admin}', password in $(DATA_DIR)/admin-password"
+	@echo "Admin console: http://localhost:$${PORT:-3000}/console (sign in as the bootstrap admin)"
 	$(WITH_NODE) DATA_DIR="$(DATA_DIR)" \
 	ADMIN_USERNAME="$${ADMIN_USERNAME:-admin}" \
 	ADMIN_EMAIL="$${ADMIN_EMAIL:-admin@localhost.localdomain}" \

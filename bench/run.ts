@@ -21,6 +21,7 @@ import { closeAgent, closedLoop, type LoadSpec, type Measure, median, openLoop, 
 import { log, LOG_LEVEL, ROOT, startMailer, startTarget, stats } from './processes';
 import { filteredPages } from './filters';
 import { runAuditRows } from './audit';
+import { consoleRows } from './console';
 import { accessTokens, checkOAuthSpecs, createBenchServiceAccounts, GRANT_MIN_RATIO, GRANT_TARGET, INTROSPECT_MIN_RATIO, INTROSPECT_TARGET, oauthSpecs } from './oauth';
 import { MFA_MIN_RATIO, MFA_TARGET, seedMfaUsers } from './mfa';
 import { pair as pairOf, type PairResult, rowOf, throughputRatio } from './pairs';
@@ -198,6 +199,9 @@ export async function runBench(): Promise<Row[]> {
     const randomPage = () => `/v1/users?page=${1 + Math.floor(Math.random() * lastPage)}`;
     rows.push(rowOf('random-page', `GET /v1/users a random page of 1…${lastPage} at ${SETTINGS.big} users, closed loop`, 'page 1, same users', await pair('random page vs page 1', () => closedLoop(apiBig.url, { path: '/v1/users', requestPath: randomPage, token: tokenBig }, connections, seconds), () => closedLoop(apiBig.url, { path: '/v1/users', token: tokenBig }, connections, seconds), throughputRatio), 'req/s', '≥ 80 %', (r) => r >= 0.8));
 
+    // 5a. The admin console's budgets (#25), on the same service.
+    rows.push(...(await consoleRows({ url: apiBig.url, admin: ADMIN, users: SETTINGS.big })));
+
     // 5b. Filtered pages (#11) at the largest size, each against the unfiltered page 1 of the same service.
     const pageBig = () => closedLoop(apiBig.url, { path: '/v1/users', token: tokenBig }, connections, seconds);
     for (const f of filteredPages(SETTINGS.big)) {
@@ -256,7 +260,7 @@ export async function runBench(): Promise<Row[]> {
     rows.push({ id: 'invite-kafka-p99', scenario: `invite → event on Kafka, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(eventLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 250 ms', met: lostEvents === 0 && percentile(eventLatency, 99) < 250, p50Ms: percentile(eventLatency, 50), p99Ms: percentile(eventLatency, 99), note: `${eventLatency.length}/${emails.length} events seen; invite HTTP p99 ${invites.p99.toFixed(1)} ms, ${invites.errors} errors` });
     rows.push({ id: 'invite-smtp-p99', scenario: `invite → mail accepted by the SMTP server, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(mailLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 1 s', met: lostMails === 0 && percentile(mailLatency, 99) < 1000, p50Ms: percentile(mailLatency, 50), p99Ms: percentile(mailLatency, 99), note: `${mailLatency.length}/${emails.length} mails accepted` });
 
-    const order = ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...filteredPages(SETTINGS.big).map((f) => f.id), 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
+    const order = ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', 'console-bundle', 'console-first-screen', 'console-users-page', ...filteredPages(SETTINGS.big).map((f) => f.id), 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
     rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
     const { signedInWindow, failedGrants, inactive } = oauth.counts();
     oauthRows.find((row) => row.id === 'introspect')!.note = `${inactive} answers not active; grants: ${failedGrants} without a token, ${signedInWindow} assertions signed inside a window`;

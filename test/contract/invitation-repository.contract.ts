@@ -29,6 +29,24 @@ export function describeInvitationRepositoryContract(
       return user.id;
     };
 
+    describe('findForUser', () => {
+      test("finds the user's current invitation, used or not, and null for a user without one", async () => {
+        const userId = await invitee();
+        expect(await invitations.findForUser(userId)).toBeNull();
+        const first = invitationFor(userId);
+        await invitations.replaceForUser(first);
+        expect(await invitations.findForUser(userId)).toEqual(first);
+        const resent = { ...invitationFor(userId), expiresAt: new Date(first.expiresAt.getTime() + 60_000) };
+        await invitations.replaceForUser(resent);
+        expect(await invitations.findForUser(userId)).toEqual(resent);
+        const at = new Date('2026-02-02T00:00:00.000Z');
+        expect(await invitations.markUsed(resent, at)).toBe(true);
+        expect(await invitations.findForUser(userId)).toEqual({ ...resent, usedAt: at });
+        await invitations.deleteForUser(userId);
+        expect(await invitations.findForUser(userId)).toBeNull();
+      });
+    });
+
     describe('deleteForUser', () => {
       test("removes the user's invitation, and only that one", async () => {
         const [a, b] = [invitationFor(await invitee()), invitationFor(await invitee())];

@@ -36,6 +36,8 @@ export function toUserView(user: User, role: Role | undefined): UserView {
 /** One user as `GET /v1/users/{id}` shows it: the list's shape plus its status. */
 export interface UserDetailView extends UserView {
   status: UserStatus;
+  /** A pending user's: when the current invitation link expires (GET /v1/users/{id} only). */
+  invitation_expires_date?: string;
 }
 
 /** A user as read or changed, with the version a later change may name (an ETag, If-Match). */

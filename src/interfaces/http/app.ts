@@ -22,6 +22,9 @@ import { problem } from './problem';
 import { accountRoutes } from './routes/account.routes';
 import { auditEventsRoutes } from './routes/audit-events.routes';
 import { authRoutes } from './routes/auth.routes';
+import { consoleSessionRoutes } from './routes/console-session.routes';
+import { consoleRoutes } from './routes/console.routes';
+import { consoleBundleDirectory, loadConsoleBundle } from './console/console-bundle';
 import { mfaRoutes } from './routes/mfa.routes';
 import { passkeysRoutes } from './routes/passkeys.routes';
 import { accountSecurityPageRoutes } from './routes/account-security-page.routes';
@@ -210,6 +213,8 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
     passwordResetPagesRoutes({ inspectPasswordReset: cradle.inspectPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset }),
   );
   await app.register(accountSecurityPageRoutes());
+  // The admin console (#25), built by npm run build into dist/console.
+  await app.register(consoleRoutes({ bundle: loadConsoleBundle(consoleBundleDirectory()) }));
 
   await app.register(
     async (v1) => {
@@ -224,6 +229,14 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
           refreshSession: cradle.refreshSession,
           completeMfaSignIn: cradle.completeMfaSignIn,
           passkeySignInOptions: cradle.passkeySignInOptions,
+        }),
+      );
+      await v1.register(
+        consoleSessionRoutes({
+          refreshSession: cradle.refreshSession,
+          signOut: cradle.signOut,
+          publicUrl: config.publicUrl,
+          cookieMaxAgeSeconds: config.refreshTokens.absoluteTtlSeconds,
         }),
       );
       await v1.register(

@@ -35,6 +35,8 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   // An enrollment-only token (MFA_REQUIRED_PERMISSIONS) on any route but enrolling and /v1/me.
   MFA_ENROLLMENT_REQUIRED: { status: 403, title: 'Enroll a second factor first' },
   PERMISSION_DENIED: { status: 403, title: 'Permission denied' },
+  // The console's session (#25) from another origin: the CSRF defence (docs/DECISIONS.md, "The admin console").
+  CROSS_SITE_REQUEST: { status: 403, title: 'Cross-site request refused' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   USER_NOT_FOUND: { status: 404, title: 'No such user' },
   INVITATION_NOT_FOUND: { status: 404, title: 'No such invitation' },

@@ -73,6 +73,11 @@ export const UserDetailSchema = {
   properties: {
     ...UserSchema.properties,
     status: { type: 'string', enum: ['pending', 'active', 'deactivated'] },
+    invitation_expires_date: {
+      type: 'string',
+      format: 'date-time',
+      description: 'A pending user’s, in GET /v1/users/{id}: when the current invitation link expires (absent until the mailer has issued it)',
+    },
   },
 } as const;
 

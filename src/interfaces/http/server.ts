@@ -45,7 +45,10 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}`;
   const metricsUrl = `http://${shownHost}:${metricsServer.port}`;
-  logger.info({ url, docs: `${url}/docs`, metrics: `${metricsUrl}/metrics` }, `access-control ready at ${url} (API docs: ${url}/docs)`);
+  logger.info(
+    { url, docs: `${url}/docs`, console: `${url}/console`, metrics: `${metricsUrl}/metrics` },
+    `access-control ready at ${url} (API docs: ${url}/docs, admin console: ${url}/console)`,
+  );
 
   let closing: Promise<void> | null = null;
   const close = () => {

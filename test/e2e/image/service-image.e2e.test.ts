@@ -104,6 +104,11 @@ describe('the image', () => {
     report.embeddedReadyMs = Date.now() - t0;
     const signIn = await json(`${api.url()}/v1/auth/signin`, { body: { username: ADMIN.username, password: ADMIN.password } });
     expect(signIn.status).toBe(200);
+    // The admin console (#25) is built into the image: its page, and the script the page names.
+    const consolePage = await fetch(`${api.url()}/console`);
+    const html = await consolePage.text();
+    expect([consolePage.status, consolePage.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect((await fetch(`${api.url()}${/src="(\/console\/assets\/[^"]+\.js)"/.exec(html)![1]}`)).status).toBe(200);
     // Nothing but /data and /tmp can be written.
     const probe = await api.exec(['node', '-e', "require('fs').writeFileSync('/app/probe', 'x')"]);
     expect(probe.exitCode).not.toBe(0);

@@ -238,6 +238,8 @@ describe('authorization matrix (every route × every role)', () => {
       expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 },
     },
     { method: 'POST', path: '/v1/auth/refresh', json: { refreshToken: 'x'.repeat(43) }, expected: all(401) },
+    // The console session (#25) is public like refresh; without its X-Console-Session header (the CSRF defence) every caller gets 400.
+    { method: 'POST', path: '/v1/auth/console-session', json: { refreshToken: 'x'.repeat(43) }, expected: all(400) },
     // Second factors (#24): one's own needs only a valid token; the sign-in's second step none (an unknown ticket: 401 for all).
     { method: 'GET', path: '/v1/me/mfa', expected: { anonymous: 401, admin: 200, member: 200, inviter: 200, reader: 200 } },
     { method: 'POST', path: '/v1/me/mfa/totp', expected: { anonymous: 401, admin: 201, member: 201, inviter: 201, reader: 201 } },
@@ -280,7 +282,7 @@ describe('authorization matrix (every route × every role)', () => {
     { method: 'POST', path: '/v1/auth/signout', expected: { anonymous: 401, admin: 204, member: 204, inviter: 204, reader: 204 } },
   ];
 
-  it('answers exactly the expected status for each of the 49 routes × 5 callers (245 cells)', async () => {
+  it('answers exactly the expected status for each of the 50 routes × 5 callers (250 cells)', async () => {
     const actual: string[] = [];
     const expected: string[] = [];
     for (const cell of MATRIX) {
@@ -309,7 +311,7 @@ describe('authorization matrix (every route × every role)', () => {
       }
     }
     expect(actual).toEqual(expected);
-    expect(actual).toHaveLength(245);
+    expect(actual).toHaveLength(250);
   });
 
   it('a denied invite or revoke changes nothing: no user row, and the pending user is still there', async () => {

@@ -58,6 +58,12 @@ export abstract class InMemorySingleUseTokenRows extends TransactionalFake {
     return changed;
   }
 
+  async findForUser(userId: string): Promise<Invitation | null> {
+    await this.io();
+    const row = this.rows.get(userId);
+    return row ? copy(row) : null;
+  }
+
   async deleteForUser(userId: string): Promise<void> {
     await this.io();
     this.rows.delete(userId);

@@ -96,6 +96,7 @@ describe('string bounds: no request input is unbounded', () => {
       'POST /oauth/revoke',
       'POST /oauth/token',
       'POST /password-reset',
+      'POST /v1/auth/console-session',
       'POST /v1/auth/password-reset',
       'POST /v1/auth/password-reset/confirm',
       'POST /v1/auth/refresh',
@@ -135,8 +136,8 @@ describe('string bounds: no request input is unbounded', () => {
     const bodies = routes.filter((r) => r.schema?.body && !['/oauth/token', '/oauth/revoke', '/oauth/introspect'].includes(r.url));
     // Sign-in, refresh, own password, the reset request, confirmation and form (#10), invite, accept, its form, a user's PATCH, a role's POST and PATCH (#11),
     // a service account's POST and PATCH, its secrets' POST and its keys' PUT (#21), the second factor's confirm, removal and sign-in step,
-    // and the passkeys' registration, rename, removal and sign-in options (#24).
-    expect(bodies).toHaveLength(23);
+    // and the passkeys' registration, rename, removal and sign-in options (#24), the console session's hand-over (#25).
+    expect(bodies).toHaveLength(24);
     for (const route of bodies) expect({ route: route.url, additionalProperties: route.schema!.body!.additionalProperties }).toEqual({ route: route.url, additionalProperties: false });
   });
 });

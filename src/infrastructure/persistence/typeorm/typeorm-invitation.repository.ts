@@ -1,4 +1,5 @@
 import type { InvitationRepository } from '../../../application/ports/invitation-repository.port';
+import type { Invitation } from '../../../domain/invitations/invitation';
 import { InvitationSchema } from './records';
 import { type SingleUseTokenRowsDeps, TypeOrmSingleUseTokenRows } from './single-use-token-rows';
 
@@ -10,5 +11,11 @@ export class TypeOrmInvitationRepository extends TypeOrmSingleUseTokenRows imple
 
   async deleteForUser(userId: string): Promise<void> {
     await this.queue.outside(this.manager, () => this.repository.delete({ userId }));
+  }
+
+  async findForUser(userId: string): Promise<Invitation | null> {
+    const record = await this.queue.outside(this.manager, () => this.repository.findOneBy({ userId }));
+    if (!record) return null;
+    return { userId: record.userId, tokenHash: record.tokenHash, createdAt: record.createdAt, expiresAt: record.expiresAt, ...(record.usedAt ? { usedAt: record.usedAt } : {}) };
   }
 }

@@ -16,7 +16,7 @@ import { administrationWorld, HELPDESK } from './administration-world';
 function setup() {
   const world = administrationWorld();
   const update = new UpdateUserUseCase(world.deps);
-  const get = new GetUserUseCase({ userRepository: world.users, roleRepository: world.roles });
+  const get = new GetUserUseCase({ userRepository: world.users, roleRepository: world.roles, invitationRepository: world.invitations });
   return { ...world, update, get };
 }
 

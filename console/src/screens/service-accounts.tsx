@@ -1,0 +1,137 @@
+import { useState } from 'preact/hooks';
+import { call, type Role } from '../api/client';
+import { canHandOut, holds, P } from '../logic/access';
+import { explain } from '../logic/problems';
+import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Screen, Select, TableWrap, useConsole } from '../ui/components';
+import { useAction, useLoad } from '../ui/use-load';
+import { ServiceAccountPage } from './service-account-page';
+
+/** Service accounts: the list and a create form; /console/service-accounts/{id} is one account. */
+export function ServiceAccountsScreen(props: { id: string | null }) {
+  if (props.id) return <ServiceAccountPage id={props.id} />;
+  return <ServiceAccountList />;
+}
+
+function ServiceAccountList() {
+  const { api, permissions } = useConsole();
+  const accounts = useLoad(() => call(api.GET('/v1/service-accounts', { params: { query: { page_size: 100 } } })), 'accounts');
+  const [created, setCreated] = useState<{ id: string; clientId: string; secret: string } | null>(null);
+  return (
+    <Screen title="Service accounts">
+      {created && <SecretOnce title="Service account created" clientId={created.clientId} secret={created.secret} href={`/console/service-accounts/${encodeURIComponent(created.id)}`} />}
+      {holds(permissions, P.serviceAccountsWrite) && (
+        <CreateForm
+          onCreated={(account) => {
+            setCreated(account);
+            accounts.reload();
+          }}
+        />
+      )}
+      {accounts.state === 'failed' && <LoadFailure failure={accounts.failure} onRetry={accounts.reload} />}
+      {!accounts.data && accounts.state === 'loading' && <Loading what="the service accounts" />}
+      {accounts.data && accounts.data.service_accounts.length === 0 && <p class="empty">No service account yet.</p>}
+      {accounts.data && accounts.data.service_accounts.length > 0 && (
+        <TableWrap label="Service accounts">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Client id</th>
+                <th scope="col">Role</th>
+                <th scope="col">State</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {accounts.data.service_accounts.map((account) => (
+                <tr key={account._id}>
+                  <th scope="row">
+                    <Link href={`/console/service-accounts/${encodeURIComponent(account._id)}`}>{account.name}</Link>
+                  </th>
+                  <td>
+                    <code>{account.client_id}</code>
+                  </td>
+                  <td>{account.role.name}</td>
+                  <td>{account.disabled ? 'Disabled' : 'Enabled'}</td>
+                  <td>
+                    <LocalTime iso={account.created_date} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+    </Screen>
+  );
+}
+
+/** A secret shown this once, with a copy button: the service keeps only its hash. */
+export function SecretOnce(props: { title: string; clientId?: string; secret: string; href?: string }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = () =>
+    navigator.clipboard.writeText(props.secret).then(
+      () => setCopied('Copied.'),
+      () => setCopied('Copying is not allowed here: select the secret and copy it by hand.'),
+    );
+  return (
+    <div class="card secret" role="region" aria-labelledby="secret-title">
+      <h2 id="secret-title">{props.title}</h2>
+      <p>Copy the secret now: it is shown only this once, and the service keeps only its hash.</p>
+      {props.clientId && (
+        <p>
+          Client id: <code>{props.clientId}</code>
+        </p>
+      )}
+      <p>
+        Secret: <code id="one-time-secret">{props.secret}</code>
+      </p>
+      <button type="button" onClick={() => void copy()}>
+        Copy the secret
+      </button>
+      <p role="status">{copied ?? ''}</p>
+      {props.href && <Link href={props.href}>Open the service account</Link>}
+    </div>
+  );
+}
+
+function CreateForm(props: { onCreated(account: { id: string; clientId: string; secret: string }): void }) {
+  const { api, permissions } = useConsole();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [role, setRole] = useState('');
+  const create = useAction();
+  const roles = useLoad<Role[]>(
+    async () => (holds(permissions, P.rolesRead) ? (await call(api.GET('/v1/roles', { params: { query: { page_size: 100 } } }))).roles : []),
+    'roles',
+  );
+  const handable = (roles.data ?? []).filter((r) => canHandOut(permissions, r));
+  const fields = create.failure ? explain(create.failure, ['name', 'role', 'description']).fields : {};
+  return (
+    <form
+      class="card"
+      aria-labelledby="create-sa-title"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        void create.run(async () => {
+          const account = await call(
+            api.POST('/v1/service-accounts', { body: { name: name.trim(), role: role || 'member', ...(description.trim() ? { description: description.trim() } : {}) } }),
+          );
+          props.onCreated({ id: account._id, clientId: account.client_id, secret: account.client_secret });
+          setName('');
+          setDescription('');
+        });
+      }}
+    >
+      <h2 id="create-sa-title">New service account</h2>
+      <Field id="sa-name" label="Name" value={name} maxLength={64} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} error={fields.name} />
+      <Field id="sa-description" label="Description (optional)" value={description} maxLength={500} onInput={(e) => setDescription((e.currentTarget as HTMLInputElement).value)} error={fields.description} />
+      <Select id="sa-role" label="Role" value={role} onChange={setRole} options={[{ value: '', label: 'member (no permissions)' }, ...handable.filter((r) => r.name !== 'member').map((r) => ({ value: r._id, label: r.name }))]} error={fields.role} />
+      <FailureNote failure={create.failure} fields={['name', 'role', 'description']} />
+      <button type="submit" disabled={create.busy}>
+        Create
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,131 @@
+import { useState } from 'preact/hooks';
+import { call, type Role } from '../api/client';
+import { canHandOut, holds, P } from '../logic/access';
+import { displayName } from '../logic/format';
+import { explain } from '../logic/problems';
+import { FailureNote, Field, Notice, Select, useConsole } from '../ui/components';
+import { navigate } from '../ui/router';
+import { useAction, useLoad } from '../ui/use-load';
+import type { LoadedUser } from './user-page';
+
+const value = (event: Event) => (event.currentTarget as HTMLInputElement).value;
+
+/** What the viewer may change of a user, each action with its failure in words next to it. */
+export function UserActions(props: { loaded: LoadedUser; onChanged(): void }) {
+  const { api, permissions, viewerId } = useConsole();
+  const { user, etag } = props.loaded;
+  const id = user._id;
+  const ifMatch = etag ? { 'if-match': etag } : {};
+  const own = id === viewerId;
+  const [notice, setNotice] = useState<string | null>(null);
+  const done = (text: string) => {
+    setNotice(text);
+    props.onChanged();
+  };
+  const rename = useAction();
+  const role = useAction();
+  const status = useAction();
+  const mfa = useAction();
+  const invitation = useAction();
+  const remove = useAction();
+  const [name, setName] = useState(user.name ?? '');
+  const [roleId, setRoleId] = useState(user.role._id);
+  const [confirm, setConfirm] = useState('');
+  const roles = useLoad<Role[]>(
+    async () => (holds(permissions, P.rolesRead) ? (await call(api.GET('/v1/roles', { params: { query: { page_size: 100 } } }))).roles : []),
+    'roles',
+  );
+  const handable = (roles.data ?? []).filter((r) => canHandOut(permissions, r) || r._id === user.role._id);
+  const confirmWords = [user.username, user.email].filter((w): w is string => !!w);
+  const confirmed = confirmWords.some((w) => w.toLowerCase() === confirm.trim().toLowerCase());
+
+  return (
+    <section aria-labelledby="user-actions" class="actions">
+      <h2 id="user-actions">Manage</h2>
+      <Notice text={notice} />
+      {holds(permissions, P.usersUpdate) && user.status !== 'pending' && (
+        <form
+          class="card inline"
+          onSubmit={(e) => (e.preventDefault(), void rename.run(async () => {
+            await call(api.PATCH('/v1/users/{id}', { params: { path: { id }, header: ifMatch }, body: { name: name.trim() } }));
+            done(`Renamed to ${name.trim()}.`);
+          }))}
+        >
+          <Field id="user-name" label="Name" value={name} maxLength={200} onInput={(e) => setName(value(e))} error={rename.failure ? explain(rename.failure, ['name']).fields.name : undefined} />
+          <button type="submit" disabled={rename.busy}>Rename</button>
+          <FailureNote failure={rename.failure} fields={['name']} />
+        </form>
+      )}
+      {holds(permissions, P.usersUpdate) && holds(permissions, P.rolesRead) && (
+        <form
+          class="card inline"
+          onSubmit={(e) => (e.preventDefault(), void role.run(async () => {
+            const updated = await call(api.PATCH('/v1/users/{id}', { params: { path: { id }, header: ifMatch }, body: { role: roleId } }));
+            done(`Role changed to ${updated.role.name}.`);
+          }))}
+        >
+          <Select
+            id="user-role"
+            label="Role (only roles whose permissions you hold)"
+            value={roleId}
+            onChange={setRoleId}
+            options={handable.map((r) => ({ value: r._id, label: r.name }))}
+            error={role.failure ? explain(role.failure, ['role']).fields.role : undefined}
+          />
+          <button type="submit" disabled={role.busy || roleId === user.role._id}>Change role</button>
+          <FailureNote failure={role.failure} fields={['role']} />
+        </form>
+      )}
+      <div class="button-row">
+        {holds(permissions, P.usersDeactivate) && !own && user.status === 'active' && (
+          <button type="button" class="danger" disabled={status.busy} onClick={() => void status.run(async () => {
+            await call(api.POST('/v1/users/{id}/deactivate', { params: { path: { id }, header: ifMatch } }));
+            done(`${displayName(user)} is deactivated: they cannot sign in, and their sessions have ended.`);
+          })}>Deactivate</button>
+        )}
+        {holds(permissions, P.usersDeactivate) && user.status === 'deactivated' && (
+          <button type="button" disabled={status.busy} onClick={() => void status.run(async () => {
+            await call(api.POST('/v1/users/{id}/reactivate', { params: { path: { id }, header: ifMatch } }));
+            done(`${displayName(user)} is active again.`);
+          })}>Reactivate</button>
+        )}
+        {holds(permissions, P.usersUpdate) && !own && user.status !== 'pending' && (
+          <button type="button" class="secondary" disabled={mfa.busy} onClick={() => void mfa.run(async () => {
+            await call(api.DELETE('/v1/users/{id}/mfa', { params: { path: { id } } }));
+            done(`The second factor of ${displayName(user)} is removed; they sign in with the password alone and can set up a new one.`);
+          })}>Reset second factor</button>
+        )}
+        {holds(permissions, P.usersInvite) && user.status === 'pending' && (
+          <>
+            <button type="button" disabled={invitation.busy} onClick={() => void invitation.run(async () => {
+              await call(api.POST('/v1/users/{id}/invitation/resend', { params: { path: { id } } }));
+              done(`A new invitation was sent to ${user.email}; the old link no longer works.`);
+            })}>Resend invitation</button>
+            <button type="button" class="danger" disabled={invitation.busy} onClick={() => void invitation.run(async () => {
+              await call(api.DELETE('/v1/users/{id}/invitation', { params: { path: { id } } }));
+              navigate('/console/invitations');
+            })}>Revoke invitation</button>
+          </>
+        )}
+      </div>
+      <FailureNote failure={status.failure} />
+      <FailureNote failure={mfa.failure} />
+      <FailureNote failure={invitation.failure} />
+      {holds(permissions, P.usersDelete) && !own && (
+        <form
+          class="card danger-zone"
+          onSubmit={(e) => (e.preventDefault(), confirmed && void remove.run(async () => {
+            await call(api.DELETE('/v1/users/{id}', { params: { path: { id }, header: ifMatch } }));
+            navigate('/console/users');
+          }))}
+        >
+          <h3>Delete this user</h3>
+          <p>Deleting removes the account for good. Their audit entries stay.</p>
+          <Field id="confirm-delete" label={`Type ${confirmWords.map((w) => `“${w}”`).join(' or ')} to confirm`} autoComplete="off" value={confirm} onInput={(e) => setConfirm(value(e))} />
+          <button type="submit" class="danger" disabled={!confirmed || remove.busy}>Delete {displayName(user)}</button>
+          <FailureNote failure={remove.failure} />
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,54 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { failureOf } from '../api/client';
+import type { Failure } from '../logic/problems';
+
+export type Loaded<T> =
+  | { state: 'loading'; data?: T }
+  | { state: 'ready'; data: T }
+  | { state: 'failed'; failure: Failure; data?: T };
+
+/**
+ * Data for a screen, loaded again when `key` changes (one request per change of page or filter; a stale answer
+ * to an earlier key is dropped). The previous data stays shown while the next loads.
+ */
+export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> & { reload(): void } {
+  const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
+  const [round, setRound] = useState(0);
+  const latest = useRef(0);
+  useEffect(() => {
+    const ticket = ++latest.current;
+    setLoaded((before) => ({ state: 'loading', ...(before.data !== undefined ? { data: before.data } : {}) }));
+    load().then(
+      (data) => ticket === latest.current && setLoaded({ state: 'ready', data }),
+      (error: unknown) => ticket === latest.current && setLoaded((before) => ({ state: 'failed', failure: failureOf(error), ...(before.data !== undefined ? { data: before.data } : {}) })),
+    );
+    // `load` is a new closure every render; `key` says when it asks for something else.
+  }, [key, round]);
+  const reload = useCallback(() => setRound((n) => n + 1), []);
+  return { ...loaded, reload };
+}
+
+/** An action's progress and its failure, for a button and the words next to it. */
+export function useAction(): {
+  busy: boolean;
+  failure: Failure | null;
+  run(work: () => Promise<void>): Promise<boolean>;
+  clear(): void;
+} {
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const run = useCallback(async (work: () => Promise<void>) => {
+    setBusy(true);
+    setFailure(null);
+    try {
+      await work();
+      return true;
+    } catch (error) {
+      setFailure(failureOf(error));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, failure, run, clear: useCallback(() => setFailure(null), []) };
+}

@@ -1,0 +1,100 @@
+import type { Page } from 'playwright-core';
+import { accessibilityViolations, ADMIN, addJoinedUser, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
+import { oathtoolTotp } from '../../support/oathtool';
+
+/**
+ * The admin console (#25) in Chromium for those who are not admins: a member sees only their own account; a
+ * 403 that happens anyway is said in words; a role that requires a second factor enrolls first.
+ */
+describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on %s', (kind) => {
+  let rig: ConsoleRig;
+  let token: string;
+  const shots = kind === 'sqlite';
+  const MEMBER = { username: 'max', email: 'max@example.com', name: 'Max Member', password: 'a long enough passphrase' };
+  const VIEWER = { username: 'vera', email: 'vera@example.com', name: 'Vera Viewer', password: 'another long passphrase' };
+  const OPERATOR = { username: 'olga', email: 'olga@example.com', name: 'Olga Operator', password: 'yet another long passphrase', role: 'operator' };
+  const KEYHOLDER = { username: 'kim', email: 'kim@example.com', name: 'Kim Keyholder', password: 'a passphrase for kim', role: 'operator' };
+  let viewerId: string;
+
+  beforeAll(async () => {
+    // The admin's role holds users:delete: the admin must enroll a second factor first.
+    rig = await startConsoleRig(kind, { MFA_REQUIRED_PERMISSIONS: 'users:delete' });
+    // The admin enrolls through the API, and signs in with a code.
+    const enrollOnly = await rig.signIn();
+    const { secret } = (await rig.request('POST', '/v1/me/mfa/totp', { token: enrollOnly })).body;
+    expect((await rig.request('POST', '/v1/me/mfa/totp/confirm', { token: enrollOnly, json: { code: oathtoolTotp(secret) } })).status).toBe(200);
+    const step = await rig.request('POST', '/v1/auth/signin', { json: { username: ADMIN.username, password: ADMIN.password } });
+    token = (await rig.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: step.body.mfa_token, code: oathtoolTotp(secret, 1) } })).body.accessToken;
+    await addJoinedUser(rig, token, MEMBER);
+    expect((await rig.request('POST', '/v1/roles', { token, json: { name: 'operator', permissions: ['users:read', 'users:delete'] } })).status).toBe(201);
+    await addJoinedUser(rig, token, OPERATOR);
+    await addJoinedUser(rig, token, KEYHOLDER);
+    expect((await rig.request('POST', '/v1/roles', { token, json: { name: 'viewer', permissions: ['users:read'] } })).status).toBe(201);
+    viewerId = await addJoinedUser(rig, token, { ...VIEWER, role: 'viewer' });
+  }, 120_000);
+  afterAll(async () => rig?.close());
+
+  async function open(username: string, password: string): Promise<{ page: Page; problems: string[] }> {
+    const { page, problems } = await rig.newPage();
+    await signInThroughConsole(page, rig.url, username, password);
+    return { page, problems };
+  }
+
+  it('shows a member only their own account, and says so at an admin screen’s address', async () => {
+    const { page, problems } = await open(MEMBER.username, MEMBER.password);
+    await page.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allInnerTexts()).toEqual(['My account']);
+    expect(await page.locator('main').innerText()).toContain('member (no permissions)');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    if (shots) await screenshot(page, 'member-account');
+    await page.goto(`${rig.url}/console/users`);
+    await page.getByText('Your role does not allow this screen.').waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('says a 403 that happens anyway in words: a viewer whose role lost users:read while the list was open', async () => {
+    const { page, problems } = await open(VIEWER.username, VIEWER.password);
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allInnerTexts()).toEqual(['Users', 'My account']);
+    expect(await page.locator('main').innerText()).not.toContain('Invite someone');
+    expect((await rig.request('PATCH', `/v1/users/${viewerId}`, { token, json: { role: 'member' } })).status).toBe(200);
+    await page.getByLabel('Status').selectOption('active');
+    await page.getByText('Your role does not allow this.').waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('brings a role that requires a second factor to enrollment first, then to every screen', async () => {
+    const { page, problems } = await open(OPERATOR.username, OPERATOR.password);
+    await page.getByRole('heading', { level: 1, name: 'Set up a second factor' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Console' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const secret = await page.locator('#totp-secret').innerText();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    if (shots) await screenshot(page, 'enrollment');
+    await page.getByLabel('The app’s current six-digit code').fill(oathtoolTotp(secret));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('button', { name: 'I have saved them: continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('lets a role that requires a second factor enroll a passkey instead, then signs in with it', async () => {
+    const { page, problems } = await open(KEYHOLDER.username, KEYHOLDER.password);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await page.getByRole('heading', { level: 1, name: 'Set up a second factor' }).waitFor();
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByRole('button', { name: 'I have saved them: continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signInThroughConsole(page, rig.url, KEYHOLDER.username, KEYHOLDER.password);
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,133 @@
+import { allowed, canHandOut, groupPermissions, homePath, screenOf, screensFor } from '../../../console/src/logic/access';
+import { displayName, localDateTime, tokenClaims } from '../../../console/src/logic/format';
+import { asProblem, explain, fieldMessages } from '../../../console/src/logic/problems';
+import { auditQueryString, changeUsersQuery, DEFAULT_USERS_QUERY, parseAuditFilters, parseUsersQuery, usersApiQuery, usersQueryString } from '../../../console/src/logic/url-state';
+
+describe('the console’s users list state in the URL', () => {
+  it('reads the defaults from an empty query and writes them as nothing', () => {
+    expect(parseUsersQuery('')).toEqual(DEFAULT_USERS_QUERY);
+    expect(usersQueryString(DEFAULT_USERS_QUERY)).toBe('');
+  });
+
+  it('round-trips every field', () => {
+    const query = { page: 3, pageSize: 25, q: 'ada', role: 'admin', status: 'active' as const };
+    expect(usersQueryString(query)).toBe('?q=ada&role=admin&status=active&page_size=25&page=3');
+    expect(parseUsersQuery(usersQueryString(query))).toEqual(query);
+  });
+
+  it('falls back on what a hand-edited URL gets wrong, rather than asking the API for a 400', () => {
+    expect(parseUsersQuery('?page=0&page_size=7&status=gone&q=%20%20')).toEqual(DEFAULT_USERS_QUERY);
+    expect(parseUsersQuery('?page=-2&page_size=1000').page).toBe(1);
+    expect(parseUsersQuery('?page=9999999999').page).toBe(1_000_000_000);
+  });
+
+  it('starts again at page 1 when a filter or the page size changes, and keeps the filters when the page does', () => {
+    const on3 = { ...DEFAULT_USERS_QUERY, page: 3, q: 'ada' };
+    expect(changeUsersQuery(on3, { role: 'admin' })).toEqual({ ...on3, role: 'admin', page: 1 });
+    expect(changeUsersQuery(on3, { pageSize: 50 }).page).toBe(1);
+    expect(changeUsersQuery(on3, { page: 4 })).toEqual({ ...on3, page: 4 });
+  });
+
+  it('asks the API only for the filters that are set (an empty one is a 400 there)', () => {
+    expect(usersApiQuery(DEFAULT_USERS_QUERY)).toEqual({ page: 1, page_size: 10 });
+    expect(usersApiQuery({ ...DEFAULT_USERS_QUERY, status: 'pending' })).toEqual({ page: 1, page_size: 10, status: 'pending' });
+  });
+
+  it('keeps the audit filters in the URL as the API names them', () => {
+    expect(parseAuditFilters('?action=user.deleted&outcome=failure&junk=1&actor=')).toEqual({ action: 'user.deleted', outcome: 'failure' });
+    expect(auditQueryString({ outcome: 'success', actor: 'abc' })).toBe('?actor=abc&outcome=success');
+    expect(auditQueryString({})).toBe('');
+  });
+});
+
+describe('problems in words', () => {
+  const problem = (code: string, status: number, extra: object = {}) => ({ kind: 'problem' as const, problem: { code, status, ...extra } });
+
+  it('puts each field’s first problem next to the field, labelled, and the rest in the message', () => {
+    const failure = problem('VALIDATION_FAILED', 400, {
+      errors: [
+        { field: 'new_password', message: 'must be at least 12 characters' },
+        { field: 'new_password', message: 'is too common' },
+        { field: 'extra', message: 'is not a field of this request' },
+      ],
+    });
+    expect(explain(failure, ['new_password'])).toEqual({
+      message: 'extra is not a field of this request.',
+      fields: { new_password: 'New password must be at least 12 characters.' },
+      retry: false,
+      signIn: false,
+    });
+    expect(explain(failure, ['new_password', 'extra']).message).toBe('');
+  });
+
+  it('shows a code that is about one field at that field when the form has it, otherwise as the message', () => {
+    expect(explain(problem('EMAIL_TAKEN', 409), ['email'])).toMatchObject({ message: '', fields: { email: expect.stringContaining('already has this e-mail') } });
+    expect(explain(problem('EMAIL_TAKEN', 409)).message).toContain('already has this e-mail');
+  });
+
+  it('offers a retry for 503, 429 and a lost network, saying how long to wait when the answer says', () => {
+    expect(explain(problem('SERVICE_UNAVAILABLE', 503))).toMatchObject({ retry: true, message: 'The service is unavailable for a moment. Try again shortly.' });
+    expect(explain({ ...problem('TOO_MANY_REQUESTS', 429), retryAfterSeconds: 1 }).message).toBe('Too many requests for now. Try again in 1 second.');
+    expect(explain({ kind: 'network' })).toMatchObject({ retry: true, message: expect.stringContaining('cannot be reached') });
+  });
+
+  it('sends a lost session back to sign-in, says a 403 in words, and falls back on the detail for a code it does not know', () => {
+    expect(explain(problem('UNAUTHENTICATED', 401)).signIn).toBe(true);
+    expect(explain(problem('PERMISSION_DENIED', 403)).message).toBe('Your role does not allow this.');
+    expect(explain(problem('SOMETHING_NEW', 409, { detail: 'A new rule says no' })).message).toBe('A new rule says no.');
+  });
+
+  it('reads any answer as a problem, a body that is none included', () => {
+    expect(asProblem(404, { code: 'NOT_FOUND', status: 404, detail: 'x' })).toMatchObject({ code: 'NOT_FOUND' });
+    expect(asProblem(503, '<html>')).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(fieldMessages(undefined)).toEqual({});
+  });
+});
+
+describe('what a viewer sees', () => {
+  it('shows a member only their account, and an admin every screen', () => {
+    expect(screensFor([]).map((s) => s.screen)).toEqual(['account']);
+    expect(homePath([])).toBe('/console/account');
+    const admin = ['users:read', 'users:invite', 'roles:read', 'service-accounts:read', 'audit:read'];
+    expect(screensFor(admin).map((s) => s.screen)).toEqual(['users', 'invitations', 'roles', 'service-accounts', 'audit', 'account']);
+    expect(homePath(admin)).toBe('/console/users');
+    expect(allowed(['users:read'], 'invitations')).toBe(false);
+  });
+
+  it('knows the screen of a path, and none for an unknown one', () => {
+    expect(screenOf('/console/users/abc')).toBe('users');
+    expect(screenOf('/console/nothing')).toBeNull();
+    expect(screenOf('/console')).toBeNull();
+  });
+
+  it('groups the permission picker by the names’ groups, sorted', () => {
+    expect(groupPermissions(['users:read', 'audit:read', 'users:invite', 'odd'])).toEqual([
+      ['audit', ['audit:read']],
+      ['other', ['odd']],
+      ['users', ['users:invite', 'users:read']],
+    ]);
+  });
+
+  it('offers only roles whose every permission the viewer holds (the hand-out rule)', () => {
+    expect(canHandOut(['users:read'], { permissions: [] })).toBe(true);
+    expect(canHandOut(['users:read'], { permissions: ['users:read', 'users:delete'] })).toBe(false);
+  });
+});
+
+describe('formatting', () => {
+  it('writes dates in the viewer’s zone and language', () => {
+    expect(localDateTime('2026-01-31T23:30:00.000Z', 'en-GB', 'Europe/Paris')).toBe('1 Feb 2026, 00:30');
+    expect(localDateTime(undefined)).toBe('');
+  });
+
+  it('reads the enrollment-only claim of a token, and nothing of a malformed one', () => {
+    const payload = Buffer.from(JSON.stringify({ sub: 'u', mfa_enrollment: true })).toString('base64url');
+    expect(tokenClaims(`h.${payload}.s`).mfa_enrollment).toBe(true);
+    expect(tokenClaims('garbage')).toEqual({});
+  });
+
+  it('names a user by name, username or e-mail, whichever is known', () => {
+    expect(displayName({ email: 'a@example.com' })).toBe('a@example.com');
+    expect(displayName({ email: 'a@example.com', username: 'ada' })).toBe('ada');
+  });
+});
