@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AuditActions } from '../src/domain/audit/audit-entry';
+import { type AuditRow, chainLink, ENTRY_COLUMNS } from '../src/infrastructure/persistence/typeorm/audit/audit-rows';
 import { connectTo, createTestDatabase } from '../test/support/test-database';
 import { closeAgent, closedLoop, type LoadSpec, signInToken } from './load';
 import { pair, rowOf } from './pairs';
@@ -35,13 +36,26 @@ const BATCH = 5_000;
 /**
  * Writes `count` entries straight through mysql2 and answers the cursors of DEEP_CURSORS of them, drawn
  * uniformly over the deeper (older) half of the trail: a cursor is the entry's time and id (`time.id`, base64url).
+ * The entries are written sealed, linked on the chain's head as the api's sealer links them (`chainLink`, the
+ * chain row moved on at the end), as a trail whose entries were sealed as they came: left unsealed, a million
+ * entries would keep the sealer working through its backlog during the runs, which no steady trail does.
  */
-async function seedAuditEntries(databaseUrl: string, count: number, progress: (done: number) => void): Promise<string[]> {
+export async function seedAuditEntries(databaseUrl: string, count: number, progress: (done: number) => void): Promise<string[]> {
   const connection = await connectTo(databaseUrl);
   const deep = new Set<number>();
   while (deep.size < Math.min(DEEP_CURSORS, Math.floor(count / 2))) deep.add(Math.floor(Math.random() * (count / 2)));
   const cursors: string[] = [];
   try {
+    // What the api wrote before (the sign-in rows' entries) is sealed first: the seeded entries go on after it.
+    for (let waited = 0; ; waited += 200) {
+      const [[pending]] = (await connection.query('SELECT COUNT(*) AS n FROM audit_events WHERE seq IS NULL')) as unknown as [{ n: number | string }[]];
+      if (Number(pending!.n) === 0) break;
+      if (waited > 120_000) throw new Error(`${String(pending!.n)} audit entries still unsealed after 2 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const [[chain]] = (await connection.query('SELECT last_seq, last_hash FROM audit_chain WHERE id = 1')) as unknown as [{ last_seq: number | string; last_hash: string }[]];
+    let seq = Number(chain!.last_seq);
+    let link = chain!.last_hash;
     const start = Date.now() - 365 * 86_400_000;
     const step = Math.max(1, Math.floor((365 * 86_400_000) / count));
     for (let from = 0; from < count; from += BATCH) {
@@ -52,14 +66,15 @@ async function seedAuditEntries(databaseUrl: string, count: number, progress: (d
         const actor = `01a1fc99-0000-7000-9000-${(i % ACTORS).toString(16).padStart(12, '0')}`;
         const id = orderedUuidV7(start, i);
         if (deep.has(i)) cursors.push(Buffer.from(`${start + i * step}.${id}`, 'utf8').toString('base64url'));
-        rows.push([id, start + i * step, action, action.split('.')[0], i % 7 === 0 ? 'failure' : 'success', null, 'user', actor, `actor ${i % ACTORS}`, 'user', target, `user ${i % TARGETS}`, '198.51.100.7', 'bench', `bench-${i}`, null]);
+        const entry = [id, start + i * step, action, action.split('.')[0], i % 7 === 0 ? 'failure' : 'success', null, 'user', actor, `actor ${i % ACTORS}`, 'user', target, `user ${i % TARGETS}`, '198.51.100.7', 'bench', `bench-${i}`, null];
+        seq += 1;
+        link = chainLink(link, seq, Object.fromEntries(ENTRY_COLUMNS.map((column, k) => [column, entry[k]])) as AuditRow);
+        rows.push([...entry, seq, link]);
       }
-      await connection.query(
-        'INSERT INTO audit_events (id, occurred_at, action, action_group, outcome, code, actor_type, actor_id, actor_name, target_type, target_id, target_snapshot, source_address, user_agent, request_id, changes) VALUES ?',
-        [rows],
-      );
+      await connection.query(`INSERT INTO audit_events (${ENTRY_COLUMNS.join(', ')}, seq, chain_hash) VALUES ?`, [rows]);
       if ((from / BATCH) % 100 === 99) progress(from + rows.length);
     }
+    await connection.query('UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1', [seq, link]);
     return cursors;
   } finally {
     await connection.end();
