@@ -5,6 +5,7 @@ import { displayName } from '../logic/format';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Notice, Screen, Select, TableWrap, useConsole } from '../ui/components';
 import { useAction, useLoad } from '../ui/use-load';
+import { PendingInvitationExpiry } from './invitation-expiry';
 import { Pager } from './users-list';
 
 const value = (event: Event) => (event.currentTarget as HTMLInputElement).value;
@@ -14,6 +15,8 @@ export function InvitationsScreen() {
   const { api, permissions } = useConsole();
   const [page, setPage] = useState(1);
   const [notice, setNotice] = useState<string | null>(null);
+  /** Moves on at each resend, so each row reads its link's expiry again. */
+  const [resent, setResent] = useState(0);
   const pending = useLoad(() => call(api.GET('/v1/users', { params: { query: { status: 'pending', page, page_size: 25 } } })), `pending-${page}`);
   const rowAction = useAction();
 
@@ -28,7 +31,7 @@ export function InvitationsScreen() {
       <Notice text={notice} />
       <section aria-labelledby="pending-title">
         <h2 id="pending-title">Pending invitations</h2>
-        <p class="hint">An invitation link works once and expires after the service’s INVITATION_TTL (7 days unless configured); an invitee’s page says when. Resending sends a new link, even after expiry.</p>
+        <p class="hint">An invitation link works once and expires after the service’s INVITATION_TTL (7 days unless configured). Resending sends a new link, even after expiry.</p>
         <FailureNote failure={rowAction.failure} />
         {pending.state === 'failed' && <LoadFailure failure={pending.failure} onRetry={pending.reload} />}
         {!pending.data && pending.state === 'loading' && <Loading what="the pending invitations" />}
@@ -41,6 +44,7 @@ export function InvitationsScreen() {
                   <th scope="col">Invitee</th>
                   <th scope="col">Role</th>
                   <th scope="col">Invited</th>
+                  <th scope="col">Link</th>
                   <th scope="col">Actions</th>
                 </tr>
               </thead>
@@ -55,10 +59,14 @@ export function InvitationsScreen() {
                     <td>
                       <LocalTime iso={user.invited_date} />
                     </td>
+                    <td>
+                      <PendingInvitationExpiry userId={user._id} version={resent} />
+                    </td>
                     <td class="row-actions">
                       <button type="button" class="secondary" disabled={rowAction.busy} aria-label={`Resend the invitation to ${user.email}`} onClick={() => void rowAction.run(async () => {
                         await call(api.POST('/v1/users/{id}/invitation/resend', { params: { path: { id: user._id } } }));
                         setNotice(`A new invitation was sent to ${user.email}; the old link no longer works.`);
+                        setResent((n) => n + 1);
                       })}>Resend</button>
                       <button type="button" class="danger" disabled={rowAction.busy} aria-label={`Revoke the invitation of ${user.email}`} onClick={() => void rowAction.run(async () => {
                         await call(api.DELETE('/v1/users/{id}/invitation', { params: { path: { id: user._id } } }));

@@ -1,5 +1,6 @@
 import { answered, call, type UserDetail } from '../api/client';
 import { holds, P } from '../logic/access';
+import { InvitationExpiry } from './invitation-expiry';
 import { displayName } from '../logic/format';
 import { Link, LoadFailure, Loading, LocalTime, Screen, useConsole } from '../ui/components';
 import { useLoad } from '../ui/use-load';
@@ -79,17 +80,7 @@ export function UserScreen(props: { id: string }) {
           <>
             <dt>Invitation link</dt>
             <dd>
-              {!user.invitation_expires_date ? (
-                'Not sent yet'
-              ) : Date.parse(user.invitation_expires_date) > Date.now() ? (
-                <>
-                  Expires <LocalTime iso={user.invitation_expires_date} />
-                </>
-              ) : (
-                <>
-                  Expired <LocalTime iso={user.invitation_expires_date} />: resend it to send a new link
-                </>
-              )}
+              <InvitationExpiry iso={user.invitation_expires_date} />
             </dd>
           </>
         )}

@@ -144,6 +144,11 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText('Invitation sent to grace@example.com.').waitFor();
     await page.getByRole('link', { name: 'Grace Hopper' }).waitFor();
+    // Each pending row says when its link expires, once the mailer has sent it.
+    const graceRow = page.getByRole('row', { name: /Grace Hopper/ });
+    await graceRow.getByText(/^Expires/).waitFor();
+    const expires = Date.parse((await graceRow.locator('time').last().getAttribute('datetime'))!);
+    expect(expires - Date.now()).toBeGreaterThan(6 * 86_400_000);
     expect(await accessibilityViolations(page)).toEqual([]);
     if (shots) await screenshot(page, 'invitations');
 
