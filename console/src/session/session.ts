@@ -119,11 +119,21 @@ export class Session implements TokenSource {
    * console signed in and throws: ending it here only would leave the cookie, and a reload would sign in again.
    */
   async signOut(): Promise<void> {
+    const end = () => call(this.plain.DELETE('/v1/auth/console-session', { headers: { authorization: `Bearer ${this.token}` } }));
+    const refused = (error: unknown) => error instanceof ApiFailure && error.failure.kind === 'problem' && error.failure.problem.status === 401;
     try {
-      if (this.token) await call(this.plain.DELETE('/v1/auth/console-session', { headers: { authorization: `Bearer ${this.token}` } }));
+      if (this.token) await end();
     } catch (error) {
-      // Signed out already (another tab, an expired token that cannot be renewed): nothing left to end.
-      if (!(error instanceof ApiFailure && error.failure.kind === 'problem' && error.failure.problem.status === 401)) throw error;
+      if (!refused(error)) throw error;
+      // The access token was refused (expired, or revoked a moment ago) while the cookie may still renew: ending
+      // only here would leave it for a reload. Renew once and end the session with the new token; a cookie that
+      // no longer renews means the session is over already (renew() then ends it here).
+      if (!(await this.renew())) return;
+      try {
+        await end();
+      } catch (again) {
+        if (!refused(again)) throw again;
+      }
     }
     this.endLocally();
   }

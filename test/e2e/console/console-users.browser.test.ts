@@ -237,8 +237,18 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('The service cannot be reached. Check the connection, then try again.').waitFor();
     await page.unroute('**/v1/auth/console-session');
+    // An access token refused when signing out (expired, say) while the cookie still renews: the console renews
+    // and ends the session with the new token, rather than only here (a reload would then sign in again).
+    let refused = 0;
+    await page.route('**/v1/auth/console-session', (route) =>
+      route.request().method() === 'DELETE' && refused++ === 0
+        ? route.fulfill({ status: 401, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title: 'Authentication required', status: 401, code: 'UNAUTHENTICATED', detail: 'The access token has expired' }) })
+        : route.continue(),
+    );
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(refused).toBe(2);
+    await page.unroute('**/v1/auth/console-session');
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect((await rig.request('GET', '/v1/me', { token })).status).toBe(401);
