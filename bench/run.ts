@@ -37,7 +37,7 @@ const OUT_DIR = process.env.BENCH_OUT_DIR;
 const ADMIN = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
 
 const SETTINGS = SMOKE
-  ? { small: 100, mid: 300, big: 600, rounds: 2, seconds: 1, connections: 4, probe: [1, 2], probeSeconds: 1, openRate: 50, latRate: 20, latSeconds: 2 }
+  ? { small: 100, mid: 300, big: 600, rounds: 1, seconds: 1, connections: 4, probe: [1, 2], probeSeconds: 1, openRate: 50, latRate: 20, latSeconds: 2 }
   : { small: 10_000, mid: 100_000, big: 1_000_000, rounds: 3, seconds: 4, connections: 10, probe: [2, 4, 8], probeSeconds: 2, openRate: 200, latRate: 200, latSeconds: 8 };
 
 const pair = (label: string, figure: () => Promise<Measure>, baseline: () => Promise<Measure>, ratio: (f: Measure, b: Measure) => number): Promise<PairResult> =>
