@@ -43,7 +43,7 @@ export function persistenceRegistrations(config: Pick<Config, 'database'>): Regi
     plainInsertStatements: asFunction(({ dataSource }: Needs) => new PlainInsertStatements({ dataSource })).singleton(),
     userReadStatements: asFunction(({ dataSource }: Needs) => new UserReadStatements({ dataSource })).singleton(),
     userPageStatements: asFunction(({ dataSource }: Needs) => new UserPageStatements({ dataSource })).singleton(),
-    userListIndex: asFunction(({ dataSource }: Needs) => new UserListIndex({ dataSource })).singleton(),
+    userListIndex: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new UserListIndex({ dataSource, sqliteWriteQueue })).singleton(),
     userChangeNotices: asFunction(() => new UserChangeNotices()).singleton(),
     processedEventStore: asFunction(
       ({ dataSource, plainInsertStatements, sqliteWriteQueue }: Needs) =>

@@ -107,7 +107,7 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
         new TypeOrmUserRepository({
           manager: db.manager,
           ...userPersistenceServices(adapters.services),
-          userListIndex: new UserListIndex({ dataSource: db }),
+          userListIndex: new UserListIndex({ dataSource: db, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
           userPageStatements: new UserPageStatements({ dataSource: db }),
         }),
       invitations: adapters.invitations(),

@@ -68,6 +68,45 @@ describe.each(ALL_TARGETS)('TypeOrmUserRepository on $name', (target) => {
       expect(Number(buckets[0]!.n)).toBe(Math.ceil(ordered.length / 128));
     });
 
+    it('adds a user while another transaction that added one (and wrote its index counts) is still open: no row all writers queue on', async () => {
+      const users = db.adapters.users();
+      const before = (await users.list({ offset: 0, limit: 1 })).total;
+      const [held, free] = [pendingUser(`held-${ids.next()}@example.com`), pendingUser(`free-${ids.next()}@example.com`)];
+      const outcome = await db.dataSource.transaction(async (manager) => {
+        const inTransaction = db.adapters.users(manager);
+        await inTransaction.add(held);
+        // The held transaction has taken its slot and counted its user into the last bucket, as at its commit.
+        await inTransaction.flushListChanges();
+        if (db.dataSource.options.type !== 'mysql' && db.dataSource.options.type !== 'mariadb') return 'sqlite: one writer at a time';
+        const timeout = new Promise<string>((resolve) => setTimeout(() => resolve('waited on the held transaction'), 5_000));
+        return Promise.race([users.add(free).then(() => 'committed while the other was open'), timeout]);
+      });
+      if (db.dataSource.options.type !== 'mysql' && db.dataSource.options.type !== 'mariadb') await users.add(free);
+      else expect(outcome).toBe('committed while the other was open');
+      expect((await users.list({ offset: 0, limit: 1 })).total).toBe(before + 2);
+    }, 60_000);
+
+    it('starts a new bucket above every committed id once the last one is full, after the writes, keeping every page exact', async () => {
+      const users = db.adapters.users();
+      const buckets = async () => Number(((await db.dataSource.query('SELECT COUNT(*) AS n FROM user_list_buckets')) as { n: number | string }[])[0]!.n);
+      const tail = db.adapters.services.userListIndex.tail;
+      // Whatever the earlier tests left: closed first, so what follows starts from a last bucket below BUCKET_MAX.
+      while (await tail.closeIfFull());
+      const start = await buckets();
+      const added = Array.from({ length: 300 }, (_, i) => pendingUser(`tail${i}-${ids.next().slice(-6)}@example.com`));
+      for (let i = 0; i < added.length; i += 50) await Promise.all(added.slice(i, i + 50).map((user) => users.add(user)));
+      while (await tail.closeIfFull());
+      expect(await buckets()).toBeGreaterThan(start);
+      expect(await tail.closeIfFull()).toBe(false);
+      const ordered = ((await db.dataSource.query("SELECT id FROM users WHERE status <> 'deleted' ORDER BY id")) as { id: string }[]).map((row) => row.id);
+      const [last] = (await db.dataSource.query('SELECT start_id FROM user_list_buckets ORDER BY start_id DESC LIMIT 1')) as { start_id: string }[];
+      expect(ordered.filter((id) => id >= last!.start_id).length).toBeLessThan(256);
+      for (const offset of [0, ordered.length - 290, ordered.length - 257, ordered.length - 256, ordered.length - 1]) {
+        const page = await users.list({ offset, limit: 10 });
+        expect({ offset, total: page.total, ids: page.items.map((u) => u.id) }).toEqual({ offset, total: ordered.length, ids: ordered.slice(offset, offset + 10) });
+      }
+    }, 120_000);
+
     it('reads deep pages exactly as the ordered table has them', async () => {
       // A process of its own: its first count comes after every write the earlier tests made through others.
       const users = new TypeOrmAdapters(db.dataSource).users();

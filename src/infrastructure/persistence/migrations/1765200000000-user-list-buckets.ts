@@ -1,18 +1,15 @@
 import { type MigrationInterface, type QueryRunner, Table, TableIndex } from 'typeorm';
-import {
-  LIST_BUCKETS_TABLE,
-  LIST_COUNTS_TABLE,
-  LIST_REVISION_TABLE,
-  rebuildUserListBuckets,
-  type RunQuery,
-} from '../typeorm/user-list-buckets';
+import { LIST_BUCKETS_TABLE, LIST_REVISION_TABLE } from '../typeorm/user-list-buckets';
 import { columnsFor } from './dialect';
 
 /**
  * The user list's page index (issue #26, src/infrastructure/persistence/typeorm/user-list-buckets.ts): any page
  * of the list, whole or by role and/or status, found from per-bucket counts instead of an OFFSET walk. Additive:
- * three new tables and an index of users `(role_id, id, status)`, the tables filled here from the users an existing database holds (buckets of 128 rows in id order).
+ * three new tables and an index of users `(role_id, id, status)`. The tables are filled by 1765700000000, which
+ * replaced this one's counts table with per-slot counts (a migration runs against the schema of its day, so this
+ * one no longer fills a table the next one drops).
  */
+const COUNTS_TABLE = 'user_list_bucket_counts';
 export class UserListBuckets1765200000000 implements MigrationInterface {
   name = 'UserListBuckets1765200000000';
 
@@ -29,7 +26,7 @@ export class UserListBuckets1765200000000 implements MigrationInterface {
     );
     await queryRunner.createTable(
       new Table({
-        name: LIST_COUNTS_TABLE,
+        name: COUNTS_TABLE,
         columns: [
           { ...c.ascii('start_id', 36), isPrimary: true },
           { ...c.ascii('role_id', 36), isPrimary: true },
@@ -43,15 +40,10 @@ export class UserListBuckets1765200000000 implements MigrationInterface {
     await queryRunner.query(`INSERT INTO ${LIST_REVISION_TABLE} (id, revision, rebuilt) VALUES (1, 0, 0)`);
     // A role alone is sought in id order with the status beside each entry: erased users skipped without a row read.
     await queryRunner.createIndex('users', new TableIndex({ name: 'ix_users_role_id_status', columnNames: ['role_id', 'id', 'status'] }));
-    const query: RunQuery = async (sql, parameters) => {
-      const rows: unknown = await queryRunner.query(sql, parameters);
-      return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
-    };
-    await rebuildUserListBuckets(query);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.dropIndex('users', 'ix_users_role_id_status');
-    for (const table of [LIST_COUNTS_TABLE, LIST_BUCKETS_TABLE, LIST_REVISION_TABLE]) await queryRunner.dropTable(table);
+    for (const table of [COUNTS_TABLE, LIST_BUCKETS_TABLE, LIST_REVISION_TABLE]) await queryRunner.dropTable(table);
   }
 }

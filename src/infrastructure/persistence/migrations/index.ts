@@ -18,6 +18,7 @@ import { RevocationEpochs1765400000000 } from './1765400000000-revocation-epochs
 import { SecondFactors1765500000000 } from './1765500000000-second-factors';
 import { Passkeys1765600000000 } from './1765600000000-passkeys';
 import { MfaTicketPassword1765650000000 } from './1765650000000-mfa-ticket-password';
+import { UserListSlots1765700000000 } from './1765700000000-user-list-slots';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   SecondFactors1765500000000,
   Passkeys1765600000000,
   MfaTicketPassword1765650000000,
+  UserListSlots1765700000000,
 ];

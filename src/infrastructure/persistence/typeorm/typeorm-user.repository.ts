@@ -8,6 +8,7 @@ import { Username } from '../../../domain/users/username';
 import type { PlainInsertStatements } from './plain-insert-statements';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { InvitationSchema, LoginAttemptSchema, RoleSchema, type UserRecord, UserSchema } from './records';
+import { retryDeadlocks } from './deadlock-retry';
 import { bumpRevocationEpoch } from './revocation-epochs';
 import type { UserChangeNotices } from './user-change-notices';
 import { applyListChanges, type ListChange } from './user-list-bucket-writes';
@@ -77,7 +78,7 @@ export class TypeOrmUserRepository implements UserRepository {
 
   /** Writes what the transaction changed into the page index, on its connection: the unit of work calls it last, before the commit. */
   async flushListChanges(): Promise<void> {
-    await applyListChanges(this.manager, this.uncommittedListChanges.splice(0));
+    this.index.tail.noteAdded(await applyListChanges(this.manager, this.uncommittedListChanges.splice(0)));
   }
 
   async findById(id: string): Promise<User | null> {
@@ -116,7 +117,7 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async update(user: User): Promise<void> {
-    await this.written(async (manager, listChanges) => {
+    await this.written(async (manager, listChanges, settled) => {
       // The token version is left out: only incrementTokenVersion moves it, atomically. The version
       // condition is checked on the row as committed now (an UPDATE reads the latest, not a snapshot).
       const { tokenVersion: _ignored, version, ...record } = toRecord(user);
@@ -127,13 +128,13 @@ export class TypeOrmUserRepository implements UserRepository {
       } catch (error) {
         throw refusedWriteError(error, user);
       }
-      await this.saved(user, affected, manager);
+      await this.saved(user, affected, manager, settled);
       if (before) listChanges.push({ id: user.id, from: before, to: countKeyOf(user.roleId, user.status) });
     });
   }
 
   async erase(user: User): Promise<void> {
-    await this.written(async (manager, listChanges) => {
+    await this.written(async (manager, listChanges, settled) => {
       const before = await this.countedAs(manager, user.id);
       const { affected } = await manager.getRepository(UserSchema).update(
         { id: user.id, version: user.version, ...LIVE },
@@ -153,7 +154,7 @@ export class TypeOrmUserRepository implements UserRepository {
           tokenVersion: () => 'token_version + 1',
         },
       );
-      await this.saved(user, affected, manager);
+      await this.saved(user, affected, manager, settled);
       await manager.getRepository(InvitationSchema).delete({ userId: user.id });
       // The sign-in counters are kept under the lower-cased username: personal data too.
       if (user.username !== undefined) {
@@ -164,11 +165,11 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async delete(user: User): Promise<void> {
-    await this.written(async (manager, listChanges) => {
+    await this.written(async (manager, listChanges, settled) => {
       const before = await this.countedAs(manager, user.id);
       // A DELETE reads the row as committed now: an acceptance that committed meanwhile moved the version on.
       const { affected } = await manager.getRepository(UserSchema).delete({ id: user.id, version: user.version, status: 'pending' });
-      await this.saved(user, affected ?? undefined, manager);
+      await this.saved(user, affected ?? undefined, manager, settled);
       // The foreign key cascades on MySQL and MariaDB; said outright, it holds wherever keys are not enforced.
       await manager.getRepository(InvitationSchema).delete({ userId: user.id });
       // A driver that does not say how many rows went: whether the row is still there says it.
@@ -278,14 +279,26 @@ export class TypeOrmUserRepository implements UserRepository {
    * A write and the page index's counts it moves, in one transaction: the unit of work's (the counts written at its
    * end, flushListChanges), or one of its own.
    */
-  private written(work: (manager: EntityManager, listChanges: ListChange[]) => Promise<void>): Promise<void> {
+  private written(work: (manager: EntityManager, listChanges: ListChange[], settled: (() => void)[]) => Promise<void>): Promise<void> {
     return this.queue.outside(this.manager, async () => {
-      if (this.inTransaction) return work(this.manager, this.uncommittedListChanges);
-      await this.manager.transaction(async (manager) => {
-        const listChanges: ListChange[] = [];
-        await work(manager, listChanges);
-        await applyListChanges(manager, listChanges);
-      });
+      const settled: (() => void)[] = [];
+      if (this.inTransaction) {
+        await work(this.manager, this.uncommittedListChanges, settled);
+        for (const settle of settled) settle();
+        return;
+      }
+      // A deadlock's victim runs again whole (every row it writes is built inside it); what it does to the
+      // aggregates it was handed waits for the commit, so a second attempt finds them as the first did.
+      const added = await retryDeadlocks(() =>
+        this.manager.transaction(async (manager) => {
+          const listChanges: ListChange[] = [];
+          settled.length = 0;
+          await work(manager, listChanges, settled);
+          return applyListChanges(manager, listChanges);
+        }),
+      );
+      for (const settle of settled) settle();
+      this.index.tail.noteAdded(added);
     });
   }
 
@@ -297,14 +310,16 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   /** After a version-checked write: moves the user's version on, or says why no row matched. */
-  private async saved(user: User, affected: number | undefined, manager: EntityManager = this.manager): Promise<void> {
+  private async saved(user: User, affected: number | undefined, manager: EntityManager, settled: (() => void)[]): Promise<void> {
     if (affected === 0) {
       const exists = await manager.getRepository(UserSchema).exists({ where: { id: user.id, ...LIVE } });
       throw exists ? new UserChangedConcurrentlyError() : new UserNotFoundError();
     }
     // Every replica's caches drop the user once they see its shard's epoch move (revocation-watch.ts).
     await bumpRevocationEpoch(manager, user.id);
-    user.markSaved();
-    this.changes.notify(user.id);
+    settled.push(() => {
+      user.markSaved();
+      this.changes.notify(user.id);
+    });
   }
 }

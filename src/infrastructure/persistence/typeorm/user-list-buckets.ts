@@ -7,20 +7,29 @@
  * - `user_list_buckets`: one row per bucket, `start_id` its least id ('' for the first, which holds every id below
  *   the next start), `size` the rows it holds (erased ones included: a seek walks them too), `last_id` an upper
  *   bound of its ids (a bucket only closes when a larger id arrives, see user-list-bucket-writes.ts).
- * - `user_list_bucket_counts`: per bucket and (role, status), how many rows; an erased user's row is counted under
- *   status `deleted` and role '' (no list shows it; a deleted role's erased rows move role unseen). Each row carries
- *   the `revision` that last wrote it, so a process reads only what changed since its copy.
- * - `user_list_revision`: one row; every write to the index moves it on, and takes it first (the one turn every
- *   replica's writers queue on), in the transaction of the user write, so the index is exact at every commit.
- *   `rebuilt` names the revision of the last rebuild (every bucket replaced).
+ * - `user_list_slot_counts`: per bucket, (role, status) and slot, how many rows; an erased user's row is counted
+ *   under status `deleted` and role '' (no list shows it; a deleted role's erased rows move role unseen). A bucket's
+ *   count of a key is the sum over its slots (a slot's share may be negative: a row counted in one slot is taken
+ *   away in another). Each row carries its slot's `revision` that last wrote it, so a process reads only what
+ *   changed since its copy.
+ * - `user_list_revision`: one row per slot (ids 1 to LIST_SLOTS). A transaction that writes the index takes one
+ *   slot's row and writes only that slot's counts, so concurrent writers (of every replica) take different slots
+ *   and never queue on one row; writers of one slot take turns. Each slot's revision only grows, so the sum of
+ *   all of them names a state of the index: a page statement reads that sum to know its process's copy is
+ *   current. `rebuilt` (of slot 1) names the sum at the last rebuild (every bucket replaced).
+ * - Buckets close asynchronously: UserListTail starts a new bucket above every committed id once the last one
+ *   holds BUCKET_MAX rows, so writers never update a shared bucket row (`size` and `last_id` are written by a
+ *   rebuild only, for people reading the table).
  */
 export const LIST_REVISION_TABLE = 'user_list_revision';
 export const LIST_BUCKETS_TABLE = 'user_list_buckets';
-export const LIST_COUNTS_TABLE = 'user_list_bucket_counts';
+export const LIST_COUNTS_TABLE = 'user_list_slot_counts';
+/** Slots of the index's revision (rows 1..LIST_SLOTS of LIST_REVISION_TABLE): how many writers never wait on each other. */
+export const LIST_SLOTS = 16;
 
 /** Rows a bucket is filled with when it is built from the table (the migration, a rebuild). */
 export const BUCKET_FILL = 128;
-/** A bucket holding this many rows closes: the next larger id starts a new one. A seek walks at most about this many rows. */
+/** A bucket holding this many rows is closed by UserListTail: the next larger id starts a new one. A seek walks about this many rows. */
 export const BUCKET_MAX = 256;
 
 /** The status under which an erased user's remaining row is counted, and the role it is counted under. */
@@ -42,15 +51,18 @@ export type RunQuery = (sql: string, parameters?: unknown[]) => Promise<Record<s
 /**
  * Builds the index afresh from the users table, in the caller's transaction: the migration fills it for an
  * existing database, and whoever writes users rows around the repository (a bulk import, bench/seed.ts) runs it
- * after. Buckets of BUCKET_FILL rows in id order; the revision moves on so every process reads the new index.
+ * after. Buckets of BUCKET_FILL rows in id order, counted in slot 1; every slot's revision moves on so every process
+ * reads the new index.
  */
 export async function rebuildUserListBuckets(query: RunQuery, options: { chunk?: number } = {}): Promise<void> {
   const chunk = options.chunk ?? 10_000;
-  // The turn first: no index write of another process interleaves with the rebuild.
-  await query(`UPDATE ${LIST_REVISION_TABLE} SET revision = revision + 1 WHERE id = 1`);
-  const revision = Number((await query(`SELECT revision FROM ${LIST_REVISION_TABLE} WHERE id = 1`))[0]?.revision ?? 0);
+  // Every slot's turn first: no index write of another process interleaves with the rebuild.
+  await query(`UPDATE ${LIST_REVISION_TABLE} SET revision = revision + 1`);
+  const slots = await query(`SELECT id, revision FROM ${LIST_REVISION_TABLE}`);
+  const sum = slots.reduce((total, row) => total + Number(row.revision), 0);
+  const revision = Number(slots.find((row) => Number(row.id) === 1)?.revision ?? 0);
   // Every bucket is replaced: a process's copy older than this reads them all again (UserListIndex).
-  await query(`UPDATE ${LIST_REVISION_TABLE} SET rebuilt = ? WHERE id = 1`, [revision]);
+  await query(`UPDATE ${LIST_REVISION_TABLE} SET rebuilt = ? WHERE id = 1`, [sum]);
   await query(`DELETE FROM ${LIST_COUNTS_TABLE}`);
   await query(`DELETE FROM ${LIST_BUCKETS_TABLE}`);
   let bucket = { start: '', size: 0, last: '', counts: new Map<string, number>() };
@@ -80,10 +92,10 @@ export async function rebuildUserListBuckets(query: RunQuery, options: { chunk?:
       `INSERT INTO ${LIST_BUCKETS_TABLE} (start_id, size, last_id) VALUES ${batch.map(() => '(?, ?, ?)').join(', ')}`,
       batch.flatMap((b) => [b.start, b.size, b.last]),
     );
-    const counts = batch.flatMap((b) => [...b.counts].map(([name, n]) => [b.start, ...name.split('\u0000'), n, revision]));
+    const counts = batch.flatMap((b) => [...b.counts].map(([name, n]) => [b.start, ...name.split('\u0000'), 1, n, revision]));
     if (counts.length > 0) {
       await query(
-        `INSERT INTO ${LIST_COUNTS_TABLE} (start_id, role_id, status, n, revision) VALUES ${counts.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+        `INSERT INTO ${LIST_COUNTS_TABLE} (start_id, role_id, status, slot, n, revision) VALUES ${counts.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
         counts.flat(),
       );
     }

@@ -1,6 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { ERASED_STATUS, LIST_COUNTS_TABLE, LIST_REVISION_TABLE } from './user-list-buckets';
 import type { IndexedFilter } from './user-page-statements';
+import type { SqliteWriteQueue } from './sqlite-write-queue';
+import { UserListTail } from './user-list-tail';
 
 /** Where a position of a filtered list lies: `skip` matches past the first at or above `start`. */
 export interface Placement {
@@ -21,15 +23,21 @@ export interface Placement {
  */
 export class UserListIndex {
   private readonly dataSource: DataSource;
+  /** The sum of the slots' revisions this copy is of (user-list-buckets.ts), and each slot's. */
   private revision = -1;
-  /** Bucket starts, ascending, and per bucket the count of each (role, status). */
+  private slots = new Map<number, number>();
+  /** Bucket starts, ascending, and per bucket the count of each (role, status) in each slot. */
   private starts: string[] = [];
   private counts = new Map<string, Map<string, number>>();
   private sums = new Map<string, Float64Array>();
   private reading: Promise<void> | null = null;
 
-  constructor({ dataSource }: { dataSource: DataSource }) {
+  /** Closes the last bucket when it is full: this process's writes tell it how many rows they added. */
+  readonly tail: UserListTail;
+
+  constructor({ dataSource, sqliteWriteQueue }: { dataSource: DataSource; sqliteWriteQueue: SqliteWriteQueue }) {
     this.dataSource = dataSource;
+    this.tail = new UserListTail({ dataSource, sqliteWriteQueue });
   }
 
   get currentRevision(): number {
@@ -84,7 +92,7 @@ export class UserListIndex {
       for (let i = 0; i < this.starts.length; i++) {
         let n = 0;
         for (const [key, count] of this.counts.get(this.starts[i]!) ?? []) {
-          const [keyRole, keyStatus] = key.split('\u0000') as [string, string];
+          const [keyRole, keyStatus] = key.split('\u0000') as [string, string, string];
           if (keyStatus === ERASED_STATUS) continue;
           if ((roleId === undefined || roleId === keyRole) && (status === undefined || status === keyStatus)) n += count;
         }
@@ -99,15 +107,21 @@ export class UserListIndex {
 
   private async read(): Promise<void> {
     const manager = this.dataSource.manager;
-    // The revision first, the changed rows after: the rows are then at least as new as the revision they are
-    // labelled with, and a page statement that still sees that revision sees exactly these counts.
-    const [state] = (await manager.query(`SELECT revision, rebuilt FROM ${LIST_REVISION_TABLE} WHERE id = 1`)) as Record<string, unknown>[];
-    const revision = Number(state?.revision ?? 0);
+    // The revisions first, the changed rows after: the rows are then at least as new as the revisions they are
+    // labelled with, and a page statement that still sees that sum sees exactly these counts.
+    const state = (await manager.query(`SELECT id, revision, rebuilt FROM ${LIST_REVISION_TABLE}`)) as Record<string, unknown>[];
+    const slots = new Map(state.map((row) => [Number(row.id), Number(row.revision)]));
+    const revision = [...slots.values()].reduce((sum, n) => sum + n, 0);
     if (revision === this.revision) return;
     // A rebuild replaced every bucket: read them all again.
-    const since = Number(state?.rebuilt ?? 0) > this.revision ? -1 : this.revision;
-    const rows = (await manager.query(`SELECT start_id, role_id, status, n FROM ${LIST_COUNTS_TABLE} WHERE revision > ?`, [since])) as Record<string, unknown>[];
-    if (since < 0) {
+    const whole = state.some((row) => Number(row.rebuilt) > this.revision);
+    const changed = [...slots].filter(([slot, n]) => whole || this.slots.get(slot) !== n);
+    const since = changed.map(([slot]) => `(slot = ${slot} AND revision > ?)`).join(' OR ');
+    const rows = (await manager.query(
+      `SELECT start_id, role_id, status, slot, n FROM ${LIST_COUNTS_TABLE}${whole ? '' : ` WHERE ${since}`}`,
+      whole ? [] : changed.map(([slot]) => this.slots.get(slot) ?? -1),
+    )) as Record<string, unknown>[];
+    if (whole) {
       this.starts = [];
       this.counts = new Map();
     }
@@ -120,7 +134,7 @@ export class UserListIndex {
         this.counts.set(start, bucket);
         added.push(start);
       }
-      bucket.set(`${String(row.role_id)}\u0000${String(row.status)}`, Number(row.n));
+      bucket.set(`${String(row.role_id)}\u0000${String(row.status)}\u0000${Number(row.slot)}`, Number(row.n));
     }
     if (added.length > 0) this.starts = [...this.starts, ...added].sort();
     if (this.starts[0] !== '') {
@@ -129,6 +143,7 @@ export class UserListIndex {
       this.counts.set('', this.counts.get('') ?? new Map());
     }
     this.sums.clear();
+    this.slots = slots;
     this.revision = revision;
   }
 }

@@ -82,7 +82,8 @@ function build(dataSource: DataSource) {
   const { q, table, columns, id, filterColumns, hydrate } = userTableShape(dataSource);
   const { roleId, status } = filterColumns;
   const selected = columns.map((c) => `u.${q(c.databaseName)}`).join(', ');
-  const revisionSql = `SELECT revision FROM ${LIST_REVISION_TABLE} WHERE id = 1`;
+  // The sum of the slots' revisions: each only grows, so an equal sum is an unchanged index (user-list-buckets.ts).
+  const revisionSql = `SELECT SUM(revision) AS revision FROM ${LIST_REVISION_TABLE}`;
   /** The filter's conditions on `users` and their values; `status <> 'deleted'` always holds (erased users are never listed). */
   const conditions = (filter: IndexedFilter): { sql: string; values: unknown[] } => {
     const sql: string[] = [];
