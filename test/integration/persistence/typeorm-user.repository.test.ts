@@ -123,6 +123,13 @@ describe.each(ALL_TARGETS)('TypeOrmUserRepository on $name', (target) => {
         expect(page.total).toBe(total);
         expect(page.items.map((u) => u.id)).toEqual(ordered.slice(offset, offset + 10));
       }
+      // Different pages asked for at once share one statement: each still exactly its own.
+      const offsets = Array.from({ length: 24 }, (_, i) => (i * 97) % total);
+      const together = await Promise.all(offsets.map((offset) => users.list({ offset, limit: 7 })));
+      expect(together.map((page) => page.items.map((u) => u.id))).toEqual(offsets.map((offset) => ordered.slice(offset, offset + 7)));
+      const pending = ((await db.dataSource.query("SELECT id FROM users WHERE status = 'pending' ORDER BY id")) as { id: string }[]).map((row) => row.id);
+      const mixed = await Promise.all(offsets.map((offset, i) => (i % 2 === 0 ? users.list({ offset, limit: 5 }, { status: 'pending' }) : users.list({ offset, limit: 5 }))));
+      expect(mixed.map((page) => page.items.map((u) => u.id))).toEqual(offsets.map((offset, i) => (i % 2 === 0 ? pending : ordered).slice(offset, offset + 5)));
       const sample = (await users.list({ offset: total - 1, limit: 10 })).items[0]!;
       const original = added.find((user) => user.id === sample.id)!;
       expect(sample.toSnapshot()).toEqual(original.toSnapshot());
