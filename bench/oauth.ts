@@ -13,6 +13,7 @@
  * with node:crypto (ES256, IEEE P1363 signature) before each run, outside its window, so the load generator's
  * signing does not take the api's CPU during the window; a request finding the pool empty signs one on the spot.
  */
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -20,8 +21,9 @@ import path from 'node:path';
 import type { Connection } from 'mysql2/promise';
 import { connectTo, createTestDatabase } from '../test/support/test-database';
 import { closeAgent, closedLoop, type LoadSpec, type Measure, median, signInToken } from './load';
-import { databaseServerProcess, processCpuSeconds } from './probes';
-import { log, startTarget, type Target } from './processes';
+import { provideKafka } from '../test/support/kafka';
+import { databaseServerProcess, processCpuSeconds, sample } from './probes';
+import { log, ROOT, startTarget, type Target } from './processes';
 import { refreshChains } from './refresh-chains';
 import { seedUsers } from './seed';
 
@@ -179,11 +181,41 @@ export async function checkOAuthSpecs(url: string, specs: OAuthSpecs): Promise<v
 
 /** BENCH_SMOKE=1: one round of 1 s per pair, to see that it runs (not a measurement). */
 const SMOKE = process.env.BENCH_SMOKE === '1';
-const ROUNDS = SMOKE ? 1 : 3;
+/** BENCH_ROUNDS: rounds per pair (default 3). */
+const ROUNDS = SMOKE ? 1 : Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = SMOKE ? 1 : 4;
 const CONNECTIONS = 10;
+/**
+ * BENCH_RELAY=1: the api publishes its outbox to a real Kafka (test/support/kafka.ts: KAFKA_BROKERS, or a broker
+ * of its own) as in `npm run bench`, instead of RELAY_ENABLED=false; each run then also says how many events the
+ * relay published and in how many passes (its /metrics). BENCH_ONLY=<substring>: only the pairs whose label has it.
+ */
+const RELAY = process.env.BENCH_RELAY === '1';
+const ONLY = process.env.BENCH_ONLY ?? '';
 
-interface Costed extends Measure { cores: number; perCore: number; dbMsPerOp: number | null; lockWaitsPerOp: number; statementsPerOp: number }
+interface Costed extends Measure { cores: number; perCore: number; dbMsPerOp: number | null; kafkaMsPerOp: number | null; lockWaitsPerOp: number; statementsPerOp: number; eventsPerOp: number; eventsPerPass: number }
+
+/** The process of this machine listening on the first broker's port (the Kafka broker of BENCH_RELAY), or null. */
+function listenerPid(brokers: string): number | null {
+  const port = /:(\d+)$/.exec(brokers.split(',')[0] ?? '')?.[1];
+  if (!port) return null;
+  try {
+    const line = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+    const pid = /pid=(\d+)/.exec(line)?.[1];
+    return pid ? Number(pid) : null;
+  } catch {
+    return null;
+  }
+}
+let kafkaPid: number | null = null;
+
+/** Events the relay published, and its publishes (one a pass), from the api's /metrics; zeros without a metrics listener. */
+async function relayCounters(target: Target): Promise<{ events: number; passes: number }> {
+  if (!target.metricsUrl) return { events: 0, passes: 0 };
+  const text = await (await fetch(`${target.metricsUrl}/metrics`)).text();
+  const passes = [...text.matchAll(/^access_control_events_publish_duration_seconds_count\{[^}]*\} (\S+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  return { events: sample(text, 'access_control_events_published_total') || 0, passes };
+}
 
 /** Server-wide counters: statements received (`Questions`), and InnoDB's row lock waits (a statement waited for a row another transaction held). */
 async function serverCounters(connection: Connection): Promise<{ statements: number; lockWaits: number }> {
@@ -200,13 +232,21 @@ async function costed(target: Target, spec: LoadSpec, db: number | null, status:
   await spec.prepare?.(CONNECTIONS);
   const pid = target.child.pid!;
   const counters0 = await serverCounters(status);
+  const relay0 = await relayCounters(target);
   const [cpu0, db0, t0] = [processCpuSeconds(pid), db === null ? 0 : processCpuSeconds(db), performance.now()];
+  const kafka0 = kafkaPid === null ? 0 : processCpuSeconds(kafkaPid);
   const m = await closedLoop(target.url, { ...spec, prepare: undefined }, CONNECTIONS, SECONDS);
   const [cpu, dbCpu, wall] = [processCpuSeconds(pid) - cpu0, db === null ? 0 : processCpuSeconds(db) - db0, (performance.now() - t0) / 1000];
+  const kafkaCpu = kafkaPid === null ? 0 : processCpuSeconds(kafkaPid) - kafka0;
   const ok = m.rps * SECONDS;
   const counters = await serverCounters(status);
+  const relay = await relayCounters(target);
   const per = (delta: number) => (ok > 0 ? delta / ok : 0);
-  return { ...m, cores: cpu / wall, perCore: cpu > 0 ? ok / cpu : 0, dbMsPerOp: db === null || ok === 0 ? null : (dbCpu * 1000) / ok, lockWaitsPerOp: per(counters.lockWaits - counters0.lockWaits), statementsPerOp: per(counters.statements - counters0.statements) };
+  const passes = relay.passes - relay0.passes;
+  return {
+    ...m, cores: cpu / wall, perCore: cpu > 0 ? ok / cpu : 0, dbMsPerOp: db === null || ok === 0 ? null : (dbCpu * 1000) / ok, kafkaMsPerOp: kafkaPid === null || ok === 0 ? null : (kafkaCpu * 1000) / ok, lockWaitsPerOp: per(counters.lockWaits - counters0.lockWaits),
+    statementsPerOp: per(counters.statements - counters0.statements), eventsPerOp: per(relay.events - relay0.events), eventsPerPass: passes > 0 ? (relay.events - relay0.events) / passes : 0,
+  };
 }
 
 async function runOAuthRows(): Promise<void> {
@@ -214,10 +254,14 @@ async function runOAuthRows(): Promise<void> {
   const issuer = 'http://bench.local';
   process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
   const database = await createTestDatabase('ac_bench_oauth');
+  const kafka = RELAY ? await provideKafka({ log, local: { projectRoot: ROOT } }) : null;
+  kafkaPid = kafka ? listenerPid(kafka.brokers) : null;
+  if (kafka) log(`Kafka broker CPU: ${kafkaPid === null ? 'not measured (no local listener found)' : `pid ${kafkaPid}`}`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-bench-oauth-'));
   const env = {
     DATA_DIR: dataDir, ADMIN_USERNAME: admin.username, ADMIN_PASSWORD: admin.password, ADMIN_EMAIL: admin.email,
-    BENCH_ADMIN_USERNAME: admin.username, JWT_ISSUER: issuer, DATABASE_URL: database.url, RELAY_ENABLED: 'false',
+    BENCH_ADMIN_USERNAME: admin.username, JWT_ISSUER: issuer, DATABASE_URL: database.url,
+    ...(kafka ? { KAFKA_BROKERS: kafka.brokers, KAFKA_TOPIC: `bench-oauth-${Date.now().toString(36)}` } : { RELAY_ENABLED: 'false' }),
     // One load generator is one client address and one client: the limits would measure themselves.
     ADDRESS_RATE_LIMIT: '0', INVITE_RATE_LIMIT: '0', CLIENT_AUTH_RATE_LIMIT: '0',
   };
@@ -245,7 +289,7 @@ async function runOAuthRows(): Promise<void> {
       ['GET /v1/users (context, no target) vs bare route', () => costed(api, { path: '/v1/users', token }, db, status), () => costed(b, { path: '/page' }, null, status), 0],
     ];
     const summary: string[] = [];
-    for (const [label, figure, baseline, min] of pairs) {
+    for (const [label, figure, baseline, min] of pairs.filter(([label]) => label.includes(ONLY))) {
       const f: Costed[] = [];
       const r: Costed[] = [];
       const ratios: number[] = [];
@@ -254,14 +298,14 @@ async function runOAuthRows(): Promise<void> {
         f.push(x!);
         r.push(y!);
         ratios.push(y!.rps > 0 ? x!.rps / y!.rps : 0);
-        log(`${label} round ${round + 1}: ${x!.rps.toFixed(0)}/s p50 ${x!.p50} p99 ${x!.p99} ms (errors ${x!.errors}) on ${x!.cores.toFixed(2)} api cores, ${x!.lockWaitsPerOp.toFixed(2)} row lock waits each; baseline ${y!.rps.toFixed(0)}/s on ${y!.cores.toFixed(2)} cores (errors ${y!.errors}); ratio ${ratios.at(-1)!.toFixed(3)}`);
+        log(`${label} round ${round + 1}: ${x!.rps.toFixed(0)}/s p50 ${x!.p50} p99 ${x!.p99} ms (errors ${x!.errors}) on ${x!.cores.toFixed(2)} api cores, ${x!.lockWaitsPerOp.toFixed(2)} row lock waits each; baseline ${y!.rps.toFixed(0)}/s on ${y!.cores.toFixed(2)} cores (errors ${y!.errors}); ratio ${ratios.at(-1)!.toFixed(3)}${RELAY ? `; relay ${x!.eventsPerOp.toFixed(2)} events/op, ${x!.eventsPerPass.toFixed(1)} per pass, Kafka ${x!.kafkaMsPerOp?.toFixed(3)} ms CPU/op (baseline ${y!.eventsPerOp.toFixed(2)}, ${y!.eventsPerPass.toFixed(1)}, ${y!.kafkaMsPerOp?.toFixed(3)} ms)` : ''}`);
       }
       const med = (values: Costed[], pick: (c: Costed) => number | null) => median(values.map((c) => pick(c) ?? NaN));
       const ratio = median(ratios);
       summary.push(
         `${label}: ${med(f, (c) => c.rps).toFixed(0)} req/s (p50 ${med(f, (c) => c.p50)} / p99 ${med(f, (c) => c.p99)} ms) on ${med(f, (c) => c.cores).toFixed(2)} api cores = ${med(f, (c) => c.perCore).toFixed(0)} per api core-second, ` +
           `database ${med(f, (c) => c.dbMsPerOp).toFixed(3)} ms CPU, ${med(f, (c) => c.statementsPerOp).toFixed(1)} statements and ${med(f, (c) => c.lockWaitsPerOp).toFixed(2)} row lock waits per request; baseline ${med(r, (c) => c.rps).toFixed(0)} req/s on ${med(r, (c) => c.cores).toFixed(2)} cores = ${med(r, (c) => c.perCore).toFixed(0)} per core-second` +
-          `${med(r, (c) => c.dbMsPerOp) >= 0 ? `, database ${med(r, (c) => c.dbMsPerOp).toFixed(3)} ms CPU, ${med(r, (c) => c.statementsPerOp).toFixed(1)} statements and ${med(r, (c) => c.lockWaitsPerOp).toFixed(2)} row lock waits per request` : ''}; ratio ${ratio.toFixed(3)} (median of ${ROUNDS})${min > 0 ? (ratio >= min ? ' met' : ' MISSED') : ''}`,
+          `${med(r, (c) => c.dbMsPerOp) >= 0 ? `, database ${med(r, (c) => c.dbMsPerOp).toFixed(3)} ms CPU, ${med(r, (c) => c.statementsPerOp).toFixed(1)} statements and ${med(r, (c) => c.lockWaitsPerOp).toFixed(2)} row lock waits per request` : ''}${RELAY ? `; relay ${med(f, (c) => c.eventsPerOp).toFixed(2)} events per request, ${med(f, (c) => c.eventsPerPass).toFixed(1)} per pass, Kafka broker ${med(f, (c) => c.kafkaMsPerOp).toFixed(3)} ms CPU per request (baseline ${med(r, (c) => c.kafkaMsPerOp).toFixed(3)})` : ''}; ratio ${ratio.toFixed(3)} (median of ${ROUNDS})${min > 0 ? (ratio >= min ? ' met' : ' MISSED') : ''}`,
       );
     }
     const counts = specs.counts();
@@ -273,6 +317,7 @@ async function runOAuthRows(): Promise<void> {
     closeAgent();
     rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
+    await kafka?.stop();
   }
 }
 

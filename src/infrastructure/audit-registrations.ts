@@ -42,7 +42,7 @@ export function auditRegistrations(config: Pick<Config, 'audit'>): Registrations
     requestOrigin: asClass(AsyncLocalRequestOrigin).singleton(),
     auditTrail: asFunction(
       ({ dataSource, sqliteWriteQueue, commitSignal }: Needs) =>
-        new StandaloneTypeOrmAuditTrail({ manager: dataSource.manager, sqliteWriteQueue, onEventsCommitted: () => commitSignal.notify() }),
+        new StandaloneTypeOrmAuditTrail({ manager: dataSource.manager, sqliteWriteQueue, onEventsCommitted: () => commitSignal.notify('audit') }),
     ).singleton(),
     auditRecorder: asFunction(
       ({ clock, idGenerator, requestOrigin, auditTrail }: Needs) => new AuditRecorder({ clock, idGenerator, requestOrigin, auditTrail, auditEnabled: enabled }),

@@ -257,7 +257,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
       ({ dataSource }: Cradle) => new CachedPermissionRepository(new TypeOrmPermissionRepository(dataSource)),
     ).singleton(),
     commitSignal: asClass(CommitSignal).singleton(),
-    unitOfWork: asFunction((cradle: Cradle) => typeOrmUnitOfWork(cradle, () => cradle.commitSignal.notify())).singleton(),
+    unitOfWork: asFunction((cradle: Cradle) => typeOrmUnitOfWork(cradle, (kind) => cradle.commitSignal.notify(kind))).singleton(),
     inProcessBus: asFunction(() => (config.kafka ? null : createInProcessEventBus())).singleton(),
     eventPublisher: asFunction(({ inProcessBus, logger, metrics }: Cradle) =>
       new InstrumentedEventPublisher(
@@ -271,7 +271,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
       .disposer((publisher) => publisher.close()),
     outboxRelay: asFunction(({ dataSource, eventPublisher, logger, sqliteWriteQueue, clock, commitSignal }: Cradle) => {
       const relay = new OutboxRelay({ dataSource, publisher: eventPublisher, logger, sqliteWriteQueue, clock });
-      commitSignal.subscribe(() => relay.nudge());
+      commitSignal.subscribe((kind) => relay.nudge(kind));
       return relay;
     })
       .singleton()
@@ -332,7 +332,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     deleteRole: asClass(DeleteRoleUseCase).singleton(),
     serviceAccountRepository: asFunction(
       ({ dataSource, sqliteWriteQueue, commitSignal }: Cradle) =>
-        new TypeOrmServiceAccountRepository({ manager: dataSource.manager, sqliteWriteQueue, onEventsCommitted: () => commitSignal.notify() }),
+        new TypeOrmServiceAccountRepository({ manager: dataSource.manager, sqliteWriteQueue, onEventsCommitted: () => commitSignal.notify('audit') }),
     ).singleton(),
     serviceAccountCredentialStore: asFunction(({ serviceAccountRepository }: Cradle) => serviceAccountRepository).singleton(),
     serviceAccountCredentials: asClass(ServiceAccountCredentialVerifier).singleton(),

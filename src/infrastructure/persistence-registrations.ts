@@ -60,6 +60,6 @@ export function userPersistenceServices(cradle: UserPersistenceServices): UserPe
 }
 
 /** The unit of work on the process's data source and write queue; `onEventsCommitted` where a relay listens. */
-export function typeOrmUnitOfWork(cradle: PersistenceCradle, onEventsCommitted?: () => void): TypeOrmUnitOfWork {
+export function typeOrmUnitOfWork(cradle: PersistenceCradle, onEventsCommitted?: (kind: 'events' | 'audit') => void): TypeOrmUnitOfWork {
   return new TypeOrmUnitOfWork({ dataSource: cradle.dataSource, ...userPersistenceServices(cradle), onEventsCommitted });
 }

@@ -127,7 +127,8 @@ export function actorById(actor: Actor): AuditActor {
 export const AUDIT_LIMITS = { code: 64, id: 64, name: 255, address: 64, userAgent: 255, requestId: 64 } as const;
 
 function cut(value: string | null, length: number): string | null {
-  if (value === null) return null;
+  // No more UTF-16 units than the limit: no more characters either (the usual case, without splitting the string).
+  if (value === null || value.length <= length) return value;
   const chars = Array.from(value);
   return chars.length <= length ? value : chars.slice(0, length).join('');
 }

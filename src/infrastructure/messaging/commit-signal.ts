@@ -1,15 +1,22 @@
 /**
+ * What a commit added to the outbox: `events` (at least one user, role or service-account event, which a
+ * consumer such as the mailer waits for), or `audit` (audit trail entries only, #23: nobody waits on them,
+ * so the relay may gather more of them into one pass; see `OutboxRelayOptions.auditLingerMs`).
+ */
+export type CommittedKind = 'events' | 'audit';
+
+/**
  * Tells the outbox relay that a transaction committed new events, so it publishes at once instead
  * of at its next poll. Unit of work and relay both depend on it, not on each other.
  */
 export class CommitSignal {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(kind: CommittedKind) => void>();
 
-  notify(): void {
-    for (const listener of this.listeners) listener();
+  notify(kind: CommittedKind = 'events'): void {
+    for (const listener of this.listeners) listener(kind);
   }
 
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: (kind: CommittedKind) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

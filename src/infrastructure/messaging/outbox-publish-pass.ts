@@ -1,12 +1,16 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Logger } from '../logging/logger';
 import { ClockAlarm } from '../system/clock-alarm';
-import { type CloudEvent, type EventPublisher, MalformedOutboxPayloadError, toCloudEvent } from './cloud-event';
+import { AUDIT_EVENT_TYPE, type CloudEvent, type EventPublisher, MalformedOutboxPayloadError, toCloudEvent } from './cloud-event';
 import { claimSql, countFailedAttemptSql, markPublishedSql, type OutboxRow, toOutboxMessage, toSqlDatetime } from './outbox-claims';
 import type { OutboxRelaySettings } from './outbox-relay-options';
 
 export interface PassOutcome {
   published: number;
+  /** Of those, events other than audit entries (someone may be waiting on them: the loop lingers less). */
+  userEvents?: number;
+  /** The claim came back full: more rows are probably waiting. */
+  full?: boolean;
   failure?: unknown;
 }
 
@@ -93,11 +97,14 @@ export class OutboxPublishPass {
   private async publishClaimed(rows: OutboxRow[], execute: Execute): Promise<PassOutcome> {
     if (rows.length === 0) return { published: 0 };
     const { logger } = this.options;
+    const full = rows.length >= this.options.batchSize;
     const events: CloudEvent[] = [];
     const malformed: OutboxRow[] = [];
+    let userEvents = 0;
     for (const row of rows) {
       try {
         events.push(toCloudEvent(toOutboxMessage(row), this.options.source));
+        if (row.type !== AUDIT_EVENT_TYPE) userEvents++;
       } catch (error) {
         if (!(error instanceof MalformedOutboxPayloadError)) throw error;
         malformed.push(row);
@@ -114,19 +121,19 @@ export class OutboxPublishPass {
       await execute(countFailedAttemptSql(firstSeen.length), firstSeen.map((row) => row.id));
     }
     if (malformed.length > firstSeen.length) logger.debug({ count: malformed.length - firstSeen.length }, 'malformed outbox events skipped');
-    if (events.length === 0) return { published: 0 };
+    if (events.length === 0) return { published: 0, full };
 
     const ids = events.map((event) => event.id);
     try {
       await this.publishWithTimeout(events);
     } catch (failure) {
       await execute(countFailedAttemptSql(ids.length), ids);
-      return { published: 0, failure };
+      return { published: 0, full, failure };
     }
     await execute(markPublishedSql(ids.length), [toSqlDatetime(this.options.clock.now()), ...ids]);
     this.publishedTotal += ids.length;
     logger.debug({ count: ids.length }, 'outbox events published');
-    return { published: ids.length };
+    return { published: ids.length, userEvents, full };
   }
 
   private publishWithTimeout(events: CloudEvent[]): Promise<void> {

@@ -1,11 +1,12 @@
 import { describeError, type Logger } from '../logging/logger';
 import type { Backoff } from '../system/backoff';
 import { ClockAlarm } from '../system/clock-alarm';
+import type { CommittedKind } from './commit-signal';
 import type { OutboxPublishPass } from './outbox-publish-pass';
 import type { OutboxRelaySettings } from './outbox-relay-options';
 import type { OutboxRetentionSweeper } from './outbox-retention-sweeper';
 
-export type OutboxRelayLoopOptions = Pick<OutboxRelaySettings, 'clock' | 'pollIntervalMs' | 'lingerMs'> & {
+export type OutboxRelayLoopOptions = Pick<OutboxRelaySettings, 'clock' | 'pollIntervalMs' | 'lingerMs' | 'auditLingerMs'> & {
   pass: OutboxPublishPass;
   sweeper: OutboxRetentionSweeper;
   backoff: Backoff;
@@ -13,9 +14,17 @@ export type OutboxRelayLoopOptions = Pick<OutboxRelaySettings, 'clock' | 'pollIn
 };
 
 /**
+ * Which nudges end a wait: any (asleep until the next poll), only those of user events (an audit
+ * linger, which a user event cuts short), or none (a short linger, a backoff).
+ */
+type WakeOn = 'any' | 'events' | 'none';
+
+/**
  * When the relay runs a pass: soon after a nudge (after the linger), every poll interval when
  * nobody nudges, again after the linger while passes publish something, and not before the
  * backoff is over while they fail (nudges notwithstanding: Kafka being down is not news).
+ * While only audit entries are waiting (only `audit` nudges, a pass of audit entries only that
+ * was not full) the linger is `auditLingerMs` instead, cut to `lingerMs` by a user event's nudge.
  * Retention sweeps run between passes, backoff or not.
  *
  * Every wait is a deadline on the injected clock; real timers only wake the loop to read it.
@@ -25,8 +34,10 @@ export class OutboxRelayLoop {
   private done: Promise<void> | null = null;
   private stopping = false;
   private nudged = false;
+  /** A nudge of user events (not audit entries only) since the current pass started. */
+  private eventsNudged = false;
   private alarm: ClockAlarm | null = null;
-  private wakeOnNudge = false;
+  private wakeOn: WakeOn = 'none';
   private lastFailure: string | null = null;
 
   constructor(options: OutboxRelayLoopOptions) {
@@ -39,7 +50,7 @@ export class OutboxRelayLoop {
 
   /** Asleep until a nudge or the next poll: the last pass found nothing to publish. */
   get idle(): boolean {
-    return this.alarm !== null && this.wakeOnNudge;
+    return this.alarm !== null && this.wakeOn === 'any';
   }
 
   /** A log-safe reason of the last failed pass, until a pass works again. */
@@ -73,27 +84,30 @@ export class OutboxRelayLoop {
     return true;
   }
 
-  nudge(): void {
+  nudge(kind: CommittedKind = 'events'): void {
     this.nudged = true;
-    if (!this.alarm || !this.wakeOnNudge) return;
-    if (this.options.lingerMs === 0) {
+    if (kind === 'events') this.eventsNudged = true;
+    if (!this.alarm || this.wakeOn === 'none' || (this.wakeOn === 'events' && kind !== 'events')) return;
+    const linger = kind === 'events' ? this.options.lingerMs : this.options.auditLingerMs;
+    if (linger === 0) {
       this.alarm.ring();
       return;
     }
     // Once however many nudges arrive meanwhile: a later nudge does not push the pass back.
-    this.alarm.bringForward(this.now() + this.options.lingerMs);
+    this.alarm.bringForward(this.now() + linger);
   }
 
   private async loop(): Promise<void> {
-    const { pass, sweeper, backoff, lingerMs, pollIntervalMs } = this.options;
+    const { pass, sweeper, backoff, lingerMs, auditLingerMs, pollIntervalMs } = this.options;
     while (!this.stopping) {
       const backoffUntil = backoff.waitingUntil();
       if (backoffUntil) {
         await sweeper.sweepIfDue(); // retention does not wait for Kafka
-        if (!this.stopping) await this.sleepUntil(backoffUntil.getTime(), false);
+        if (!this.stopping) await this.sleepUntil(backoffUntil.getTime(), 'none');
         continue;
       }
       this.nudged = false;
+      this.eventsNudged = false;
       const outcome = await pass.run();
       if (outcome.failure !== undefined) {
         this.onFailure(outcome.failure);
@@ -101,14 +115,25 @@ export class OutboxRelayLoop {
       }
       this.onSuccess();
       if (outcome.published > 0) {
-        // More may be waiting (a user's next event, a full batch): the next pass after the linger.
-        if (lingerMs > 0 && !this.stopping) await this.sleepUntil(this.now() + lingerMs, false);
+        // More may be waiting (a user's next event, a full batch): the next pass after the linger, a longer
+        // one when only audit entries went out and may be coming (cut short by a user event's nudge).
+        const auditOnly = !outcome.full && (outcome.userEvents ?? 0) === 0 && !this.eventsNudged;
+        await this.linger(auditOnly ? auditLingerMs : lingerMs, auditOnly);
         continue;
       }
       await sweeper.sweepIfDue();
-      if (this.nudged || this.stopping) continue;
-      await this.sleepUntil(this.now() + pollIntervalMs, true);
+      if (this.stopping) continue;
+      if (this.nudged) {
+        // Committed while the pass ran: at once for a user event, after the audit linger for audit entries only.
+        if (!this.eventsNudged) await this.linger(auditLingerMs, true);
+        continue;
+      }
+      await this.sleepUntil(this.now() + pollIntervalMs, 'any');
     }
+  }
+
+  private async linger(ms: number, audit: boolean): Promise<void> {
+    if (ms > 0 && !this.stopping) await this.sleepUntil(this.now() + ms, audit ? 'events' : 'none');
   }
 
   private onSuccess(): void {
@@ -131,10 +156,10 @@ export class OutboxRelayLoop {
   }
 
   /** The poll interval paces the clock checks too: a clock moved forward is noticed within one. */
-  private async sleepUntil(at: number, wakeOnNudge: boolean): Promise<void> {
+  private async sleepUntil(at: number, wakeOn: WakeOn): Promise<void> {
     const alarm = new ClockAlarm(this.options.clock, at, this.options.pollIntervalMs);
     this.alarm = alarm;
-    this.wakeOnNudge = wakeOnNudge;
+    this.wakeOn = wakeOn;
     await alarm.rung;
     if (this.alarm === alarm) this.alarm = null;
   }

@@ -26,6 +26,15 @@ export interface OutboxRelayOptions {
    * events instead of one each. Default 10 ms; 0 starts the pass at once.
    */
   lingerMs?: number;
+  /**
+   * The linger instead when only audit entries are waiting (#23: the nudges since the last pass were all
+   * `audit`, and that pass published nothing else and was not full): nobody waits on an audit event the way
+   * the mailer waits on an invitation, and under load one pass then carries tens of entries instead of a few,
+   * for one claim, one Kafka request and one update (fewer statements, produce requests and wake-ups per
+   * event). A user event committed meanwhile cuts it to `lingerMs`; a full batch is followed by `lingerMs`.
+   * Default 100 ms (never less than `lingerMs`); 0 starts the pass at once.
+   */
+  auditLingerMs?: number;
   /** Backoff after a failed pass: exponential from `initialMs`, capped at `maxMs`, ±20 % jitter. Default 500 ms → 30 s. */
   backoff?: { initialMs?: number; maxMs?: number };
   /** A publish not settled within this time counts as failed (it may still land: at least once). Default 30 s. */
@@ -65,6 +74,7 @@ export interface OutboxRelaySettings {
   batchSize: number;
   pollIntervalMs: number;
   lingerMs: number;
+  auditLingerMs: number;
   backoff: BackoffPolicy;
   publishTimeoutMs: number;
   retention: RetentionSettings;
@@ -79,6 +89,7 @@ const DEFAULTS = {
   batchSize: 100,
   pollIntervalMs: 250,
   lingerMs: 10,
+  auditLingerMs: 100,
   backoffInitialMs: 500,
   backoffMaxMs: 30_000,
   publishTimeoutMs: 30_000,
@@ -94,6 +105,8 @@ export function outboxRelaySettings(options: OutboxRelayOptions): OutboxRelaySet
   const pollIntervalMs = positive(options.pollIntervalMs ?? DEFAULTS.pollIntervalMs, 'pollIntervalMs');
   const lingerMs = options.lingerMs ?? DEFAULTS.lingerMs;
   if (!Number.isFinite(lingerMs) || lingerMs < 0) throw new RangeError(`lingerMs must be 0 or more (got ${lingerMs})`);
+  const auditLingerMs = options.auditLingerMs ?? Math.max(lingerMs, DEFAULTS.auditLingerMs);
+  if (!Number.isFinite(auditLingerMs) || auditLingerMs < 0) throw new RangeError(`auditLingerMs must be 0 or more (got ${auditLingerMs})`);
   const initialMs = positive(options.backoff?.initialMs ?? DEFAULTS.backoffInitialMs, 'backoff.initialMs');
   const maxMs = Math.max(initialMs, positive(options.backoff?.maxMs ?? DEFAULTS.backoffMaxMs, 'backoff.maxMs'));
   const publishTimeoutMs = positive(options.publishTimeoutMs ?? DEFAULTS.publishTimeoutMs, 'publishTimeoutMs');
@@ -115,6 +128,7 @@ export function outboxRelaySettings(options: OutboxRelayOptions): OutboxRelaySet
     batchSize,
     pollIntervalMs,
     lingerMs,
+    auditLingerMs,
     backoff: { initialMs, maxMs },
     publishTimeoutMs,
     retention,

@@ -1,5 +1,6 @@
 import type { Logger } from '../logging/logger';
 import { Backoff } from '../system/backoff';
+import type { CommittedKind } from './commit-signal';
 import { OutboxPublishPass } from './outbox-publish-pass';
 import { OutboxRelayLoop } from './outbox-relay-loop';
 import { type OutboxRelayOptions, outboxRelaySettings } from './outbox-relay-options';
@@ -34,6 +35,7 @@ export class OutboxRelay {
   private readonly logger: Logger;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
+  private readonly lingers: { lingerMs: number; auditLingerMs: number };
   private readonly pass: OutboxPublishPass;
   private readonly sweeper: OutboxRetentionSweeper;
   private readonly backoff: Backoff;
@@ -45,6 +47,7 @@ export class OutboxRelay {
     this.logger = options.logger.child({ component: 'outbox-relay' });
     this.batchSize = settings.batchSize;
     this.pollIntervalMs = settings.pollIntervalMs;
+    this.lingers = { lingerMs: settings.lingerMs, auditLingerMs: settings.auditLingerMs };
     this.pass = new OutboxPublishPass({ ...settings, dataSource, publisher, logger: this.logger });
     this.sweeper = new OutboxRetentionSweeper({ ...settings, dataSource, logger: this.logger });
     this.backoff = new Backoff(settings.backoff, settings.clock);
@@ -54,7 +57,7 @@ export class OutboxRelay {
   /** Starts the loop; a no-op when it runs already. */
   start(): void {
     if (!this.loop.start()) return;
-    this.logger.info({ batchSize: this.batchSize, pollIntervalMs: this.pollIntervalMs }, 'outbox relay started');
+    this.logger.info({ batchSize: this.batchSize, pollIntervalMs: this.pollIntervalMs, ...this.lingers }, 'outbox relay started');
   }
 
   /** Lets the pass in flight finish, then ends the loop. Pending rows stay for the next start (or `flush()`). */
@@ -63,11 +66,12 @@ export class OutboxRelay {
   }
 
   /**
-   * Something was committed with events: publish now rather than at the next poll. Cheap and
-   * safe to call any time; it does not cut a backoff short (Kafka being down is not news).
+   * Something was committed with events: publish now rather than at the next poll (after `lingerMs`,
+   * or `auditLingerMs` when `kind` is `audit`: audit entries only). Cheap and safe to call any time;
+   * it does not cut a backoff short (Kafka being down is not news).
    */
-  nudge(): void {
-    this.loop.nudge();
+  nudge(kind: CommittedKind = 'events'): void {
+    this.loop.nudge(kind);
   }
 
   /** One pass: claims, publishes and marks at most one batch. Resolves to the events published; rejects when it failed. */

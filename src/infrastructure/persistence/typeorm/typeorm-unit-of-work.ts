@@ -16,15 +16,18 @@ export interface TypeOrmUnitOfWorkDeps extends UserPersistenceServices {
   dataSource: DataSource;
   /** SQLite's one connection would interleave two transactions: they, and the statements outside them, take turns. */
   sqliteWriteQueue: SqliteWriteQueue;
-  /** Called after a commit that wrote outbox events (the relay's nudge). */
-  onEventsCommitted?: () => void;
+  /**
+   * Called after a commit that wrote outbox events (the relay's nudge): `events` when it wrote at least one
+   * outbox event of its own, `audit` when only audit entries (whose outbox rows the relay may gather longer).
+   */
+  onEventsCommitted?: (kind: 'events' | 'audit') => void;
 }
 
 export class TypeOrmUnitOfWork implements UnitOfWork {
   private readonly dataSource: DataSource;
   private readonly sqliteWriteQueue: SqliteWriteQueue;
   private readonly services: UserPersistenceServices;
-  private readonly onEventsCommitted: () => void;
+  private readonly onEventsCommitted: (kind: 'events' | 'audit') => void;
 
   constructor(deps: TypeOrmUnitOfWorkDeps) {
     this.dataSource = deps.dataSource;
@@ -67,7 +70,8 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     // on the same user is such a case): safe because everything the closure writes is built inside it,
     // as every use case's is (test/unit/application/unit-of-work-retry.test.ts).
     const result = await this.sqliteWriteQueue.serialize(() => retryDeadlocks(transaction));
-    if ((outbox && outbox.appended > 0) || (audit && audit.recorded > 0)) this.onEventsCommitted();
+    if (outbox && outbox.appended > 0) this.onEventsCommitted('events');
+    else if (audit && audit.recorded > 0) this.onEventsCommitted('audit');
     return result;
   }
 }

@@ -89,7 +89,8 @@ function normalised(value: string | number | null | undefined): string | null {
 }
 
 function cut(value: string | null, length: number): string | null {
-  if (value === null) return null;
+  // No more UTF-16 units than the limit: no more characters either (the usual case, without splitting the string).
+  if (value === null || value.length <= length) return value;
   const chars = Array.from(value);
   return chars.length <= length ? value : chars.slice(0, length).join('');
 }
