@@ -16,7 +16,24 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
   describe(`${name} honours the MfaStore contract`, () => {
     let users: UserRepository;
     let unitOfWork: UnitOfWork;
-    let mfa: Pick<MfaStore, 'factorsOf' | 'savePending' | 'confirm' | 'useTimeStep' | 'removeFactors' | 'replaceRecoveryCodes' | 'useRecoveryCode' | 'remainingRecoveryCodes' | 'addChallenge' | 'findChallenge' | 'useChallenge'>;
+    let mfa: Pick<
+      MfaStore,
+      | 'factorsOf'
+      | 'savePending'
+      | 'confirm'
+      | 'useTimeStep'
+      | 'removeFactors'
+      | 'replaceRecoveryCodes'
+      | 'useRecoveryCode'
+      | 'remainingRecoveryCodes'
+      | 'addChallenge'
+      | 'findChallenge'
+      | 'useChallenge'
+      | 'secondStepOf'
+      | 'signInTicket'
+      | 'useTimeStepAndTicket'
+      | 'addPasskey'
+    >;
 
     beforeEach(async () => {
       ({ users, unitOfWork } = await makeSubject());
@@ -33,6 +50,10 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
         addChallenge: (challenge) => run((s) => s.addChallenge(challenge)),
         findChallenge: (hash) => run((s) => s.findChallenge(hash)),
         useChallenge: (hash, at) => run((s) => s.useChallenge(hash, at)),
+        secondStepOf: (userId, options) => run((s) => s.secondStepOf(userId, options)),
+        signInTicket: (hash) => run((s) => s.signInTicket(hash)),
+        useTimeStepAndTicket: (id, step, hash, at) => run((s) => s.useTimeStepAndTicket(id, step, hash, at)),
+        addPasskey: (passkey) => run((s) => s.addPasskey(passkey)),
       };
     });
 
@@ -127,6 +148,51 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       expect(await mfa.useChallenge(challenge.tokenHash, usedAt)).toBe(true);
       expect(await mfa.useChallenge(challenge.tokenHash, usedAt)).toBe(false);
       expect(await mfa.findChallenge(challenge.tokenHash)).toEqual({ ...challenge, usedAt });
+    });
+
+    test('a sign-in’s password step reads the factors, the passkeys (when asked) and the unused recovery codes at once', async () => {
+      const userId = await holder();
+      expect(await mfa.secondStepOf(userId, { passkeys: true })).toEqual({ factors: [], passkeys: [], recoveryCodes: 0 });
+      const factor = pending(userId);
+      await mfa.savePending(factor);
+      await mfa.confirm(userId, factor.id, AT);
+      await mfa.replaceRecoveryCodes(userId, [tokenHash(), tokenHash()], AT);
+      const passkey = { id: newId(), userId, name: 'Key', credentialId: `cred-${newId()}`, publicKey: 'pk', counter: 0, transports: ['usb'], createdAt: AT, lastUsedAt: null };
+      await mfa.addPasskey(passkey);
+      expect(await mfa.secondStepOf(userId, { passkeys: true })).toEqual({ factors: [{ ...factor, confirmedAt: AT }], passkeys: [passkey], recoveryCodes: 2 });
+      expect(await mfa.secondStepOf(userId, { passkeys: false })).toEqual({ factors: [{ ...factor, confirmedAt: AT }], passkeys: [], recoveryCodes: 2 });
+      expect(await mfa.secondStepOf(await holder(), { passkeys: true })).toEqual({ factors: [], passkeys: [], recoveryCodes: 0 });
+    });
+
+    test('a sign-in ticket is read with its holder and the holder’s factors; an unknown one is null', async () => {
+      const user = joinedUser();
+      await users.add(user);
+      const factor = pending(user.id);
+      await mfa.savePending(factor);
+      const challenge = { tokenHash: tokenHash(), userId: user.id, createdAt: AT, expiresAt: new Date('2026-01-01T00:05:00.001Z'), usedAt: null, passwordMatched: true };
+      await mfa.addChallenge(challenge);
+      const read = await mfa.signInTicket(challenge.tokenHash);
+      expect(read).toMatchObject({ challenge, factors: [factor] });
+      expect(read!.holder).toMatchObject({ id: user.id, username: user.username, email: user.email, status: user.status, tokenVersion: user.tokenVersion, roleId: user.roleId });
+      expect(await mfa.signInTicket(tokenHash())).toBeNull();
+    });
+
+    test('a right code’s time step and its ticket are used together: a replayed step leaves the ticket, a used ticket is told', async () => {
+      const userId = await holder();
+      const factor = pending(userId);
+      await mfa.savePending(factor);
+      const ticket = () => ({ tokenHash: tokenHash(), userId, createdAt: AT, expiresAt: new Date('2026-01-01T00:05:00.001Z'), usedAt: null, passwordMatched: true });
+      const [first, second] = [ticket(), ticket()];
+      await mfa.addChallenge(first);
+      await mfa.addChallenge(second);
+      const at = new Date('2026-01-01T00:01:00.001Z');
+      expect(await mfa.useTimeStepAndTicket(factor.id, 100, first.tokenHash, at)).toBe('used');
+      expect(await mfa.findChallenge(first.tokenHash)).toEqual({ ...first, usedAt: at });
+      expect(await mfa.useTimeStepAndTicket(factor.id, 100, second.tokenHash, at)).toBe('step_used');
+      expect(await mfa.findChallenge(second.tokenHash)).toEqual(second);
+      expect(await mfa.useTimeStepAndTicket(factor.id, 101, first.tokenHash, at)).toBe('ticket_used');
+      expect(await mfa.useTimeStepAndTicket(factor.id, 102, second.tokenHash, at)).toBe('used');
+      expect((await mfa.factorsOf(userId))[0].lastUsedStep).toBe(102);
     });
 
     test('a wrong password’s ticket keeps its flag as stored', async () => {

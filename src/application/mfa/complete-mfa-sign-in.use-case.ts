@@ -1,5 +1,5 @@
 import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
-import { InvalidMfaCodeError, InvalidMfaTokenError, isConfirmed } from '../../domain/mfa/mfa';
+import { InvalidMfaCodeError, InvalidMfaTokenError, isConfirmed, type MfaFactor } from '../../domain/mfa/mfa';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import type { User } from '../../domain/users/user';
 import { Username } from '../../domain/users/username';
@@ -13,9 +13,8 @@ import type { RoleRepository } from '../ports/role-repository.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { SecretCipher } from '../ports/secret-cipher.port';
 import type { Totp } from '../ports/totp.port';
-import type { UserRepository } from '../ports/user-repository.port';
 import { looksLikeTotpCode, recoveryCodeHash } from './mfa-codes';
-import { ticketHolder } from './own-factor-access';
+import { ticketWorks } from './own-factor-access';
 import type { PasskeyCeremonies } from './passkey-ceremonies';
 
 export interface CompleteMfaSignInInput {
@@ -26,8 +25,11 @@ export interface CompleteMfaSignInInput {
   webauthn?: unknown;
 }
 
-/** A method's verdict: true, the recovery codes left (a recovery code), or why it was refused. */
-type Verdict = true | number | { refused: string };
+/**
+ * A method's verdict: true (a passkey), the recovery codes left (a recovery code), a right code's time step (used
+ * with the ticket), or why it was refused.
+ */
+type Verdict = true | number | { factorId: string; step: number } | { refused: string };
 
 /**
  * Every refusal of a code on a good ticket: a wrong code, and any code on a wrong password's ticket, which the
@@ -47,13 +49,13 @@ export interface MfaSignInResult extends SignInResult {
  * lockout, as a password does, so a known password does not buy unlimited guesses of the code. A passkey's
  * assertion counts the same way when it does not verify. The ticket works until it succeeds once or its five
  * minutes end. A wrong password's ticket (see MfaChallenges.demand) is checked the same way and refused as a wrong
- * code, whatever is given, counted the same way, and audited `wrong_password`.
+ * code, whatever is given, counted the same way, and audited `wrong_password`. A right code's time step and the
+ * ticket are used up together, after the code is checked; the ticket is read with its holder and factors at once.
  */
 export class CompleteMfaSignInUseCase {
   constructor(
     private readonly deps: {
       auditRecorder: AuditRecorder;
-      userRepository: UserRepository;
       roleRepository: RoleRepository;
       mfaStore: MfaStore;
       totp: Totp;
@@ -69,12 +71,14 @@ export class CompleteMfaSignInUseCase {
   ) {}
 
   async execute({ mfaToken, code, recoveryCode, webauthn }: CompleteMfaSignInInput): Promise<MfaSignInResult> {
-    const { mfaStore, secretTokens, userRepository, loginAttempts, lockoutPolicy, clock, auditRecorder } = this.deps;
+    const { mfaStore, secretTokens, loginAttempts, lockoutPolicy, clock, auditRecorder } = this.deps;
     const tokenHash = secretTokens.hash(mfaToken);
-    const challenge = await mfaStore.findChallenge(tokenHash);
+    // The ticket, its holder and the holder's factors in one read: one statement whatever the ticket, known or not,
+    // so a refusal takes as long whatever its reason.
+    const ticket = await mfaStore.signInTicket(tokenHash);
     const now = clock.now();
-    const user = await ticketHolder(userRepository, challenge, now);
-    if (!user || !user.isJoined || user.status !== 'active') {
+    const user = ticket && ticketWorks(ticket.challenge, now) ? ticket.holder : null;
+    if (!ticket || !user || !user.isJoined || user.status !== 'active') {
       await auditRecorder.record({ action: AuditActions.mfaSignInFailed, outcome: 'failure', code: 'invalid_mfa_token', actor: ANONYMOUS, target: null });
       throw new InvalidMfaTokenError();
     }
@@ -82,41 +86,62 @@ export class CompleteMfaSignInUseCase {
     const actor = userActor(user)!;
     const target = userTarget(user);
     const refusal = (why: string): AuditFact => ({ action: AuditActions.mfaSignInFailed, outcome: 'failure', code: why, actor, target });
-    if (!(await loginAttempts.claim(key, now, lockoutPolicy))) {
-      // The password step's claim may have spent the allowance: `failed` turns that into the lock's wait.
-      await loginAttempts.failed(key, now, lockoutPolicy, (lockedUntil) => this.refusalEntries(refusal('locked'), lockedUntil, user));
+    const refuseCode = async (why: string): Promise<never> => {
+      await loginAttempts.failed(key, clock.now(), lockoutPolicy, (lockedUntil) => this.refusalEntries(refusal(why), lockedUntil, user));
       throw new InvalidMfaCodeError(CODE_REFUSED);
-    }
+    };
+    const decoy = !ticket.challenge.passwordMatched;
     const method = code !== undefined ? 'totp' : webauthn !== undefined ? 'webauthn' : 'recovery_code';
-    // A wrong password's ticket: the same checks as a real ticket's (the same work), but nothing is used up and
-    // nothing completes it, so a right code cannot confirm a guessed password.
-    const decoy = !challenge!.passwordMatched;
-    const verdict = await this.verdict(user.id, { code, recoveryCode, webauthn }, now, !decoy);
-    const remaining: Verdict = decoy ? { refused: 'wrong_password' } : verdict;
-    if (typeof remaining === 'object') {
-      await loginAttempts.failed(key, clock.now(), lockoutPolicy, (lockedUntil) => this.refusalEntries(refusal(remaining.refused), lockedUntil, user));
-      throw new InvalidMfaCodeError(CODE_REFUSED);
+    // The password step claimed this account moments ago: its counters are there (one statement).
+    const claim = { claimedBefore: true };
+    let remaining: Verdict;
+    if (code !== undefined) {
+      // A code is checked in memory first (nothing is used up by a check). A right one on a good ticket claims its
+      // evaluation and starts the counters over in one statement; anything else (a wrong code, any code on a wrong
+      // password's ticket) claims as a wrong password does: one statement either way, refused alike while locked.
+      const pending = await this.totpStep(ticket.factors, code, now);
+      const right = pending !== null && !decoy;
+      const claimed = right ? await loginAttempts.claimSucceeded(key, now, lockoutPolicy, claim) : await loginAttempts.claim(key, now, lockoutPolicy, claim);
+      // The password step's claim may have spent the allowance: `failed` turns that into the lock's wait.
+      if (!claimed) return refuseCode('locked');
+      remaining = right ? pending : { refused: decoy ? 'wrong_password' : 'wrong_totp' };
+    } else {
+      if (!(await loginAttempts.claim(key, now, lockoutPolicy, claim))) return refuseCode('locked');
+      // A wrong password's ticket: the same checks as a real ticket's (the same work), but nothing is used up and
+      // nothing completes it, so a right code cannot confirm a guessed password.
+      const verdict = await this.verdict(user.id, { recoveryCode, webauthn }, now, !decoy);
+      remaining = decoy ? { refused: 'wrong_password' } : verdict;
     }
-    if (!(await mfaStore.useChallenge(tokenHash, now))) {
+    if (typeof remaining === 'object' && 'refused' in remaining) return refuseCode(remaining.refused);
+    // A right code's time step and the ticket are used together (one statement where the database can).
+    const use = typeof remaining === 'object' ? await mfaStore.useTimeStepAndTicket(remaining.factorId, remaining.step, tokenHash, now) : (await mfaStore.useChallenge(tokenHash, now)) ? 'used' : 'ticket_used';
+    if (use === 'step_used') {
+      // Taken meanwhile (the same code on another ticket or replica): a replay, refused and counted as a wrong
+      // code, its claim made again (the right code's claim started the counters over).
+      await loginAttempts.claim(key, clock.now(), lockoutPolicy, claim);
+      return refuseCode('wrong_totp');
+    }
+    if (use === 'ticket_used') {
       await auditRecorder.record(refusal('invalid_mfa_token'));
       throw new InvalidMfaTokenError();
     }
-    await loginAttempts.succeeded(key);
+    // A code's claim started the counters over already.
+    if (method !== 'totp') await loginAttempts.succeeded(key);
     const role = await this.deps.roleRepository.findById(user.roleId);
     if (!role) {
       await auditRecorder.record(refusal('no_role'));
       throw new InvalidMfaTokenError();
     }
     const tokens = await this.deps.sessionIssuer.start(user.id, user.tokenVersion);
+    const left = typeof remaining === 'number' ? remaining : undefined;
     const facts: AuditFact[] = [{ action: AuditActions.signInSucceeded, actor, target, code: method }];
-    if (remaining !== true) facts.push({ action: AuditActions.mfaRecoveryCodeUsed, actor, target, changes: [{ field: 'recovery_codes_remaining', before: remaining + 1, after: remaining }] });
+    if (left !== undefined) facts.push({ action: AuditActions.mfaRecoveryCodeUsed, actor, target, changes: [{ field: 'recovery_codes_remaining', before: left + 1, after: left }] });
     await auditRecorder.record(...facts);
-    return { ...signInResult(user, role, tokens), ...(remaining !== true ? { recoveryCodesRemaining: remaining } : {}) };
+    return { ...signInResult(user, role, tokens), ...(left !== undefined ? { recoveryCodesRemaining: left } : {}) };
   }
 
-  /** `settle` false (a wrong password's ticket): checked as usual, but no time step, recovery code or counter is used up. */
-  private async verdict(userId: string, given: Omit<CompleteMfaSignInInput, 'mfaToken'>, now: Date, settle: boolean): Promise<Verdict> {
-    if (given.code !== undefined) return (await this.useTotp(userId, given.code, now, settle)) || { refused: 'wrong_totp' };
+  /** A recovery code's or a passkey's verdict. `settle` false (a wrong password's ticket): checked as usual, but no recovery code or counter is used up. */
+  private async verdict(userId: string, given: Pick<CompleteMfaSignInInput, 'recoveryCode' | 'webauthn'>, now: Date, settle: boolean): Promise<Verdict> {
     if (given.webauthn !== undefined) {
       const check = this.deps.passkeyCeremonies ? await this.deps.passkeyCeremonies.verifyAssertion(userId, given.webauthn, { record: settle }) : { ok: false as const, why: 'unknown_passkey' };
       // A regressed counter is told apart in the trail: a cloned authenticator, or a replayed assertion.
@@ -127,15 +152,15 @@ export class CompleteMfaSignInUseCase {
   }
 
   /**
-   * True when the code is right and its time step was not used yet (then it is used, when `settle`); false
-   * otherwise. Unsettled, a right code costs what a wrong one does: no write.
+   * The time step of a right code not used yet (after the factor's last used step), to be used with the ticket;
+   * null otherwise. Nothing is written here: a right code costs what a wrong one does until it is used.
    */
-  private async useTotp(userId: string, code: string, now: Date, settle: boolean): Promise<boolean> {
-    if (!looksLikeTotpCode(code)) return false;
-    const factor = (await this.deps.mfaStore.factorsOf(userId)).find((f) => f.type === 'totp' && isConfirmed(f));
-    if (!factor) return false;
+  private async totpStep(factors: MfaFactor[], code: string, now: Date): Promise<{ factorId: string; step: number } | null> {
+    if (!looksLikeTotpCode(code)) return null;
+    const factor = factors.find((f) => f.type === 'totp' && isConfirmed(f));
+    if (!factor) return null;
     const step = await this.deps.totp.verify(this.deps.secretCipher.open(factor.sealedSecret), code, now, factor.lastUsedStep);
-    return step !== null && settle && (await this.deps.mfaStore.useTimeStep(factor.id, step));
+    return step === null ? null : { factorId: factor.id, step };
   }
 
   /**

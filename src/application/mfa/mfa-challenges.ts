@@ -32,12 +32,14 @@ export class MfaChallenges {
 
   /** The second step of the user's sign-in when it holds an active factor; null when it holds none. */
   async methodsFor(userId: string): Promise<SecondStep | null> {
-    const factors = (await this.store.factorsOf(userId)).filter(isConfirmed);
-    const passkeys = this.passkeys ? await this.store.passkeysOf(userId) : [];
+    // One read (two for a user with passkeys): it runs on every sign-in, with a factor or without.
+    const held = await this.store.secondStepOf(userId, { passkeys: this.passkeys !== undefined });
+    const factors = held.factors.filter(isConfirmed);
+    const { passkeys } = held;
     if (factors.length === 0 && passkeys.length === 0) return null;
     const methods: MfaMethod[] = [...new Set(factors.map((f) => f.type))];
     if (passkeys.length > 0) methods.push('webauthn');
-    if ((await this.store.remainingRecoveryCodes(userId)) > 0) methods.push('recovery_code');
+    if (held.recoveryCodes > 0) methods.push('recovery_code');
     return { methods, passkeys };
   }
 

@@ -30,5 +30,10 @@ export const NO_USER = '00000000-0000-0000-0000-000000000000';
  */
 export async function ticketHolder(users: Pick<UserRepository, 'findById'>, ticket: MfaChallenge | null, now: Date): Promise<User | null> {
   const holder = await users.findById(ticket?.userId ?? NO_USER);
-  return ticket && (!ticket.usedAt || !ticket.passwordMatched) && ticket.expiresAt > now ? holder : null;
+  return ticket && ticketWorks(ticket, now) ? holder : null;
+}
+
+/** Whether a sign-in ticket still works: unused (a wrong password's, stored used, until it expires) and unexpired. */
+export function ticketWorks(ticket: MfaChallenge, now: Date): boolean {
+  return (!ticket.usedAt || !ticket.passwordMatched) && ticket.expiresAt > now;
 }

@@ -1,6 +1,15 @@
 import type { AuditEntry } from '../../domain/audit/audit-entry';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 
+export interface ClaimOptions {
+  /**
+   * The account was claimed moments ago (a sign-in's second step, after its password step): its counters exist,
+   * so the claim can be one statement, making them only if they are gone. The password step never says so: there
+   * a claim costs the same whether the name was tried before or not.
+   */
+  claimedBefore?: boolean;
+}
+
 /**
  * Failed sign-in counters per account, shared by every replica. Each call is atomic on its own,
  * so parallel attempts never lose an update and never evaluate more passwords than allowed.
@@ -10,7 +19,7 @@ export interface LoginAttempts {
    * Claims one password evaluation for the account (counted as a failure until `succeeded`):
    * false, claiming nothing, while it is locked or its allowance of `policy.threshold` is spent.
    */
-  claim(accountKey: string, now: Date, policy: LockoutPolicy): Promise<boolean>;
+  claim(accountKey: string, now: Date, policy: LockoutPolicy, options?: ClaimOptions): Promise<boolean>;
   /**
    * After a failed evaluation: locks the account once its allowance is spent, for the growing wait.
    * `audit` is asked for the entries of the refusal (and of the lock, when this call locked the account:
@@ -19,4 +28,11 @@ export interface LoginAttempts {
   failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[]): Promise<void>;
   /** After a successful evaluation: the counters start over. */
   succeeded(accountKey: string): Promise<void>;
+  /**
+   * An evaluation made before its claim, and right (a TOTP code, checked in memory, where nothing is used up):
+   * claims it and starts the counters over in one step; false, changing nothing, where `claim` would refuse
+   * (locked, or the allowance spent). A wrong one claims with `claim`: the same work, so the answer while
+   * locked does not tell a right code from a wrong one.
+   */
+  claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy, options?: ClaimOptions): Promise<boolean>;
 }

@@ -1,5 +1,25 @@
 import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../domain/mfa/mfa';
 import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../domain/mfa/passkey';
+import type { User } from '../../domain/users/user';
+
+/** What the password step needs of a user's second factors, read at once. */
+export interface SecondStepFactors {
+  /** Pending ones included, oldest first. */
+  factors: MfaFactor[];
+  /** Empty when not asked for. */
+  passkeys: Passkey[];
+  /** Unused recovery codes. */
+  recoveryCodes: number;
+}
+
+/** A sign-in ticket as the second step reads it, with its holder and the holder's factors, in one read. */
+export interface SignInTicket {
+  challenge: MfaChallenge;
+  /** null when the user is gone (erased or deleted). */
+  holder: User | null;
+  /** The holder's factors, pending ones included. */
+  factors: MfaFactor[];
+}
 
 /**
  * Second factors, recovery codes and the sign-in's second-step tickets, shared by every replica. In a unit
@@ -19,6 +39,12 @@ export interface MfaStore {
    */
   useTimeStep(factorId: string, step: number): Promise<boolean>;
   /**
+   * A sign-in's code and its ticket used together: `used` when the time step was free (see useTimeStep) and the
+   * ticket unused, both then used; `step_used` when the step was taken (the ticket is left alone); `ticket_used`
+   * when the ticket was used meanwhile (the step may be used up then, as a code checked before its ticket).
+   */
+  useTimeStepAndTicket(factorId: string, step: number, tokenHash: string, at: Date): Promise<'used' | 'step_used' | 'ticket_used'>;
+  /**
    * Deletes the user's factors (of `type`; without one, every factor and passkey) and, when no factor and no passkey
    * remains, its recovery codes; how many factors and passkeys went.
    */
@@ -29,8 +55,13 @@ export interface MfaStore {
   useRecoveryCode(userId: string, codeHash: string, at: Date): Promise<number | null>;
   /** How many unused recovery codes the user holds. */
   remainingRecoveryCodes(userId: string): Promise<number>;
+  /** The user's factors, passkeys (when `passkeys`) and unused recovery codes: what a sign-in's password step asks. */
+  secondStepOf(userId: string, options: { passkeys: boolean }): Promise<SecondStepFactors>;
+  /** Stores a sign-in ticket (expired ones go in sweeps: deleteExpired). */
   addChallenge(challenge: MfaChallenge): Promise<void>;
   findChallenge(tokenHash: string): Promise<MfaChallenge | null>;
+  /** The ticket with its holder and the holder's factors; null when no ticket has this hash. */
+  signInTicket(tokenHash: string): Promise<SignInTicket | null>;
   /** Marks the ticket used if it is not yet: false when it was (on any replica). */
   useChallenge(tokenHash: string, at: Date): Promise<boolean>;
 

@@ -28,6 +28,14 @@ export class InMemoryLoginAttempts implements LoginAttempts {
     return true;
   }
 
+  async claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy): Promise<boolean> {
+    await ioBoundary();
+    const row = this.row(accountKey);
+    if (row.failures >= policy.threshold || (row.lockedUntil !== null && row.lockedUntil > now)) return false;
+    this.rows.set(accountKey, { failures: 0, lockedUntil: null, lockouts: 0 });
+    return true;
+  }
+
   async failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[]): Promise<void> {
     await ioBoundary();
     const row = this.row(accountKey);

@@ -1,4 +1,5 @@
-import type { MfaStore } from '../../../src/application/ports/mfa-store.port';
+import type { MfaStore, SecondStepFactors, SignInTicket } from '../../../src/application/ports/mfa-store.port';
+import type { UserRepository } from '../../../src/application/ports/user-repository.port';
 import type { MfaChallenge, MfaFactor, MfaFactorType, RecoveryCode } from '../../../src/domain/mfa/mfa';
 import { counterAdvances, type Passkey, type WebAuthnCeremony, type WebAuthnChallenge } from '../../../src/domain/mfa/passkey';
 import { TransactionalFake } from './transactional-fake';
@@ -24,6 +25,11 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
   private tables: Tables = { factors: new Map(), codes: new Map(), challenges: new Map(), passkeys: new Map(), webAuthnChallenges: new Map() };
   private readonly writes: Write[] = [];
   revocationBumps: string[] = [];
+
+  /** `users`: where a ticket's holder is found (the adapter joins the users table); without it, no ticket has one. */
+  constructor(private readonly users?: Pick<UserRepository, 'findById'>) {
+    super();
+  }
 
   async factorsOf(userId: string): Promise<MfaFactor[]> {
     await this.io();
@@ -102,6 +108,27 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
     return this.unused(userId);
   }
 
+  async secondStepOf(userId: string, options: { passkeys: boolean }): Promise<SecondStepFactors> {
+    await this.io();
+    const factors = [...this.tables.factors.values()].filter((f) => f.userId === userId).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    const passkeys = options.passkeys ? this.passkeyRowsOf(userId) : [];
+    return { factors: factors.map((f) => ({ ...f })), passkeys, recoveryCodes: this.unused(userId) };
+  }
+
+  async signInTicket(tokenHash: string): Promise<SignInTicket | null> {
+    await this.io();
+    const row = this.tables.challenges.get(tokenHash);
+    if (!row) return null;
+    const factors = [...this.tables.factors.values()].filter((f) => f.userId === row.userId).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    const holder = (await this.users?.findById(row.userId)) ?? null;
+    return { challenge: { ...row }, holder, factors: factors.map((f) => ({ ...f })) };
+  }
+
+  async useTimeStepAndTicket(factorId: string, step: number, tokenHash: string, at: Date): Promise<'used' | 'step_used' | 'ticket_used'> {
+    if (!(await this.useTimeStep(factorId, step))) return 'step_used';
+    return (await this.useChallenge(tokenHash, at)) ? 'used' : 'ticket_used';
+  }
+
   async addChallenge(challenge: MfaChallenge): Promise<void> {
     await this.io();
     this.apply((t) => {
@@ -129,6 +156,10 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
 
   async passkeysOf(userId: string): Promise<Passkey[]> {
     await this.io();
+    return this.passkeyRowsOf(userId);
+  }
+
+  private passkeyRowsOf(userId: string): Passkey[] {
     return [...this.tables.passkeys.values()].filter((p) => p.userId === userId).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map((p) => ({ ...p }));
   }
 
@@ -206,7 +237,7 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
   // ---- transactions, driven by InMemoryUnitOfWork ----
 
   beginTransaction(): InMemoryMfaStore {
-    const copy = new InMemoryMfaStore();
+    const copy = new InMemoryMfaStore(this.users);
     copy.tables = cloneTables(this.tables);
     copy.revocationBumps = this.revocationBumps;
     return copy;

@@ -69,7 +69,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     this.passwordResets = stores.passwordResets ?? new InMemoryPasswordResetStore();
     this.serviceAccounts = stores.serviceAccounts ?? new InMemoryServiceAccountRepository();
     this.audit = stores.audit ?? new InMemoryAuditTrail();
-    this.mfa = stores.mfa ?? new InMemoryMfaStore();
+    this.mfa = stores.mfa ?? new InMemoryMfaStore(stores.users);
     // As the foreign key does: a user's row deleted (or erased) takes its invitation with it.
     this.users.linkInvitations(this.invitations);
   }

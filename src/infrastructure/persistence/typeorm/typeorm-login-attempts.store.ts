@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import type { LoginAttempts } from '../../../application/ports/login-attempts.port';
+import type { ClaimOptions, LoginAttempts } from '../../../application/ports/login-attempts.port';
 import type { AuditEntry } from '../../../domain/audit/audit-entry';
 import { insertAuditEntries } from './audit/typeorm-audit-trail';
 import { type LockoutPolicy, lockoutWaitSeconds } from '../../../domain/users/lockout-policy';
@@ -24,6 +24,10 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     'UPDATE login_attempts SET failures = failures + 1 ' +
     'WHERE username_key = ? AND failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
   private readonly succeededSql = 'UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0 WHERE username_key = ?';
+  /** The claim's condition, the success's change (rows matched, not changed: mysql2 connects with FOUND_ROWS). */
+  private readonly claimSucceededSql =
+    'UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0 ' +
+    'WHERE username_key = ? AND failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
   private readonly readSql = 'SELECT failures, lockouts FROM login_attempts WHERE username_key = ?';
   private readonly lockSql =
     'UPDATE login_attempts SET failures = 0, locked_until = ?, lockouts = lockouts + 1 WHERE username_key = ? AND failures >= ?';
@@ -41,12 +45,23 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
       : `${insert} ON CONFLICT (username_key) DO NOTHING`;
   }
 
-  async claim(account: string, now: Date, policy: LockoutPolicy): Promise<boolean> {
+  claim(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
+    return this.claimWith(this.claimSql, account, now, policy, options);
+  }
+
+  claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
+    return this.claimWith(this.claimSucceededSql, account, now, policy, options);
+  }
+
+  private async claimWith(sql: string, account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions): Promise<boolean> {
     const accountKey = columnKey(account);
+    const parameters = [accountKey, policy.threshold, this.datetime(now)];
+    // Counters made by an earlier claim: the claim alone; the pair below only when it claimed nothing (gone, or locked).
+    if (options.claimedBefore && (await this.run(sql, parameters)) > 0) return true;
     // Always the same two statements, whether the row exists or not: the time of a sign-in does not
     // tell a username tried before from a new one.
     await this.run(this.ensureSql, [accountKey]);
-    return (await this.run(this.claimSql, [accountKey, policy.threshold, this.datetime(now)])) > 0;
+    return (await this.run(sql, parameters)) > 0;
   }
 
   async failed(account: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[]): Promise<void> {

@@ -1,8 +1,9 @@
-import { type EntityManager, IsNull, LessThan } from 'typeorm';
-import type { MfaStore } from '../../../application/ports/mfa-store.port';
+import { type EntityManager, IsNull } from 'typeorm';
+import type { MfaStore, SecondStepFactors, SignInTicket } from '../../../application/ports/mfa-store.port';
 import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
 import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../../domain/mfa/passkey';
 import { MfaChallengeSchema, type MfaFactorRecord, MfaFactorSchema, RecoveryCodeSchema, WebAuthnCredentialSchema } from './mfa-records';
+import { MfaSignInStatements, type StepAndTicketUse } from './mfa-sign-in-statements';
 import { passkeyRows } from './typeorm-passkey-rows';
 import { bumpRevocationEpoch } from './revocation-epochs';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
@@ -20,10 +21,14 @@ export interface TypeOrmMfaStoreDeps {
 /** Rows deleted per statement by the sweep: a short delete holds its row locks only briefly. */
 const SWEEP_BATCH = 500;
 
+/** The sign-in's statements of each data source: built once (from its metadata), shared by every store on it. */
+const signInStatements = new WeakMap<object, MfaSignInStatements>();
+
 /**
  * `mfa_factors`, `mfa_recovery_codes` and `mfa_challenges`. Every use is one conditional statement
  * (`… WHERE used_at IS NULL`, `… WHERE last_used_step < ?`), so two replicas racing on one code: one wins.
- * A change to which factors a user holds moves the user's revocation epoch in its transaction.
+ * A change to which factors a user holds moves the user's revocation epoch in its transaction. A sign-in's
+ * statements (both steps) are plain SQL: mfa-sign-in-statements.ts.
  */
 export class TypeOrmMfaStore implements MfaStore {
   private readonly manager: EntityManager;
@@ -65,13 +70,11 @@ export class TypeOrmMfaStore implements MfaStore {
   }
 
   useTimeStep(factorId: string, step: number): Promise<boolean> {
-    return this.outside(async () => {
-      const factors = this.manager.getRepository(MfaFactorSchema);
-      const changed =
-        (await factors.update({ id: factorId, lastUsedStep: IsNull() }, { lastUsedStep: step })).affected ||
-        (await factors.update({ id: factorId, lastUsedStep: LessThan(step) }, { lastUsedStep: step })).affected;
-      return (changed ?? 0) > 0;
-    });
+    return this.outside(() => this.statements().useTimeStep(this.manager, factorId, step));
+  }
+
+  useTimeStepAndTicket(factorId: string, step: number, tokenHash: string, at: Date): Promise<StepAndTicketUse> {
+    return this.outside(() => this.statements().useTimeStepAndTicket(this.manager, factorId, step, tokenHash, at));
   }
 
   removeFactors(userId: string, type?: MfaFactorType): Promise<number> {
@@ -108,13 +111,13 @@ export class TypeOrmMfaStore implements MfaStore {
     return this.outside(() => this.manager.getRepository(RecoveryCodeSchema).countBy({ userId, usedAt: IsNull() }));
   }
 
+  secondStepOf(userId: string, options: { passkeys: boolean }): Promise<SecondStepFactors> {
+    return this.outside(() => this.statements().secondStepOf(this.manager, userId, options.passkeys));
+  }
+
   addChallenge(challenge: MfaChallenge): Promise<void> {
-    return this.outside(async () => {
-      const challenges = this.manager.getRepository(MfaChallengeSchema);
-      // Each sign-in of the user clears its ended tickets: the table holds a few rows per user at most.
-      await challenges.delete({ userId: challenge.userId, expiresAt: LessThan(challenge.createdAt) });
-      await challenges.insert({ ...challenge, passwordMatched: challenge.passwordMatched ? 1 : 0 });
-    }).finally(() => this.sweepIfDue(challenge.createdAt));
+    // Ended tickets go in the sweep (below), not one by one here: a sign-in writes its ticket and nothing else.
+    return this.outside(() => this.statements().addChallenge(this.manager, challenge)).finally(() => this.sweepIfDue(challenge.createdAt));
   }
 
   findChallenge(tokenHash: string): Promise<MfaChallenge | null> {
@@ -126,11 +129,12 @@ export class TypeOrmMfaStore implements MfaStore {
     });
   }
 
+  signInTicket(tokenHash: string): Promise<SignInTicket | null> {
+    return this.outside(() => this.statements().signInTicket(this.manager, tokenHash));
+  }
+
   useChallenge(tokenHash: string, at: Date): Promise<boolean> {
-    return this.outside(async () => {
-      const { affected } = await this.manager.getRepository(MfaChallengeSchema).update({ tokenHash, usedAt: IsNull() }, { usedAt: at });
-      return affected === 1;
-    });
+    return this.outside(() => this.statements().useChallenge(this.manager, tokenHash, at));
   }
 
   passkeysOf(userId: string): Promise<Passkey[]> {
@@ -183,6 +187,16 @@ export class TypeOrmMfaStore implements MfaStore {
       .finally(() => {
         this.sweeping = false;
       });
+  }
+
+  private statements(): MfaSignInStatements {
+    const dataSource = this.manager.connection;
+    let statements = signInStatements.get(dataSource);
+    if (!statements) {
+      statements = new MfaSignInStatements(dataSource);
+      signInStatements.set(dataSource, statements);
+    }
+    return statements;
   }
 
   /** A statement on its own (queued on SQLite), or in the unit of work's transaction. */

@@ -92,7 +92,7 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
   const users = new InMemoryUserRepository();
   const { auditRecorder, auditTrail } = auditRecorderFor({ clock });
   const loginAttempts = new InMemoryLoginAttempts(auditTrail);
-  const memory = new InMemoryMfaStore();
+  const memory = new InMemoryMfaStore(users);
   const { store: mfaStore, calls: storeCalls } = recorded(memory);
   const secretTokens = new FakeSecretTokens('fake-mfa-token');
   const { sessionIssuer } = fakeSessionIssuer(tokens, clock);

@@ -39,7 +39,7 @@ describe('a wrong password for a user with a factor answers as the right one, wi
     expect(wrong.webauthnOptions).toMatchObject({ allowCredentials: [{ id: 'cred-1' }, { id: 'cred-2' }] });
     expect(wrong.mfaToken).not.toBe(right.mfaToken);
     expect(wrongCalls).toEqual(rightCalls);
-    expect(rightCalls).toEqual(['factorsOf', 'passkeysOf', 'remainingRecoveryCodes', 'addChallenge', 'addWebAuthnChallenge']);
+    expect(rightCalls).toEqual(['secondStepOf', 'addChallenge', 'addWebAuthnChallenge']);
     // Stored flagged, and used from the start: a replica that knows no flag refuses it as a used ticket.
     const stored = await rig.mfaStore.findChallenge(sha256Of(wrong.mfaToken));
     expect(stored).toMatchObject({ passwordMatched: false, usedAt: rig.clock.now() });
@@ -153,7 +153,7 @@ describe('a wrong password for a user with a factor answers as the right one, wi
     await refused('nobody', WRONG);
     rig.users.seed(UserMother.deactivated({ username: 'gone', role: RoleMother.member() }));
     await refused('gone', DEFAULT_PASSWORD);
-    expect(new Set(calls.map((c) => c.join()))).toEqual(new Set(['factorsOf,passkeysOf']));
+    expect(new Set(calls.map((c) => c.join()))).toEqual(new Set(['secondStepOf']));
 
     // With a factor: deactivated, or locked (with the right password), still the seed's answer.
     const gone = UserMother.deactivated({ username: 'gone-with-app', role: RoleMother.member() });
