@@ -123,7 +123,7 @@ describe.each(ALL_TARGETS)('TypeOrmUserRepository on $name', (target) => {
         expect(page.total).toBe(total);
         expect(page.items.map((u) => u.id)).toEqual(ordered.slice(offset, offset + 10));
       }
-      // Different pages asked for at once share one statement: each still exactly its own.
+      // Different pages asked for at once: each exactly its own.
       const offsets = Array.from({ length: 24 }, (_, i) => (i * 97) % total);
       const together = await Promise.all(offsets.map((offset) => users.list({ offset, limit: 7 })));
       expect(together.map((page) => page.items.map((u) => u.id))).toEqual(offsets.map((offset) => ordered.slice(offset, offset + 7)));

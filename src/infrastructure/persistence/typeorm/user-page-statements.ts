@@ -119,39 +119,27 @@ function build(dataSource: DataSource) {
     return mysqlFamily ? `${named} FORCE INDEX (${index})` : `${named} INDEXED BY ${index}`;
   };
 
-  /** A seek's statement; its values are the filter's, then the start, the limit and the skip. */
-  const seekSql = (filter: IndexedFilter): string => {
+  const seek = async (manager: EntityManager, filter: IndexedFilter, start: string, skip: number, limit: number): Promise<SeekedPage> => {
     const where = conditions(filter);
     // The whole list walks the primary key itself (its rows lie in id order); a filter walks its index for the
     // ids (covering: skipped entries cost no row read), then reads the page's rows by primary key.
-    return filtered(filter)
+    const sql = filtered(filter)
       ? `SELECT (${revisionSql}) AS list_revision, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${id} >= ? ORDER BY ${id} ASC LIMIT ? OFFSET ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`
       : `SELECT (${revisionSql}) AS list_revision, ${selected} FROM ${from(filter, 'u')} WHERE ${where.sql} AND u.${id} >= ? ORDER BY u.${id} ASC LIMIT ? OFFSET ?`;
+    const rows = (await manager.query(sql, [...where.values, start, limit, skip])) as Record<string, unknown>[];
+    return { records: rows.map(hydrate), revision: rows.length > 0 ? Number(rows[0]!.list_revision) : null };
   };
-  const seekValues = ({ filter, start, skip, limit }: Key): unknown[] => [...conditions(filter).values, start, limit, skip];
-  const pageOf = (rows: Record<string, unknown>[]): SeekedPage => ({
-    records: rows.map(hydrate).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
-    revision: rows.length > 0 ? Number(rows[0]!.list_revision) : null,
-  });
-
-  const seek = async (manager: EntityManager, filter: IndexedFilter, start: string, skip: number, limit: number): Promise<SeekedPage> =>
-    pageOf((await manager.query(seekSql(filter), seekValues({ filter, start, skip, limit }))) as Record<string, unknown>[]);
 
   type Key = { filter: IndexedFilter; start: string; skip: number; limit: number };
-  /**
-   * Different pages asked for at once, in one statement (each seek a member of a UNION ALL, tagged with its place):
-   * one round trip for the lot, as identical requests share one. Every member reads the revision in the statement's
-   * one snapshot.
-   */
-  const seeks = new BatchedLookup<string, SeekedPage>(async (names) => {
-    const keys = names.map((name) => JSON.parse(name) as Key);
-    if (keys.length === 1) return new Map([[names[0]!, await seek(dataSource.manager, keys[0]!.filter, keys[0]!.start, keys[0]!.skip, keys[0]!.limit)]]);
-    const sql = keys.map((key, i) => `SELECT ${i} AS batch_key, s${i}.* FROM (${seekSql(key.filter)}) s${i}`).join(' UNION ALL ');
-    const rows = (await dataSource.manager.query(sql, keys.flatMap(seekValues))) as Record<string, unknown>[];
-    const byKey = names.map((): Record<string, unknown>[] => []);
-    for (const row of rows) byKey[Number(row.batch_key)]!.push(row);
-    return new Map(names.map((name, i) => [name, pageOf(byKey[i]!)]));
-  }, 20);
+  const seeks = new BatchedLookup<string, SeekedPage>(async (keys) => {
+    const loaded = await Promise.all(
+      keys.map(async (key) => {
+        const { filter, start, skip, limit } = JSON.parse(key) as Key;
+        return [key, await seek(dataSource.manager, filter, start, skip, limit)] as const;
+      }),
+    );
+    return new Map(loaded);
+  });
 
   return {
     seek,
