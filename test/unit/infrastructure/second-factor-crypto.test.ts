@@ -54,9 +54,9 @@ describe('second-factor crypto (#24)', () => {
     it('accepts the current code and one step of drift either way, not two', async () => {
       const secret = totp.newSecret();
       const now = new Date();
-      for (const offset of [-1, 0, 1]) expect(await totp.verify(secret, oathtoolTotp(secret, offset), now, null)).not.toBeNull();
-      expect(await totp.verify(secret, oathtoolTotp(secret, -3), now, null)).toBeNull();
-      expect(await totp.verify(secret, oathtoolTotp(secret, 3), now, null)).toBeNull();
+      for (const offset of [-1, 0, 1]) expect(await totp.verify(secret, oathtoolTotp(secret, offset, now), now, null)).not.toBeNull();
+      expect(await totp.verify(secret, oathtoolTotp(secret, -3, now), now, null)).toBeNull();
+      expect(await totp.verify(secret, oathtoolTotp(secret, 3, now), now, null)).toBeNull();
     });
 
     it('answers the step a code belongs to, and refuses it once that step is recorded', async () => {
