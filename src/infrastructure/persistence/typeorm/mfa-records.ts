@@ -1,4 +1,5 @@
 import { EntitySchema } from 'typeorm';
+import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
 
 const datetime = { type: 'datetime', precision: 3 } as const;
 
@@ -121,3 +122,22 @@ export const WebAuthnChallengeSchema = new EntitySchema<WebAuthnChallengeRecord>
 });
 
 export const MFA_ENTITY_SCHEMAS = [MfaFactorSchema, RecoveryCodeSchema, MfaChallengeSchema, WebAuthnCredentialSchema, WebAuthnChallengeSchema];
+
+/** A factor as stored, as the domain has it (the step a number whatever the driver answers). */
+export function toFactor(row: MfaFactorRecord): MfaFactor {
+  return {
+    id: row.id,
+    userId: row.userId,
+    type: row.type as MfaFactorType,
+    sealedSecret: row.sealedSecret,
+    createdAt: row.createdAt,
+    confirmedAt: row.confirmedAt ?? null,
+    lastUsedStep: row.lastUsedStep === null || row.lastUsedStep === undefined ? null : Number(row.lastUsedStep),
+  };
+}
+
+/** A sign-in ticket as stored, as the domain has it. */
+export function toChallenge(row: MfaChallengeRecord): MfaChallenge {
+  const { tokenHash, userId, createdAt, expiresAt } = row;
+  return { tokenHash, userId, createdAt, expiresAt, usedAt: row.usedAt ?? null, passwordMatched: Number(row.passwordMatched) !== 0 };
+}

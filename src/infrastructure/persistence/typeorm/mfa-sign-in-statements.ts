@@ -1,9 +1,9 @@
 import type { DataSource, EntityManager, EntityMetadata } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { SecondStepFactors, SignInTicket } from '../../../application/ports/mfa-store.port';
-import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
+import type { MfaChallenge, MfaFactor } from '../../../domain/mfa/mfa';
 import { isMysqlFamily } from './data-source';
-import { MfaChallengeSchema, type MfaFactorRecord, MfaFactorSchema, RecoveryCodeSchema, WebAuthnCredentialSchema } from './mfa-records';
+import { type MfaChallengeRecord, MfaChallengeSchema, type MfaFactorRecord, MfaFactorSchema, RecoveryCodeSchema, toChallenge, toFactor, WebAuthnCredentialSchema } from './mfa-records';
 import { passkeyRows } from './typeorm-passkey-rows';
 import { toDomain } from './user-record-mapping';
 import { userTableShape } from './user-read-statements';
@@ -82,15 +82,7 @@ export class MfaSignInStatements {
     const rows = (await manager.query(this.ticketSql, [tokenHash])) as Record<string, unknown>[];
     const first = rows[0];
     if (!first) return null;
-    const c = this.hydrate(first, 'c', this.challengeColumns) as unknown as Record<keyof MfaChallenge, unknown>;
-    const challenge: MfaChallenge = {
-      tokenHash: c.tokenHash as string,
-      userId: c.userId as string,
-      createdAt: c.createdAt as Date,
-      expiresAt: c.expiresAt as Date,
-      usedAt: (c.usedAt as Date | null | undefined) ?? null,
-      passwordMatched: Number(c.passwordMatched) !== 0,
-    };
+    const challenge = toChallenge(this.hydrate(first, 'c', this.challengeColumns) as unknown as MfaChallengeRecord);
     const present = first[`u_${this.user.columns.find((column) => column.propertyName === 'id')!.databaseName}`];
     const record = present === null || present === undefined ? null : this.user.hydrate(unprefixed(first, 'u'));
     const holder = record && record.status !== 'deleted' ? toDomain(record) : null;
@@ -124,16 +116,7 @@ export class MfaSignInStatements {
   }
 
   private factor(row: Record<string, unknown>, prefix: string): MfaFactor {
-    const r = this.hydrate(row, prefix, this.factorColumns) as unknown as MfaFactorRecord;
-    return {
-      id: r.id,
-      userId: r.userId,
-      type: r.type as MfaFactorType,
-      sealedSecret: r.sealedSecret,
-      createdAt: r.createdAt,
-      confirmedAt: r.confirmedAt ?? null,
-      lastUsedStep: r.lastUsedStep === null || r.lastUsedStep === undefined ? null : Number(r.lastUsedStep),
-    };
+    return toFactor(this.hydrate(row, prefix, this.factorColumns) as unknown as MfaFactorRecord);
   }
 
   private hydrate(row: Record<string, unknown>, prefix: string, columns: ColumnMetadata[]): Record<string, unknown> {

@@ -2,7 +2,7 @@ import { type EntityManager, IsNull } from 'typeorm';
 import type { MfaStore, SecondStepFactors, SignInTicket } from '../../../application/ports/mfa-store.port';
 import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
 import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../../domain/mfa/passkey';
-import { MfaChallengeSchema, type MfaFactorRecord, MfaFactorSchema, RecoveryCodeSchema, WebAuthnCredentialSchema } from './mfa-records';
+import { MfaChallengeSchema, MfaFactorSchema, RecoveryCodeSchema, toChallenge, toFactor, WebAuthnCredentialSchema } from './mfa-records';
 import { MfaSignInStatements, type StepAndTicketUse } from './mfa-sign-in-statements';
 import { passkeyRows } from './typeorm-passkey-rows';
 import { bumpRevocationEpoch } from './revocation-epochs';
@@ -123,9 +123,7 @@ export class TypeOrmMfaStore implements MfaStore {
   findChallenge(tokenHash: string): Promise<MfaChallenge | null> {
     return this.outside(async () => {
       const row = await this.manager.getRepository(MfaChallengeSchema).findOneBy({ tokenHash });
-      return row
-        ? { tokenHash: row.tokenHash, userId: row.userId, createdAt: row.createdAt, expiresAt: row.expiresAt, usedAt: row.usedAt ?? null, passwordMatched: Number(row.passwordMatched) !== 0 }
-        : null;
+      return row ? toChallenge(row) : null;
     });
   }
 
@@ -209,16 +207,4 @@ export class TypeOrmMfaStore implements MfaStore {
     if (this.manager.queryRunner) return work(this.manager);
     return this.queue.serialize(() => this.manager.transaction(work));
   }
-}
-
-function toFactor(row: MfaFactorRecord): MfaFactor {
-  return {
-    id: row.id,
-    userId: row.userId,
-    type: row.type as MfaFactorType,
-    sealedSecret: row.sealedSecret,
-    createdAt: row.createdAt,
-    confirmedAt: row.confirmedAt ?? null,
-    lastUsedStep: row.lastUsedStep === null || row.lastUsedStep === undefined ? null : Number(row.lastUsedStep),
-  };
 }
