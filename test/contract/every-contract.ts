@@ -1,4 +1,5 @@
 import type { ContractOptions, MakeStores } from './contract-kit';
+import type { DatabaseTarget } from '../integration/persistence/database-targets';
 import { contractTargets, inMemoryStores, typeOrmStoresOn } from './implementations';
 import { describeAuditTrailContract } from './audit-trail.contract';
 import { describeInvitationRepositoryContract } from './invitation-repository.contract';
@@ -20,7 +21,7 @@ import { describeUserRepositoryContract } from './user-repository.contract';
  * TypeORM adapters on every real database (CONTRACT_TARGETS=sqlite narrows it while developing):
  * a behaviour the application relies on holds on both, or a case here says which side differs.
  */
-function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles' | 'serviceAccounts' | 'audit' | 'mfa', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
+export function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' | 'processedEvents' | 'unitOfWork' | 'refreshTokens' | 'passwordResets' | 'roles' | 'serviceAccounts' | 'audit' | 'mfa', string>, makeStores: MakeStores, options: ContractOptions = {}): void {
   describeUserRepositoryContract(names.users, makeStores, options);
   describeUserAdministrationContract(names.users, makeStores, options);
   describeUserListPagesContract(names.users, makeStores, options);
@@ -47,40 +48,54 @@ function describeEveryContract(names: Record<'users' | 'invitations' | 'outbox' 
  * users.update to a taken e-mail is EmailAlreadyTakenError on both: see the port and its contract.)
  */
 
-describe('in-memory fakes', () => {
-  describeEveryContract(
-    {
-      users: 'InMemoryUserRepository',
-      invitations: 'InMemoryInvitationRepository',
-      outbox: 'InMemoryOutbox',
-      processedEvents: 'InMemoryProcessedEventStore',
-      unitOfWork: 'InMemoryUnitOfWork',
-      refreshTokens: 'InMemoryRefreshTokenStore',
-      passwordResets: 'InMemoryPasswordResetStore',
-      roles: 'InMemoryRoleRepository',
-      serviceAccounts: 'InMemoryServiceAccountRepository',
-      audit: 'InMemoryAuditTrail',
-      mfa: 'InMemoryMfaStore',
-    },
-    inMemoryStores,
-  );
-});
+/** The fakes' contracts: what the unit tests' doubles promise. */
+export function describeFakeContracts(): void {
+  describe('in-memory fakes', () => {
+    describeEveryContract(
+      {
+        users: 'InMemoryUserRepository',
+        invitations: 'InMemoryInvitationRepository',
+        outbox: 'InMemoryOutbox',
+        processedEvents: 'InMemoryProcessedEventStore',
+        unitOfWork: 'InMemoryUnitOfWork',
+        refreshTokens: 'InMemoryRefreshTokenStore',
+        passwordResets: 'InMemoryPasswordResetStore',
+        roles: 'InMemoryRoleRepository',
+        serviceAccounts: 'InMemoryServiceAccountRepository',
+        audit: 'InMemoryAuditTrail',
+        mfa: 'InMemoryMfaStore',
+      },
+      inMemoryStores,
+    );
+  });
+}
 
-describe.each(contractTargets())('TypeORM adapters on $name', (target) => {
-  describeEveryContract(
-    {
-      users: 'TypeOrmUserRepository',
-      invitations: 'TypeOrmInvitationRepository',
-      outbox: 'TypeOrmOutbox',
-      processedEvents: 'TypeOrmProcessedEventStore',
-      unitOfWork: 'TypeOrmUnitOfWork',
-      refreshTokens: 'TypeOrmRefreshTokenStore',
-      passwordResets: 'TypeOrmPasswordResetStore',
-      roles: 'TypeOrmRoleRepository',
-      serviceAccounts: 'TypeOrmServiceAccountRepository',
-      audit: 'TypeOrmAuditTrail',
-      mfa: 'TypeOrmMfaStore',
-    },
-    typeOrmStoresOn(target),
-  );
-});
+/**
+ * The adapters' contracts on the targets of `chosen` that CONTRACT_TARGETS keeps: each test file runs its own
+ * databases, so the runner spreads them over its workers. A file left with none skips (and says so).
+ */
+export function describeTypeOrmContracts(label: string, chosen: (target: DatabaseTarget) => boolean): void {
+  const targets = contractTargets().filter(chosen);
+  if (targets.length === 0) {
+    describe.skip(`TypeORM adapters on ${label}`, () => it('is not among CONTRACT_TARGETS', () => undefined));
+    return;
+  }
+  describe.each(targets)('TypeORM adapters on $name', (target) => {
+    describeEveryContract(
+      {
+        users: 'TypeOrmUserRepository',
+        invitations: 'TypeOrmInvitationRepository',
+        outbox: 'TypeOrmOutbox',
+        processedEvents: 'TypeOrmProcessedEventStore',
+        unitOfWork: 'TypeOrmUnitOfWork',
+        refreshTokens: 'TypeOrmRefreshTokenStore',
+        passwordResets: 'TypeOrmPasswordResetStore',
+        roles: 'TypeOrmRoleRepository',
+        serviceAccounts: 'TypeOrmServiceAccountRepository',
+        audit: 'TypeOrmAuditTrail',
+        mfa: 'TypeOrmMfaStore',
+      },
+      typeOrmStoresOn(target),
+    );
+  });
+}

@@ -1,0 +1,3 @@
+import { describeFakeContracts } from './every-contract';
+
+describeFakeContracts();
