@@ -57,7 +57,9 @@ lint: install
 # or are provisioned locally (see test/support). The container engine is found or provisioned
 # (scripts/container-engine.sh: Podman from Debian), and the images the tests run are built
 # (scripts/container-images.sh: the service's Dockerfile, and local stand-ins for images no
-# registry can give). The last line is "N passed, N failed".
+# registry can give). The last line is "N passed, N failed". JEST_WORKERS test files run at once: most of
+# a suite's time is spent waiting on a database, a broker, a container or a browser, so three keep 2 cores busy.
+JEST_WORKERS ?= 3
 test: install lint
 	@$(WITH_NODE) bash scripts/audit.sh
 	@$(WITH_NODE) $(NPM) run build
@@ -68,7 +70,7 @@ test: install lint
 	@mkdir -p .cache
 	@bash scripts/container-engine.sh .cache/container-engine.env
 	@$(WITH_NODE) source .cache/container-engine.env && bash scripts/container-images.sh
-	@$(WITH_NODE) source .cache/container-engine.env; status=0; npx jest --ci --json --outputFile=.cache/jest-results.json || status=$$?; \
+	@$(WITH_NODE) source .cache/container-engine.env; status=0; npx jest --ci --maxWorkers=$(JEST_WORKERS) --json --outputFile=.cache/jest-results.json || status=$$?; \
 	  node scripts/test-summary.js .cache/jest-results.json || status=1; exit $$status
 
 # The image alone: find or provision the engine, build the images, run the image's tests.
