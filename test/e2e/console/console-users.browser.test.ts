@@ -237,6 +237,12 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('The service cannot be reached. Check the connection, then try again.').waitFor();
     await page.unroute('**/v1/auth/console-session');
+    // What the session calls answered from here on (the renewal, the sign-out, the reload): said when the reload shows anything but the sign-in.
+    const answers: string[] = [];
+    page.on('response', (response) => {
+      if (response.url().includes('/v1/')) answers.push(`${response.request().method()} ${new URL(response.url()).pathname} ${response.status()}`);
+    });
+    page.on('requestfailed', (request) => answers.push(`${request.method()} ${new URL(request.url()).pathname} failed: ${request.failure()?.errorText}`));
     // An access token refused when signing out (expired, say) while the cookie still renews: the console renews
     // and ends the session with the new token, rather than only here (a reload would then sign in again).
     let refused = 0;
@@ -250,7 +256,12 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(refused).toBe(2);
     await page.unroute('**/v1/auth/console-session');
     await page.reload();
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page
+      .getByRole('heading', { name: 'Sign in' })
+      .waitFor()
+      .catch(async (error: Error) => {
+        throw new Error(`${error.message}\nthe page shows: ${(await page.locator('body').innerText()).slice(0, 500)}\nthe API's answers since the second sign-out: ${answers.join('; ')}`);
+      });
     expect((await rig.request('GET', '/v1/me', { token })).status).toBe(401);
   });
 });
