@@ -32,15 +32,20 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     return { id: user.id, username, password, token };
   };
 
-  /** A user with an active authenticator app: its secret and recovery codes. The confirming code was the current step's. */
+  /**
+   * A user with an active authenticator app: its secret and recovery codes. The confirming code was the step of
+   * `confirmedAt`: codes meant as "that step" or "the next" are asked of oathtool at that instant, not at the call's
+   * (a step boundary in between would make "that step's" code the next one).
+   */
   const enrolled = async () => {
     const p = await person();
     const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
     expect(started.status).toBe(201);
     const secret = started.body.secret as string;
-    const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(secret) } });
+    const confirmedAt = new Date();
+    const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(secret, 0, confirmedAt) } });
     expect(confirmed.status).toBe(200);
-    return { ...p, secret, recoveryCodes: confirmed.body.recovery_codes as string[] };
+    return { ...p, secret, confirmedAt, recoveryCodes: confirmed.body.recovery_codes as string[] };
   };
 
   it('a user without a factor signs in exactly as before', async () => {
@@ -92,11 +97,11 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     const mfaToken = first.body.mfa_token as string;
 
     // The confirming code's step is used: a replay of it is refused.
-    const replayedConfirm = await secondStep({ mfa_token: mfaToken, code: oathtoolTotp(p.secret) });
+    const replayedConfirm = await secondStep({ mfa_token: mfaToken, code: oathtoolTotp(p.secret, 0, p.confirmedAt) });
     expect(replayedConfirm.status).toBe(400);
     expect(replayedConfirm.body.code).toBe('INVALID_MFA_CODE');
 
-    const code = oathtoolTotp(p.secret, 1);
+    const code = oathtoolTotp(p.secret, 1, p.confirmedAt);
     const done = await secondStep({ mfa_token: mfaToken, code });
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ username: p.username, role: { name: 'member' } });

@@ -190,21 +190,23 @@ describe('second factor: passkeys (WebAuthn, #24)', () => {
     expect((await app.request('PATCH', `/v1/me/mfa/webauthn/${p.passkeyId}`, { token: admin, json: { name: 'x' } })).status).toBe(404);
 
     const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
-    const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(started.body.secret) } });
+    // Every code below is oathtool's for this instant (a step boundary between two calls would shift "the next step").
+    const at = new Date();
+    const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(started.body.secret, 0, at) } });
     expect(confirmed.status).toBe(200);
     const wrong = await app.request('DELETE', `/v1/me/mfa/webauthn/${p.passkeyId}`, { token: p.token, json: { password: 'not-the-password-at-all' } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe('WRONG_CURRENT_PASSWORD');
-    const wrongCode = await app.request('DELETE', `/v1/me/mfa/webauthn/${p.passkeyId}`, { token: p.token, json: { code: oathtoolTotp(started.body.secret, -20) } });
+    const wrongCode = await app.request('DELETE', `/v1/me/mfa/webauthn/${p.passkeyId}`, { token: p.token, json: { code: oathtoolTotp(started.body.secret, -20, at) } });
     expect(wrongCode.status).toBe(400);
     expect(wrongCode.body.code).toBe('INVALID_MFA_CODE');
-    expect((await app.request('DELETE', `/v1/me/mfa/webauthn/${p.passkeyId}`, { token: p.token, json: { code: oathtoolTotp(started.body.secret, 1) } })).status).toBe(204);
+    expect((await app.request('DELETE', `/v1/me/mfa/webauthn/${p.passkeyId}`, { token: p.token, json: { code: oathtoolTotp(started.body.secret, 1, at) } })).status).toBe(204);
     expect((await app.request('DELETE', `/v1/me/mfa/webauthn/${p.passkeyId}`, { token: p.token, json: { password: p.password } })).status).toBe(404);
     expect((await app.request('GET', '/v1/me/mfa', { token: p.token })).body).toMatchObject({ factors: [{ type: 'totp' }], recovery_codes_remaining: 10 });
 
     // The authenticator app goes on a current code of its own too: the last factor, and the recovery codes with it.
-    expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: p.token, json: { code: oathtoolTotp(started.body.secret, 1) } })).status).toBe(400);
-    expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: p.token, json: { code: oathtoolTotp(started.body.secret, -1) } })).status).toBe(400);
+    expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: p.token, json: { code: oathtoolTotp(started.body.secret, 1, at) } })).status).toBe(400);
+    expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: p.token, json: { code: oathtoolTotp(started.body.secret, -1, at) } })).status).toBe(400);
     const removed = await app.request('DELETE', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password } });
     expect(removed.status).toBe(204);
     expect((await app.request('GET', '/v1/me/mfa', { token: p.token })).body).toEqual({ factors: [], recovery_codes_remaining: 0 });
