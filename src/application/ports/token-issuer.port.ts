@@ -1,5 +1,7 @@
 export interface IssuedToken {
   token: string;
+  /** `iat`: the token's lifetime is `expiresAt - issuedAt`, whenever it is read. */
+  issuedAt: Date;
   expiresAt: Date;
 }
 

@@ -61,8 +61,9 @@ export class IssueServiceTokenUseCase {
     await this.commit(account, { ...fact, action: AuditActions.serviceTokenGranted, code: account.method, changes: [{ field: 'scope', before: null, after: granted }] });
     return {
       accessToken: issued.token,
-      // `exp` is whole seconds from the second the token was issued in: rounded up, SERVICE_TOKEN_TTL itself.
-      expiresInSeconds: Math.max(0, Math.ceil((issued.expiresAt.getTime() - this.clock.now().getTime()) / 1000)),
+      // The token's lifetime (`exp - iat`, SERVICE_TOKEN_TTL itself), not what is left of it once the grant's entry
+      // committed: a commit that crossed a second boundary answered one second less.
+      expiresInSeconds: Math.round((issued.expiresAt.getTime() - issued.issuedAt.getTime()) / 1000),
       scope: granted,
     };
   }

@@ -40,7 +40,7 @@ export class JwtTokenIssuer implements TokenIssuer {
       ver: tokenVersion,
       ...(options.enrollmentOnly ? { mfa_enrollment: true } : {}),
     });
-    return { token, expiresAt: new Date(exp * 1000) };
+    return { token, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
   }
 
   /**
@@ -60,6 +60,6 @@ export class JwtTokenIssuer implements TokenIssuer {
       exp,
       jti: randomUUID(),
     });
-    return { token, expiresAt: new Date(exp * 1000) };
+    return { token, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
   }
 }

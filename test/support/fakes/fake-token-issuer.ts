@@ -14,9 +14,10 @@ export class FakeTokenIssuer implements TokenIssuer {
   async issue(subject: string, tokenVersion: number, options: { enrollmentOnly?: boolean } = {}): Promise<IssuedToken> {
     await ioBoundary();
     const token = `fake-token.${subject}.${this.issued.length + 1}`;
-    const expiresAt = new Date(this.clock.now().getTime() + this.ttlSeconds * 1000);
+    const issuedAt = this.clock.now();
+    const expiresAt = new Date(issuedAt.getTime() + this.ttlSeconds * 1000);
     this.issued.push({ subject, tokenVersion, token, expiresAt, ...(options.enrollmentOnly ? { enrollmentOnly: true } : {}) });
-    return { token, expiresAt };
+    return { token, issuedAt, expiresAt };
   }
 
   readonly serviceTokens: (ServiceTokenRequest & { token: string; expiresAt: Date })[] = [];
@@ -24,8 +25,9 @@ export class FakeTokenIssuer implements TokenIssuer {
   async issueServiceToken(request: ServiceTokenRequest): Promise<IssuedToken> {
     await ioBoundary();
     const token = `fake-service-token.${request.subject}.${this.serviceTokens.length + 1}`;
-    const expiresAt = new Date(this.clock.now().getTime() + this.ttlSeconds * 1000);
+    const issuedAt = this.clock.now();
+    const expiresAt = new Date(issuedAt.getTime() + this.ttlSeconds * 1000);
     this.serviceTokens.push({ ...request, scope: [...request.scope], token, expiresAt });
-    return { token, expiresAt };
+    return { token, issuedAt, expiresAt };
   }
 }
