@@ -108,6 +108,17 @@ describe('the client credentials grant (#21)', () => {
     ]);
   });
 
+  it('answers the token’s lifetime as expires_in, however long the grant’s entry took to commit', async () => {
+    const { grant, request, basic, clock } = setup();
+    // Every reading of the clock a second later than the one before: the grant's own work crosses seconds.
+    const now = clock.now.bind(clock);
+    clock.now = () => {
+      clock.advance(1000);
+      return now();
+    };
+    await expect(grant.exchange(CC, request(basic('reports', 'right')))).resolves.toMatchObject({ expires_in: 600 });
+  });
+
   it('remembers an assertion as its grant is recorded, so a replay is invalid_client, counted and audited, and no token leaves', async () => {
     const { grant, request, refusal, counter, auditTrail } = setup(3, { audited: true });
     const form = (assertion: string, scope?: string) => ({ ...CC, client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: assertion, ...(scope ? { scope } : {}) });
