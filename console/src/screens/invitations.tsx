@@ -15,8 +15,8 @@ export function InvitationsScreen() {
   const { api, permissions } = useConsole();
   const [page, setPage] = useState(1);
   const [notice, setNotice] = useState<string | null>(null);
-  /** Moves on at each resend, so each row reads its link's expiry again. */
-  const [resent, setResent] = useState(0);
+  /** How many times each row's invitation was resent here: only that row reads its link's expiry again. */
+  const [resent, setResent] = useState<Record<string, number>>({});
   const pending = useLoad(() => call(api.GET('/v1/users', { params: { query: { status: 'pending', page, page_size: 25 } } })), `pending-${page}`);
   const rowAction = useAction();
 
@@ -60,13 +60,13 @@ export function InvitationsScreen() {
                       <LocalTime iso={user.invited_date} />
                     </td>
                     <td>
-                      <PendingInvitationExpiry userId={user._id} version={resent} />
+                      <PendingInvitationExpiry userId={user._id} version={resent[user._id] ?? 0} />
                     </td>
                     <td class="row-actions">
                       <button type="button" class="secondary" disabled={rowAction.busy} aria-label={`Resend the invitation to ${user.email}`} onClick={() => void rowAction.run(async () => {
                         await call(api.POST('/v1/users/{id}/invitation/resend', { params: { path: { id: user._id } } }));
                         setNotice(`A new invitation was sent to ${user.email}; the old link no longer works.`);
-                        setResent((n) => n + 1);
+                        setResent((counts) => ({ ...counts, [user._id]: (counts[user._id] ?? 0) + 1 }));
                       })}>Resend</button>
                       <button type="button" class="danger" disabled={rowAction.busy} aria-label={`Revoke the invitation of ${user.email}`} onClick={() => void rowAction.run(async () => {
                         await call(api.DELETE('/v1/users/{id}/invitation', { params: { path: { id: user._id } } }));

@@ -152,8 +152,21 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(await accessibilityViolations(page)).toEqual([]);
     if (shots) await screenshot(page, 'invitations');
 
+    // A resend reads that row's user again (its new link's expiry), not every row's.
+    const graceId = (await rig.request('GET', '/v1/users?q=grace', { token })).body.users[0]._id as string;
+    const userReads: string[] = [];
+    const onRequest = (sent: { method(): string; url(): string }) => {
+      const read = /\/v1\/users\/([^/?]+)$/.exec(new URL(sent.url()).pathname);
+      if (sent.method() === 'GET' && read) userReads.push(decodeURIComponent(read[1]!));
+    };
+    page.on('request', onRequest);
     await page.getByRole('button', { name: 'Resend the invitation to grace@example.com' }).click();
     await page.getByText('A new invitation was sent to grace@example.com').waitFor();
+    await graceRow.getByText(/^Expires/).waitFor();
+    await page.waitForLoadState('networkidle');
+    page.off('request', onRequest);
+    expect(userReads.length).toBeGreaterThan(0);
+    expect(new Set(userReads)).toEqual(new Set([graceId]));
     await page.getByRole('button', { name: 'Revoke the invitation of grace@example.com' }).click();
     await page.getByText('The invitation of grace@example.com is revoked.').waitFor();
     await page.getByRole('link', { name: 'Grace Hopper' }).waitFor({ state: 'detached' });
