@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { connectTo, createTestDatabase } from '../test/support/test-database';
-import { closeAgent, closedLoop, median, signInToken } from './load';
-import { log, startTarget } from './processes';
-import { seedUsers } from './seed';
+import { closedLoop, median, signInToken } from './load';
+import { log } from './processes';
+import { BENCH_ADMIN, runStandalone, seededOnce, standaloneApi } from './standalone';
 
 /**
  * The filtered user pages the bench measures at the largest size (issue #11), each against the unfiltered
@@ -39,30 +35,10 @@ export function filteredPages(users: number): FilteredPage[] {
  */
 async function runFilterRows(): Promise<void> {
   const users = Number(process.env.BENCH_FILTERS_USERS ?? 1_000_000);
-  const admin = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
-  process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
-  const given = process.env.BENCH_FILTERS_DATABASE_URL;
-  const database = given ? { url: given, drop: async () => undefined } : await createTestDatabase('ac_bench_filters');
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-bench-filters-'));
-  const api = await startTarget('api@big', 'api', {
-    DATA_DIR: dataDir, ADMIN_USERNAME: admin.username, ADMIN_PASSWORD: admin.password, ADMIN_EMAIL: admin.email,
-    BENCH_ADMIN_USERNAME: admin.username, JWT_ISSUER: 'http://bench.local', ADDRESS_RATE_LIMIT: '0', INVITE_RATE_LIMIT: '0',
-    DATABASE_URL: database.url, RELAY_ENABLED: 'false',
-  });
+  const { api, databaseUrl, stop } = await standaloneApi('filters', { given: process.env.BENCH_FILTERS_DATABASE_URL, keep: process.env.BENCH_FILTERS_KEEP === '1', label: 'api@big' });
   try {
-    const connection = await connectTo(database.url);
-    const [[{ n }]] = (await connection.query("SELECT COUNT(*) AS n FROM users WHERE email_key LIKE 'seed%'")) as unknown as [[{ n: number }]];
-    await connection.end();
-    if (Number(n) < users) {
-      log(`seeding ${database.url}: ${users - Number(n)} users`);
-      if (Number(n) > 0) throw new Error(`${database.url} is partly seeded (${n} users): use an empty or a fully seeded database`);
-      await seedUsers(database.url, users, (done) => log(`seeded ${done}/${users}`));
-      // A fresh table's statistics (ANALYZE) as the server would have them after a while: the plans depend on them.
-      const analyze = await connectTo(database.url);
-      await analyze.query('ANALYZE TABLE users');
-      await analyze.end();
-    }
-    const token = await signInToken(api.url, admin);
+    await seededOnce(databaseUrl, users);
+    const token = await signInToken(api.url, BENCH_ADMIN);
     const page = () => closedLoop(api.url, { path: '/v1/users', token }, 10, 4);
     for (const f of filteredPages(users)) {
       const ratios: number[] = [];
@@ -79,20 +55,8 @@ async function runFilterRows(): Promise<void> {
       log(`${f.id} (${f.query}): ${median(figures).toFixed(0)} req/s, p99 ${median(p99s).toFixed(1)} ms, ${(median(ratios) * 100).toFixed(0)} % of page 1 ${median(ratios) >= 0.5 ? 'met' : 'MISSED'}`);
     }
   } finally {
-    await api.stop();
-    closeAgent();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (!given && process.env.BENCH_FILTERS_KEEP !== '1') await database.drop();
-    else log(`database kept: ${database.url}`);
+    await stop();
   }
 }
 
-if (require.main === module) {
-  runFilterRows().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runStandalone(runFilterRows);

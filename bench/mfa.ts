@@ -18,6 +18,7 @@ import { rebuildUserListBuckets } from '../src/infrastructure/persistence/typeor
 import { connectTo } from '../test/support/test-database';
 import type { LoadSpec, Measure } from './load';
 import { orderedUuidV7 } from './seed';
+import { runStandalone, standaloneApi } from './standalone';
 
 export const MFA_MIN_RATIO = 0.9;
 export const MFA_TARGET = '≥ 90 %';
@@ -169,24 +170,13 @@ function mfaBench(withApp: BenchUser[], plain: BenchUser[]): MfaBench {
 // ------------------------------------------------------------------------------------------
 
 async function runMfaRow(): Promise<void> {
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const os = await import('node:os');
-  const path = await import('node:path');
-  const { createTestDatabase } = await import('../test/support/test-database');
-  const { closeAgent, closedLoop, median } = await import('./load');
-  const { log, startTarget } = await import('./processes');
+  const { closedLoop, median } = await import('./load');
+  const { log } = await import('./processes');
   const smoke = process.env.BENCH_SMOKE === '1';
   const [rounds, seconds, users] = smoke ? [1, 2, 200] : [3, 4, Number(process.env.BENCH_MFA_USERS ?? 3000)];
-  const admin = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
-  process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
-  const database = await createTestDatabase('ac_bench_mfa');
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-bench-mfa-'));
-  const api = await startTarget('api', 'api', {
-    DATA_DIR: dataDir, ADMIN_USERNAME: admin.username, ADMIN_PASSWORD: admin.password, ADMIN_EMAIL: admin.email,
-    BENCH_ADMIN_USERNAME: admin.username, JWT_ISSUER: 'http://bench.local', ADDRESS_RATE_LIMIT: '0', DATABASE_URL: database.url, RELAY_ENABLED: 'false',
-  });
+  const { api, databaseUrl, dataDir, stop } = await standaloneApi('mfa');
   try {
-    const bench = await seedMfaUsers(database.url, dataDir, users, 'mfa');
+    const bench = await seedMfaUsers(databaseUrl, dataDir, users, 'mfa');
     const connections = Number(process.env.BENCH_MFA_CONNECTIONS ?? 4);
     const ratios: number[] = [];
     for (let round = 0; round < rounds; round++) {
@@ -198,20 +188,9 @@ async function runMfaRow(): Promise<void> {
     }
     const ratio = median(ratios);
     log(`sign-in with TOTP (both steps) vs without a factor: ${(ratio * 100).toFixed(1)} % (median of ${rounds}; target ${MFA_TARGET}) ${ratio >= MFA_MIN_RATIO ? 'met' : 'MISSED'}; ${bench.starved()} requests found no unused code`);
-    closeAgent();
   } finally {
-    await api.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    await database.drop();
+    await stop();
   }
 }
 
-if (require.main === module) {
-  runMfaRow().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runStandalone(runMfaRow);

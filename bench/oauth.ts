@@ -26,6 +26,7 @@ import { databaseServerProcess, processCpuSeconds, sample } from './probes';
 import { log, ROOT, startTarget, type Target } from './processes';
 import { refreshChains } from './refresh-chains';
 import { seedUsers } from './seed';
+import { runStandalone } from './standalone';
 
 const FORM = 'application/x-www-form-urlencoded';
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -321,12 +322,4 @@ async function runOAuthRows(): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  runOAuthRows().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runStandalone(runOAuthRows);

@@ -1,11 +1,7 @@
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { connectTo, createTestDatabase } from '../test/support/test-database';
-import { closeAgent, closedLoop, median, signInToken } from './load';
-import { log, startTarget } from './processes';
-import { seedUsers } from './seed';
+import { closedLoop, median, signInToken } from './load';
+import { log } from './processes';
+import { BENCH_ADMIN, runStandalone, seededOnce, standaloneApi } from './standalone';
 
 /**
  * `node dist-bench/bench/pages.js`: the user list's deep pages (issue #26) alone, without the rest of the bench.
@@ -94,48 +90,16 @@ async function runPageRows(): Promise<void> {
   const users = Number(process.env.BENCH_PAGES_USERS ?? 1_000_000);
   const only = (process.env.BENCH_PAGES_ONLY ?? '').split(',').map((w) => w.trim()).filter(Boolean);
   const wanted = (id: string) => only.length === 0 || only.some((w) => id === w || id.startsWith(`${w}-`));
-  const admin = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
-  process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
-  const given = process.env.BENCH_PAGES_DATABASE_URL;
-  const database = given ? { url: given, drop: async () => undefined } : await createTestDatabase('ac_bench_pages');
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-bench-pages-'));
-  const api = await startTarget('api@big', 'api', {
-    DATA_DIR: dataDir, ADMIN_USERNAME: admin.username, ADMIN_PASSWORD: admin.password, ADMIN_EMAIL: admin.email,
-    BENCH_ADMIN_USERNAME: admin.username, JWT_ISSUER: 'http://bench.local', ADDRESS_RATE_LIMIT: '0', INVITE_RATE_LIMIT: '0',
-    DATABASE_URL: database.url, RELAY_ENABLED: 'false',
-  });
+  const { api, databaseUrl, stop } = await standaloneApi('pages', { given: process.env.BENCH_PAGES_DATABASE_URL, keep: process.env.BENCH_PAGES_KEEP === '1', label: 'api@big' });
   try {
-    const connection = await connectTo(database.url);
-    const [[{ n }]] = (await connection.query("SELECT COUNT(*) AS n FROM users WHERE email_key LIKE 'seed%'")) as unknown as [[{ n: number }]];
-    await connection.end();
-    if (Number(n) < users) {
-      if (Number(n) > 0) throw new Error(`${database.url} is partly seeded (${n} users): use an empty or a fully seeded database`);
-      const seeded = Date.now();
-      await seedUsers(database.url, users, (done) => log(`seeded ${done}/${users}`));
-      log(`seeded ${users} users and built the page index in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
-      const analyze = await connectTo(database.url);
-      await analyze.query('ANALYZE TABLE users');
-      await analyze.end();
-    }
-    const token = await signInToken(api.url, admin);
+    await seededOnce(databaseUrl, users);
+    const token = await signInToken(api.url, BENCH_ADMIN);
     for (const row of pageRows(users)) if (wanted(row.id)) await randomRow(api.url, token, row);
     for (const by of ['page', 'cursor'] as const) if (wanted(`walk-${by}`)) await walk(api.url, token, by);
   } finally {
-    await api.stop();
-    closeAgent();
     agent.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (!given && process.env.BENCH_PAGES_KEEP !== '1') await database.drop();
-    else log(`database kept: ${database.url}`);
+    await stop();
   }
 }
 
-if (require.main === module) {
-  runPageRows().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runStandalone(runPageRows);

@@ -11,13 +11,10 @@
  * The tokens left in the pool after a run are unused and stay for the next one; those in flight when a
  * run by duration ends are lost (sent, answer never read) and the next run's `prepare` mints replacements.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createTestDatabase } from '../test/support/test-database';
-import { closeAgent, closedLoop, fixedCount, type LoadSpec, median } from './load';
+import { closedLoop, fixedCount, type LoadSpec, median } from './load';
 import { scrape } from './probes';
-import { log, startTarget } from './processes';
+import { log } from './processes';
+import { BENCH_ADMIN, runStandalone, standaloneApi } from './standalone';
 
 /** Refused by the service as unknown (well-formed, so a 401 and not a 400). */
 const NO_TOKEN_LEFT = 'bench-refresh-pool-empty';
@@ -77,15 +74,8 @@ export function refreshChains(url: string, credentials: { username: string; pass
  * a run of known count). On a new database of TEST_DATABASE_SERVER_URL (default the local MariaDB), no Kafka.
  */
 async function runRefreshRow(): Promise<void> {
-  const admin = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
-  process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
-  const database = await createTestDatabase('ac_bench_refresh');
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-bench-refresh-'));
-  const api = await startTarget('api', 'api', {
-    DATA_DIR: dataDir, ADMIN_USERNAME: admin.username, ADMIN_PASSWORD: admin.password, ADMIN_EMAIL: admin.email,
-    BENCH_ADMIN_USERNAME: admin.username, JWT_ISSUER: 'http://bench.local', ADDRESS_RATE_LIMIT: '0', INVITE_RATE_LIMIT: '0',
-    DATABASE_URL: database.url, RELAY_ENABLED: 'false',
-  });
+  const admin = BENCH_ADMIN;
+  const { api, stop } = await standaloneApi('refresh');
   try {
     const signInSpec: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: () => JSON.stringify({ username: admin.username, password: admin.password }) };
     let best = { concurrency: 2, rps: 0 };
@@ -114,19 +104,8 @@ async function runRefreshRow(): Promise<void> {
       log(`capacity ${id}: ${run.ok} in ${run.seconds.toFixed(1)} s (errors ${run.errors}), ${((cpu * 1000) / run.ok).toFixed(3)} ms of api CPU each (${(run.ok / cpu).toFixed(0)}/core-s)`);
     }
   } finally {
-    await api.stop();
-    closeAgent();
-    rmSync(dataDir, { recursive: true, force: true });
-    await database.drop();
+    await stop();
   }
 }
 
-if (require.main === module) {
-  runRefreshRow().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runStandalone(runRefreshRow);

@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { connectTo, createTestDatabase } from '../test/support/test-database';
+import { closeAgent } from './load';
+import { log, startTarget, type Target } from './processes';
+import { seedUsers } from './seed';
+
+/** The bootstrap admin of every api a bench row starts on its own. */
+export const BENCH_ADMIN = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
+
+export interface StandaloneApi {
+  api: Target;
+  databaseUrl: string;
+  dataDir: string;
+  /** Stops the api, removes its data directory, and drops the database unless it was given or kept. */
+  stop(): Promise<void>;
+}
+
+/**
+ * What a row run on its own (`node dist-bench/bench/<row>.js`) measures against: one api process, with the bench
+ * admin, no rate limit and the relay off, on a new database of TEST_DATABASE_SERVER_URL (default the local
+ * MariaDB) named `ac_bench_<name>`, or on `given` (a seeded one to reuse, never dropped). `keep`: the new database
+ * stays too, its URL logged.
+ */
+export async function standaloneApi(name: string, options: { given?: string; keep?: boolean; label?: string } = {}): Promise<StandaloneApi> {
+  process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
+  const database = options.given ? { url: options.given, drop: async () => undefined } : await createTestDatabase(`ac_bench_${name}`);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `ac-bench-${name}-`));
+  const api = await startTarget(options.label ?? 'api', 'api', {
+    DATA_DIR: dataDir, ADMIN_USERNAME: BENCH_ADMIN.username, ADMIN_PASSWORD: BENCH_ADMIN.password, ADMIN_EMAIL: BENCH_ADMIN.email,
+    BENCH_ADMIN_USERNAME: BENCH_ADMIN.username, JWT_ISSUER: 'http://bench.local', ADDRESS_RATE_LIMIT: '0', INVITE_RATE_LIMIT: '0',
+    DATABASE_URL: database.url, RELAY_ENABLED: 'false',
+  });
+  return {
+    api,
+    databaseUrl: database.url,
+    dataDir,
+    async stop() {
+      await api.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.given && !options.keep) await database.drop();
+      else log(`database kept: ${database.url}`);
+    },
+  };
+}
+
+/**
+ * Seeds `users` as bench/seed.ts seeds into a database that holds none of them yet, then ANALYZEs the table (the
+ * plans depend on its statistics, as a server's would be after a while); a fully seeded one is left as it is, a
+ * partly seeded one refused.
+ */
+export async function seededOnce(databaseUrl: string, users: number): Promise<void> {
+  const connection = await connectTo(databaseUrl);
+  try {
+    const [[{ n }]] = (await connection.query("SELECT COUNT(*) AS n FROM users WHERE email_key LIKE 'seed%'")) as unknown as [[{ n: number }]];
+    if (Number(n) >= users) return;
+    if (Number(n) > 0) throw new Error(`${databaseUrl} is partly seeded (${n} users): use an empty or a fully seeded database`);
+    const seeded = Date.now();
+    await seedUsers(databaseUrl, users, (done) => log(`seeded ${done}/${users}`));
+    log(`seeded ${users} users and built the page index in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+    await connection.query('ANALYZE TABLE users');
+  } finally {
+    await connection.end();
+  }
+}
+
+/** A row's command: runs `main`, then exits 0, or writes the failure and exits 1. */
+export function runStandalone(main: () => Promise<void>): void {
+  main().then(
+    () => {
+      closeAgent();
+      process.exit(0);
+    },
+    (error: unknown) => {
+      process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
