@@ -80,10 +80,11 @@ function RolePage(props: { id: string }) {
       </Screen>
     );
   }
-  return <RoleEditor role={loaded.data.role} etag={loaded.data.etag} onSaved={loaded.reload} />;
+  return <RoleEditor role={loaded.data.role} etag={loaded.data.etag} stale={loaded.state === 'loading'} onSaved={loaded.reload} />;
 }
 
-function RoleEditor(props: { role: Role | null; etag: string | null; onSaved?: () => void }) {
+/** `stale`: the role is being read again after a save; its version (If-Match) is the old one until then. */
+function RoleEditor(props: { role: Role | null; etag: string | null; stale?: boolean; onSaved?: () => void }) {
   const { api, permissions } = useConsole();
   const { role } = props;
   const [name, setName] = useState(role?.name ?? '');
@@ -146,7 +147,7 @@ function RoleEditor(props: { role: Role | null; etag: string | null; onSaved?: (
         <FailureNote failure={save.failure} fields={['name', 'permissions']} />
         {saved && !save.failure && <p role="status">{saved}</p>}
         {writable && (
-          <button type="submit" disabled={save.busy}>
+          <button type="submit" disabled={save.busy || props.stale}>
             {role ? 'Save' : 'Create role'}
           </button>
         )}
@@ -155,7 +156,7 @@ function RoleEditor(props: { role: Role | null; etag: string | null; onSaved?: (
         <div class="card danger-zone">
           <h2>Delete this role</h2>
           <p>A role can be deleted only while nobody holds it: give its users and service accounts another role first.</p>
-          <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.run(async () => {
+          <button type="button" class="danger" disabled={remove.busy || props.stale} onClick={() => void remove.run(async () => {
             await call(api.DELETE('/v1/roles/{id}', { params: { path: { id: role._id }, header: ifMatch } }));
             navigate('/console/roles');
           })}>Delete {role.name}</button>

@@ -46,6 +46,8 @@ export function ServiceAccountPage(props: { id: string }) {
   const { account, etag, secrets } = loaded.data;
   const ifMatch = etag ? { 'if-match': etag } : {};
   const writable = holds(permissions, P.serviceAccountsWrite);
+  // While the account is read again after a change, its version (If-Match) is the old one: a write would be refused.
+  const stale = loaded.state === 'loading';
   const act = (work: () => Promise<string | void>) =>
     void action.run(async () => {
       const said = await work();
@@ -101,7 +103,7 @@ export function ServiceAccountPage(props: { id: string }) {
                   <td>{s.last_used_date ? <LocalTime iso={s.last_used_date} /> : 'Never'}</td>
                   <td>
                     {writable && (
-                      <button type="button" class="danger" disabled={action.busy} onClick={() => act(async () => {
+                      <button type="button" class="danger" disabled={action.busy || stale} onClick={() => act(async () => {
                         await call(api.DELETE('/v1/service-accounts/{id}/secrets/{secretId}', { params: { path: { id, secretId: s._id } } }));
                         return 'Secret deleted.';
                       })}>Delete secret</button>
@@ -115,7 +117,7 @@ export function ServiceAccountPage(props: { id: string }) {
         {writable && (
           <div class="inline">
             <Select id="secret-expiry" label="New secret works" value={expiresIn} onChange={setExpiresIn} options={OVERLAPS} />
-            <button type="button" disabled={action.busy} onClick={() => act(async () => {
+            <button type="button" disabled={action.busy || stale} onClick={() => act(async () => {
               const added = await call(api.POST('/v1/service-accounts/{id}/secrets', { params: { path: { id }, header: ifMatch }, body: expiresIn ? { expires_in: Number(expiresIn) } : {} }));
               setSecret(added.client_secret);
             })}>Add a secret</button>
@@ -147,7 +149,7 @@ export function ServiceAccountPage(props: { id: string }) {
             </div>
             <FailureNote failure={keysAction.failure} fields={[]} />
             {keysAction.failure && explain(keysAction.failure).message === '' && <p class="field-error">The keys are not valid.</p>}
-            <button type="submit" disabled={keysAction.busy || !keys.trim()}>
+            <button type="submit" disabled={keysAction.busy || stale || !keys.trim()}>
               Register keys
             </button>
           </form>
@@ -157,11 +159,11 @@ export function ServiceAccountPage(props: { id: string }) {
         <div class="card danger-zone">
           <h2>Disable or delete</h2>
           <div class="button-row">
-            <button type="button" class="secondary" disabled={action.busy} onClick={() => act(async () => {
+            <button type="button" class="secondary" disabled={action.busy || stale} onClick={() => act(async () => {
               await call(api.PATCH('/v1/service-accounts/{id}', { params: { path: { id }, header: ifMatch }, body: { disabled: !account.disabled } }));
               return account.disabled ? 'Enabled.' : 'Disabled: its tokens are refused from now on.';
             })}>{account.disabled ? 'Enable' : 'Disable'}</button>
-            <button type="button" class="danger" disabled={action.busy} onClick={() => void action.run(async () => {
+            <button type="button" class="danger" disabled={action.busy || stale} onClick={() => void action.run(async () => {
               await call(api.DELETE('/v1/service-accounts/{id}', { params: { path: { id }, header: ifMatch } }));
               navigate('/console/service-accounts');
             })}>Delete {account.name}</button>

@@ -10,8 +10,11 @@ import type { LoadedUser } from './user-page';
 
 const value = (event: Event) => (event.currentTarget as HTMLInputElement).value;
 
-/** What the viewer may change of a user, each action with its failure in words next to it. */
-export function UserActions(props: { loaded: LoadedUser; onChanged(): void }) {
+/**
+ * What the viewer may change of a user, each action with its failure in words next to it. `stale`: the user is
+ * being read again after a change, so its version (If-Match) is the old one and every action waits for the new.
+ */
+export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChanged(): void }) {
   const { api, permissions, viewerId } = useConsole();
   const { user, etag } = props.loaded;
   const id = user._id;
@@ -52,7 +55,7 @@ export function UserActions(props: { loaded: LoadedUser; onChanged(): void }) {
           }))}
         >
           <Field id="user-name" label="Name" value={name} maxLength={200} onInput={(e) => setName(value(e))} error={rename.failure ? explain(rename.failure, ['name']).fields.name : undefined} />
-          <button type="submit" disabled={rename.busy}>Rename</button>
+          <button type="submit" disabled={rename.busy || props.stale}>Rename</button>
           <FailureNote failure={rename.failure} fields={['name']} />
         </form>
       )}
@@ -72,36 +75,36 @@ export function UserActions(props: { loaded: LoadedUser; onChanged(): void }) {
             options={handable.map((r) => ({ value: r._id, label: r.name }))}
             error={role.failure ? explain(role.failure, ['role']).fields.role : undefined}
           />
-          <button type="submit" disabled={role.busy || roleId === user.role._id}>Change role</button>
+          <button type="submit" disabled={role.busy || props.stale || roleId === user.role._id}>Change role</button>
           <FailureNote failure={role.failure} fields={['role']} />
         </form>
       )}
       <div class="button-row">
         {holds(permissions, P.usersDeactivate) && !own && user.status === 'active' && (
-          <button type="button" class="danger" disabled={status.busy} onClick={() => void status.run(async () => {
+          <button type="button" class="danger" disabled={status.busy || props.stale} onClick={() => void status.run(async () => {
             await call(api.POST('/v1/users/{id}/deactivate', { params: { path: { id }, header: ifMatch } }));
             done(`${displayName(user)} is deactivated: they cannot sign in, and their sessions have ended.`);
           })}>Deactivate</button>
         )}
         {holds(permissions, P.usersDeactivate) && user.status === 'deactivated' && (
-          <button type="button" disabled={status.busy} onClick={() => void status.run(async () => {
+          <button type="button" disabled={status.busy || props.stale} onClick={() => void status.run(async () => {
             await call(api.POST('/v1/users/{id}/reactivate', { params: { path: { id }, header: ifMatch } }));
             done(`${displayName(user)} is active again.`);
           })}>Reactivate</button>
         )}
         {holds(permissions, P.usersUpdate) && !own && user.status !== 'pending' && (
-          <button type="button" class="secondary" disabled={mfa.busy} onClick={() => void mfa.run(async () => {
+          <button type="button" class="secondary" disabled={mfa.busy || props.stale} onClick={() => void mfa.run(async () => {
             await call(api.DELETE('/v1/users/{id}/mfa', { params: { path: { id } } }));
             done(`The second factor of ${displayName(user)} is removed; they sign in with the password alone and can set up a new one.`);
           })}>Reset second factor</button>
         )}
         {holds(permissions, P.usersInvite) && user.status === 'pending' && (
           <>
-            <button type="button" disabled={invitation.busy} onClick={() => void invitation.run(async () => {
+            <button type="button" disabled={invitation.busy || props.stale} onClick={() => void invitation.run(async () => {
               await call(api.POST('/v1/users/{id}/invitation/resend', { params: { path: { id } } }));
               done(`A new invitation was sent to ${user.email}; the old link no longer works.`);
             })}>Resend invitation</button>
-            <button type="button" class="danger" disabled={invitation.busy} onClick={() => void invitation.run(async () => {
+            <button type="button" class="danger" disabled={invitation.busy || props.stale} onClick={() => void invitation.run(async () => {
               await call(api.DELETE('/v1/users/{id}/invitation', { params: { path: { id } } }));
               navigate('/console/invitations');
             })}>Revoke invitation</button>
@@ -122,7 +125,7 @@ export function UserActions(props: { loaded: LoadedUser; onChanged(): void }) {
           <h3>Delete this user</h3>
           <p>Deleting removes the account for good. Their audit entries stay.</p>
           <Field id="confirm-delete" label={`Type ${confirmWords.map((w) => `“${w}”`).join(' or ')} to confirm`} autoComplete="off" value={confirm} onInput={(e) => setConfirm(value(e))} />
-          <button type="submit" class="danger" disabled={!confirmed || remove.busy}>Delete {displayName(user)}</button>
+          <button type="submit" class="danger" disabled={!confirmed || remove.busy || props.stale}>Delete {displayName(user)}</button>
           <FailureNote failure={remove.failure} />
         </form>
       )}

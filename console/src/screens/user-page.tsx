@@ -89,7 +89,7 @@ export function UserScreen(props: { id: string }) {
           <LocalTime iso={user.updated_date} />
         </dd>
       </dl>
-      <UserActions loaded={loaded.data} onChanged={loaded.reload} />
+      <UserActions loaded={loaded.data} stale={loaded.state === 'loading'} onChanged={loaded.reload} />
       {holds(permissions, P.auditRead) && (
         <section aria-labelledby="user-audit">
           <h2 id="user-audit">What happened to {displayName(user)}</h2>
