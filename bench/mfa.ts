@@ -16,7 +16,8 @@ import { ARGON2_OPTIONS } from '../src/infrastructure/crypto/argon2-password-has
 import { AesGcmSecretCipher, loadOrCreateLocalMfaKey } from '../src/infrastructure/crypto/aes-gcm-secret-cipher';
 import { rebuildUserListBuckets } from '../src/infrastructure/persistence/typeorm/user-list-buckets';
 import { connectTo } from '../test/support/test-database';
-import type { LoadSpec, Measure } from './load';
+import { closedLoop, type LoadSpec, type Measure, median } from './load';
+import { log } from './processes';
 import { orderedUuidV7 } from './seed';
 import { runStandalone, standaloneApi } from './standalone';
 
@@ -170,8 +171,6 @@ function mfaBench(withApp: BenchUser[], plain: BenchUser[]): MfaBench {
 // ------------------------------------------------------------------------------------------
 
 async function runMfaRow(): Promise<void> {
-  const { closedLoop, median } = await import('./load');
-  const { log } = await import('./processes');
   const smoke = process.env.BENCH_SMOKE === '1';
   const [rounds, seconds, users] = smoke ? [1, 2, 200] : [3, 4, Number(process.env.BENCH_MFA_USERS ?? 3000)];
   const { api, databaseUrl, dataDir, stop } = await standaloneApi('mfa');
