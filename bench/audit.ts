@@ -17,11 +17,12 @@ import path from 'node:path';
 import { AuditActions } from '../src/domain/audit/audit-entry';
 import { type AuditRow, chainLink, ENTRY_COLUMNS } from '../src/infrastructure/persistence/typeorm/audit/audit-rows';
 import { connectTo, createTestDatabase } from '../test/support/test-database';
-import { closeAgent, closedLoop, type LoadSpec, signInToken } from './load';
+import { closedLoop, type LoadSpec, signInToken } from './load';
 import { pair, rowOf } from './pairs';
 import { log, startTarget } from './processes';
 import { fmt, type Row } from './report';
 import { orderedUuidV7, SIGN_IN_USERS, seedUsers, signInBody } from './seed';
+import { BENCH_ADMIN, runStandalone } from './standalone';
 
 const SMOKE = process.env.BENCH_SMOKE === '1';
 const ENTRIES = Number(process.env.BENCH_AUDIT_ENTRIES ?? (SMOKE ? 20_000 : 1_000_000));
@@ -95,7 +96,7 @@ const STANDALONE: AuditBenchSettings = SMOKE ? { rounds: 2, seconds: 1, connecti
 /** The rows, on a database and two api processes of their own (every other target of the run stopped). */
 export async function runAuditRows(settings: AuditBenchSettings = STANDALONE): Promise<Row[]> {
   const { rounds, seconds, connections } = settings;
-  const admin = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
+  const admin = BENCH_ADMIN;
   process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
   const database = await createTestDatabase('ac_bench_audit');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-bench-audit-'));
@@ -138,15 +139,7 @@ export async function runAuditRows(settings: AuditBenchSettings = STANDALONE): P
 }
 
 if (require.main === module) {
-  runAuditRows().then(
-    (rows) => {
-      for (const r of rows) log(`${r.id}: ${fmt(r.figure)} against ${fmt(r.baselineFigure)} ${r.unit}, ratio ${fmt(r.ratio, 3)} ${r.met ? 'met' : 'MISSED'} (${r.target})`);
-      closeAgent();
-      process.exit(0);
-    },
-    (error: unknown) => {
-      process.stderr.write(`[bench] failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exit(1);
-    },
-  );
+  runStandalone(async () => {
+    for (const r of await runAuditRows()) log(`${r.id}: ${fmt(r.figure)} against ${fmt(r.baselineFigure)} ${r.unit}, ratio ${fmt(r.ratio, 3)} ${r.met ? 'met' : 'MISSED'} (${r.target})`);
+  });
 }

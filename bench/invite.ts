@@ -16,8 +16,9 @@ import { closeAgent, closedLoop, type LoadSpec, signInToken } from './load';
 import { pair, throughputRatio } from './pairs';
 import { log, ROOT, startTarget } from './processes';
 import { seedUsers } from './seed';
+import { BENCH_ADMIN } from './standalone';
 
-const ADMIN = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
+const ADMIN = BENCH_ADMIN;
 
 async function main(): Promise<void> {
   const users = Number(process.env.BENCH_INVITE_USERS ?? 10_000);

@@ -26,7 +26,7 @@ import { databaseServerProcess, processCpuSeconds, sample } from './probes';
 import { log, ROOT, startTarget, type Target } from './processes';
 import { refreshChains } from './refresh-chains';
 import { seedUsers } from './seed';
-import { runStandalone } from './standalone';
+import { BENCH_ADMIN, runStandalone } from './standalone';
 
 const FORM = 'application/x-www-form-urlencoded';
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -251,7 +251,7 @@ async function costed(target: Target, spec: LoadSpec, db: number | null, status:
 }
 
 async function runOAuthRows(): Promise<void> {
-  const admin = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
+  const admin = BENCH_ADMIN;
   const issuer = 'http://bench.local';
   process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
   const database = await createTestDatabase('ac_bench_oauth');

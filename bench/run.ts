@@ -28,13 +28,14 @@ import { pair as pairOf, type PairResult, rowOf, throughputRatio } from './pairs
 import { fmt, type Row, writeResults } from './report';
 import { refreshChains } from './refresh-chains';
 import { seedUsers, SIGN_IN_USERS, signInBody } from './seed';
+import { BENCH_ADMIN } from './standalone';
 import { shortfall } from './shortfall';
 
 export type { Row } from './report';
 
 const SMOKE = process.env.BENCH_SMOKE === '1';
 const OUT_DIR = process.env.BENCH_OUT_DIR;
-const ADMIN = { username: 'bench.admin', password: 'bench-admin-password-1', email: 'bench.admin@example.com' };
+const ADMIN = BENCH_ADMIN;
 
 const SETTINGS = SMOKE
   ? { small: 100, mid: 300, big: 600, rounds: 1, seconds: 1, connections: 4, probe: [1, 2], probeSeconds: 1, openRate: 50, latRate: 20, latSeconds: 2 }
