@@ -37,8 +37,13 @@ export class Session implements TokenSource {
     return this.state;
   }
 
+  /**
+   * Tells `listener` the state at once, then every change. The console renders from `current()` and subscribes after
+   * its first paint: a restore that ended in between (a quick 401 on a loaded machine) left it "Opening the console…".
+   */
   subscribe(listener: (state: SessionState) => void): () => void {
     this.listeners.add(listener);
+    listener(this.state);
     return () => this.listeners.delete(listener);
   }
 
