@@ -40,15 +40,15 @@ export function auditRegistrations(config: Pick<Config, 'audit'>): Registrations
   const { sealKey, retentionSeconds, enabled } = config.audit;
   return {
     requestOrigin: asClass(AsyncLocalRequestOrigin).singleton(),
-    auditTrail: asFunction(
-      ({ dataSource, sqliteWriteQueue, commitSignal }: Needs) =>
-        new StandaloneTypeOrmAuditTrail({ manager: dataSource.manager, sqliteWriteQueue, onEventsCommitted: () => commitSignal.notify('audit') }),
-    ).singleton(),
+    auditTrail: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new StandaloneTypeOrmAuditTrail({ manager: dataSource.manager, sqliteWriteQueue })).singleton(),
     auditRecorder: asFunction(
       ({ clock, idGenerator, requestOrigin, auditTrail }: Needs) => new AuditRecorder({ clock, idGenerator, requestOrigin, auditTrail, auditEnabled: enabled }),
     ).singleton(),
     auditLog: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new TypeOrmAuditLog({ dataSource, sqliteWriteQueue })).singleton(),
-    auditSealer: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new AuditSealer({ dataSource, sqliteWriteQueue, sealKey })).singleton(),
+    auditSealer: asFunction(
+      ({ dataSource, sqliteWriteQueue, commitSignal }: Needs) =>
+        new AuditSealer({ dataSource, sqliteWriteQueue, sealKey, onEventsCommitted: () => commitSignal.notify('audit') }),
+    ).singleton(),
     auditRetentionSweeper: asFunction(
       ({ dataSource, sqliteWriteQueue, clock }: Needs) => new AuditRetentionSweeper({ dataSource, sqliteWriteQueue, clock, retentionSeconds }),
     ).singleton(),

@@ -331,8 +331,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     updateRole: asClass(UpdateRoleUseCase).singleton(),
     deleteRole: asClass(DeleteRoleUseCase).singleton(),
     serviceAccountRepository: asFunction(
-      ({ dataSource, sqliteWriteQueue, commitSignal }: Cradle) =>
-        new TypeOrmServiceAccountRepository({ manager: dataSource.manager, sqliteWriteQueue, onEventsCommitted: () => commitSignal.notify('audit') }),
+      ({ dataSource, sqliteWriteQueue }: Cradle) => new TypeOrmServiceAccountRepository({ manager: dataSource.manager, sqliteWriteQueue }),
     ).singleton(),
     serviceAccountCredentialStore: asFunction(({ serviceAccountRepository }: Cradle) => serviceAccountRepository).singleton(),
     serviceAccountCredentials: asClass(ServiceAccountCredentialVerifier).singleton(),

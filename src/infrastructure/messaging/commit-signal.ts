@@ -1,7 +1,8 @@
 /**
  * What a commit added to the outbox: `events` (at least one user, role or service-account event, which a
- * consumer such as the mailer waits for), or `audit` (audit trail entries only, #23: nobody waits on them,
- * so the relay may gather more of them into one pass; see `OutboxRelayOptions.auditLingerMs`).
+ * consumer such as the mailer waits for), or `audit` (the audit topic's events of entries the sealer just
+ * linked, #23: nobody waits on them, so the relay may gather more of them into one pass; see
+ * `OutboxRelayOptions.auditLingerMs`).
  */
 export type CommittedKind = 'events' | 'audit';
 

@@ -1,4 +1,6 @@
+import { toAuditEventView } from '../../../src/application/audit/audit-event.view';
 import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
+import { AUDIT_EVENT_TYPE } from '../../../src/infrastructure/messaging/cloud-event';
 import { AUDIT_GENESIS_HASH } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
 import { AuditRetentionSweeper } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
 import { AuditSealer } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
@@ -42,7 +44,14 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
   };
   const seqOf = async (id: string) => Number((await query<{ seq: number | string }[]>('SELECT seq FROM audit_events WHERE id = ?', [id]))[0]!.seq);
 
+  /** The audit topic's events in the outbox: entry id → payload. */
+  const queued = async (): Promise<Map<string, Record<string, unknown>>> => {
+    const rows = await query<{ aggregate_id: string; payload: string | Record<string, unknown> }[]>('SELECT aggregate_id, payload FROM outbox_events WHERE type = ?', [AUDIT_EVENT_TYPE]);
+    return new Map(rows.map((r) => [r.aggregate_id, typeof r.payload === 'string' ? (JSON.parse(r.payload) as Record<string, unknown>) : r.payload]));
+  };
+
   beforeEach(async () => {
+    await query('DELETE FROM outbox_events WHERE type = ?', [AUDIT_EVENT_TYPE]);
     await query('DELETE FROM audit_events');
     await query('UPDATE audit_chain SET last_seq = 0, last_hash = ?, floor_seq = 0, floor_hash = ? WHERE id = 1', [AUDIT_GENESIS_HASH, AUDIT_GENESIS_HASH]);
   });
@@ -53,6 +62,22 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
 
     expect(await verifier().verify()).toEqual({ ok: true, checked: 5, unsealed: 0 });
     expect(await Promise.all(entries.map((e) => seqOf(e.id)))).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('puts each entry’s event in the outbox in the pass that seals it, once, as the API answers the entry', async () => {
+    const entries = await write(5);
+    expect((await queued()).size).toBe(0);
+    let nudged = 0;
+    const nudging = new AuditSealer({ dataSource: db.dataSource, sqliteWriteQueue: queue(), batchSize: 2, onEventsCommitted: () => nudged++ });
+
+    expect(await nudging.sealAll()).toBe(5);
+    const events = await queued();
+    expect([...events.keys()].sort()).toEqual(entries.map((e) => e.id).sort());
+    expect(entries.map((e) => events.get(e.id))).toEqual(entries.map((e) => toAuditEventView(e)));
+    // Three passes (2 + 2 + 1), each nudging the relay once; a pass with nothing to seal neither writes nor nudges.
+    expect(nudged).toBe(3);
+    expect(await nudging.sealAll()).toBe(0);
+    expect([(await queued()).size, nudged]).toEqual([5, 3]);
   });
 
   it('names an entry edited in the database', async () => {
@@ -100,6 +125,9 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
 
     expect(counts.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(60);
     expect(await verifier().verify()).toEqual({ ok: true, checked: 60, unsealed: 0 });
+    // And each entry's event is in the outbox once: a pass that rolled back took its events with it.
+    const [{ n }] = await query<{ n: number | string }[]>('SELECT COUNT(*) AS n FROM outbox_events WHERE type = ?', [AUDIT_EVENT_TYPE]);
+    expect([Number(n), (await queued()).size]).toEqual([60, 60]);
   });
 
   it('sweeps entries past the retention in batches, leaving a checkpoint so what remains verifies', async () => {

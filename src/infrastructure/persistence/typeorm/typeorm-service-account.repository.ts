@@ -27,8 +27,6 @@ export interface TypeOrmServiceAccountRepositoryDeps {
   /** The data source's manager, or a unit of work's transaction's. */
   manager: EntityManager;
   sqliteWriteQueue: SqliteWriteQueue;
-  /** Told after audit entries committed with an assertion's key (their outbox rows wait for the relay). */
-  onEventsCommitted?: () => void;
 }
 
 /**
@@ -49,13 +47,11 @@ const SWEEP_EVERY_MS = 60_000;
 export class TypeOrmServiceAccountRepository implements ServiceAccountRepository, ServiceAccountStore, ServiceAccountCredentialStore {
   private readonly manager: EntityManager;
   private readonly queue: SqliteWriteQueue;
-  private readonly onEventsCommitted: () => void;
   private lastSweep = 0;
 
   constructor(deps: TypeOrmServiceAccountRepositoryDeps) {
     this.manager = deps.manager;
     this.queue = deps.sqliteWriteQueue;
-    this.onEventsCommitted = deps.onEventsCommitted ?? (() => undefined);
   }
 
   async findById(id: string): Promise<ServiceAccountState | null> {
@@ -99,7 +95,6 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
     await this.queue.outside(this.manager, () => this.sweep(now));
     try {
       await this.credentialStatements().insertJti(key, expiresAt, entries);
-      if (entries.length > 0) this.onEventsCommitted();
       return true;
     } catch (error) {
       if (uniqueViolationOn(error) === null) throw error;
@@ -119,7 +114,6 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
         return true;
       }),
     );
-    if (renewed && entries.length > 0) this.onEventsCommitted();
     return renewed;
   }
 

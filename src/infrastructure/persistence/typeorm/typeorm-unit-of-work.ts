@@ -17,8 +17,8 @@ export interface TypeOrmUnitOfWorkDeps extends UserPersistenceServices {
   /** SQLite's one connection would interleave two transactions: they, and the statements outside them, take turns. */
   sqliteWriteQueue: SqliteWriteQueue;
   /**
-   * Called after a commit that wrote outbox events (the relay's nudge): `events` when it wrote at least one
-   * outbox event of its own, `audit` when only audit entries (whose outbox rows the relay may gather longer).
+   * Called after a commit that wrote outbox events (the relay's nudge), with `events`. Audit entries written in the
+   * transaction call nothing: their events reach the outbox when the sealer links them (audit-sealer.ts).
    */
   onEventsCommitted?: (kind: 'events' | 'audit') => void;
 }
@@ -45,7 +45,6 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
 
   async run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
     let outbox: TypeOrmOutbox | undefined;
-    let audit: TypeOrmAuditTrail | undefined;
     const { plainInsertStatements } = this.services;
     const transaction = () =>
       this.dataSource.transaction(async (manager) => {
@@ -59,7 +58,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           roles: new TypeOrmRoleRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
           passwordResets: new TypeOrmPasswordResetStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           serviceAccounts: new TypeOrmServiceAccountRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
-          audit: (audit = new TypeOrmAuditTrail(manager)),
+          audit: new TypeOrmAuditTrail(manager),
           mfa: new TypeOrmMfaStore({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
         });
         // Last, after every other lock the transaction took: the page index's counts commit with the user rows.
@@ -71,7 +70,6 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     // as every use case's is (test/unit/application/unit-of-work-retry.test.ts).
     const result = await this.sqliteWriteQueue.serialize(() => retryDeadlocks(transaction));
     if (outbox && outbox.appended > 0) this.onEventsCommitted('events');
-    else if (audit && audit.recorded > 0) this.onEventsCommitted('audit');
     return result;
   }
 }

@@ -1,7 +1,13 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { toAuditEventView } from '../../../../application/audit/audit-event.view';
+import { AUDIT_EVENT_TYPE } from '../../../messaging/cloud-event';
+import { toSqlDatetime } from '../../../messaging/outbox-claims';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
 import { readChain } from './audit-chain';
-import { type AuditRow, chainLink, SELECT_SEALED } from './audit-rows';
+import { type AuditRow, chainLink, SELECT_SEALED, toEntry } from './audit-rows';
+
+const OUTBOX_HEAD = 'INSERT INTO outbox_events (id, aggregate_id, type, payload, occurred_at, published_at, attempts, request_id, aggregate_sequence) VALUES ';
+const OUTBOX_ROW = '(?, ?, ?, ?, ?, NULL, 0, ?, 1)';
 
 export interface AuditSealerDeps {
   dataSource: DataSource;
@@ -9,6 +15,8 @@ export interface AuditSealerDeps {
   /** AUDIT_SEAL_KEY: links are HMACs under it; plain SHA-256 without. */
   sealKey?: string;
   batchSize?: number;
+  /** After a pass committed events for the audit topic: the relay's nudge (CommitSignal, kind `audit`). */
+  onEventsCommitted?: () => void;
 }
 
 /**
@@ -17,6 +25,10 @@ export interface AuditSealerDeps {
  * `FOR UPDATE`, numbers the entries not yet sealed (in the order of their time, then id) and stores each
  * one's link: H(previous link, seq, every column). Two replicas sealing at once take turns on the chain
  * row; an entry sealed meanwhile (`seq IS NULL` no longer true) rolls the pass back.
+ *
+ * The same transaction puts each entry's event for the audit topic in the outbox (`AuditEventRecorded`, the entry
+ * as the API answers it, read from the row it links): once per entry, as an entry is sealed once, and never for an
+ * entry whose change rolled back, as only committed rows are read. A request writes the entry alone.
  */
 export class AuditSealer {
   private readonly batchSize: number;
@@ -38,7 +50,7 @@ export class AuditSealer {
   /** One transaction: up to `batchSize` entries linked on the chain's head. */
   async sealBatch(): Promise<number> {
     const { dataSource, sqliteWriteQueue, sealKey } = this.deps;
-    return sqliteWriteQueue.serialize(() =>
+    const sealed = await sqliteWriteQueue.serialize(() =>
       dataSource.transaction(async (manager) => {
         const chain = await readChain(manager, true);
         const rows = (await manager.query(
@@ -68,9 +80,23 @@ export class AuditSealer {
           );
           if ((result.affected ?? 0) !== links.length) throw new Error('audit entries were sealed by another pass meanwhile');
         }
-        if (rows.length > 0) await manager.query('UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1', [lastSeq, lastHash]);
+        if (rows.length > 0) {
+          await manager.query('UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1', [lastSeq, lastHash]);
+          await enqueueEvents(manager, rows);
+        }
         return rows.length;
       }),
     );
+    if (sealed > 0) this.deps.onEventsCommitted?.();
+    return sealed;
   }
+}
+
+/** Each row's event for the audit topic, into the outbox: an aggregate of its own (its id, sequence 1), so no order or lock between entries. */
+async function enqueueEvents(manager: EntityManager, rows: readonly AuditRow[]): Promise<void> {
+  const entries = rows.map(toEntry);
+  await manager.query(
+    OUTBOX_HEAD + new Array<string>(entries.length).fill(OUTBOX_ROW).join(', '),
+    entries.flatMap((entry) => [entry.id, entry.id, AUDIT_EVENT_TYPE, JSON.stringify(toAuditEventView(entry)), toSqlDatetime(new Date(entry.occurredAt)), entry.requestId]),
+  );
 }
