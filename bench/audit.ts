@@ -5,7 +5,8 @@
  *
  * - Sign-in with the trail on against the same build with it off (AUDIT_TRAIL=false), two api processes on one
  *   MariaDB database, interleaved runs, the median of the per-round ratios. Target ≥ 97 %: a sign-in writes one
- *   entry (and its outbox row) beside an argon2id verify.
+ *   entry beside an argon2id verify (its outbox row is the sealer's, off the request path). Each run's CPU and
+ *   statements per sign-in are logged (bench/probes.ts, costOf).
  * - The query at BENCH_AUDIT_ENTRIES entries (1 M; BENCH_SMOKE=1: 20 000): a filtered first page (one target, one
  *   action group, each drawn at random per request) and a cursor drawn from 50 at random depths in the deeper half
  *   of the trail, against the unfiltered first page. Target within 2× (≥ 50 %).
@@ -17,9 +18,10 @@ import path from 'node:path';
 import { AuditActions } from '../src/domain/audit/audit-entry';
 import { type AuditRow, chainLink, ENTRY_COLUMNS } from '../src/infrastructure/persistence/typeorm/audit/audit-rows';
 import { connectTo, createTestDatabase } from '../test/support/test-database';
-import { closedLoop, type LoadSpec, signInToken } from './load';
+import { closedLoop, type LoadSpec, type Measure, signInToken } from './load';
 import { pair, rowOf } from './pairs';
-import { log, startTarget } from './processes';
+import { costOf, databaseServerProcess, describeCost } from './probes';
+import { log, startTarget, type Target } from './processes';
 import { fmt, type Row } from './report';
 import { orderedUuidV7, SIGN_IN_USERS, seedUsers, signInBody } from './seed';
 import { BENCH_ADMIN, runStandalone } from './standalone';
@@ -111,7 +113,14 @@ export async function runAuditRows(settings: AuditBenchSettings = STANDALONE): P
     await seedUsers(database.url, SIGN_IN_USERS);
     const signIn: LoadSpec = { method: 'POST', path: '/v1/auth/signin', body: signInBody(admin.password) };
     const c = settings.signInConcurrency;
-    const signIns = await pair('sign-in, trail on vs off', rounds, () => closedLoop(on.url, signIn, c, seconds), () => closedLoop(off.url, signIn, c, seconds));
+    // Each run's cost per sign-in in the log (bench/probes.ts, costOf): what the trail adds, steadier than the ratio.
+    const [server, status] = [await databaseServerProcess(database.url), await connectTo(database.url)];
+    const costed = async (api: Target, side: string): Promise<Measure> => {
+      const { measure, cost } = await costOf({ api: api.child.pid!, database: server.pid }, status, () => closedLoop(api.url, signIn, c, seconds), (m) => m.rps * seconds);
+      log(`  trail ${side}: ${describeCost(cost)}`);
+      return measure;
+    };
+    const signIns = await pair('sign-in, trail on vs off', rounds, () => costed(on, 'on'), () => costed(off, 'off')).finally(() => status.end());
     rows.push(rowOf('audit-signin', `POST /v1/auth/signin with the audit trail on, closed loop, concurrency ${c}`, 'the same build with AUDIT_TRAIL=false, same database', signIns, 'req/s', '≥ 97 %', (r) => r >= 0.97));
 
     log(`seeding ${ENTRIES} audit entries`);

@@ -124,3 +124,39 @@ export async function tableSizes(connection: Connection, tables: readonly string
   }
   return out;
 }
+
+/** What one run of a row cost the machine, per operation answered: CPU of each process named, and the server's work. */
+export interface RunCost {
+  /** CPU milliseconds per operation, by process label (the load generator: this process). */
+  cpuMs: Record<string, number>;
+  statements: number;
+  fsyncs: number;
+}
+
+/**
+ * Runs `run` and divides what the machine spent over it by the operations it answered (`operations` of its
+ * measure): CPU of every process given (/proc), of this load generator, and the database server's statements
+ * and fsyncs (server-wide: nothing else should run). The diagnosis of a ratio that misses: which side does what
+ * more, as figures steadier than the throughputs they explain.
+ */
+export async function costOf<M>(
+  processes: Record<string, number | null>,
+  status: Connection,
+  run: () => Promise<M>,
+  operations: (measure: M) => number,
+): Promise<{ measure: M; cost: RunCost }> {
+  const pids = Object.entries(processes).filter((entry): entry is [string, number] => entry[1] !== null);
+  const [status0, cpu0, self0] = [await globalStatus(status), pids.map(([, pid]) => processCpuSeconds(pid)), process.cpuUsage()];
+  const measure = await run();
+  const [status1, cpu1, self] = [await globalStatus(status), pids.map(([, pid]) => processCpuSeconds(pid)), process.cpuUsage(self0)];
+  const n = operations(measure);
+  const per = (value: number) => (n > 0 ? value / n : 0);
+  const cpuMs: Record<string, number> = Object.fromEntries(pids.map(([label], i) => [label, per((cpu1[i]! - cpu0[i]!) * 1000)]));
+  cpuMs['load generator'] = per((self.user + self.system) / 1000);
+  return { measure, cost: { cpuMs, statements: per(status1.Questions - status0.Questions), fsyncs: per(status1.Innodb_data_fsyncs - status0.Innodb_data_fsyncs) } };
+}
+
+export function describeCost(cost: RunCost): string {
+  const cpu = Object.entries(cost.cpuMs).map(([label, ms]) => `${label} ${ms.toFixed(2)} ms`).join(', ');
+  return `CPU per operation: ${cpu}; ${cost.statements.toFixed(1)} statements, ${cost.fsyncs.toFixed(2)} fsyncs`;
+}

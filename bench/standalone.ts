@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { provideKafka } from '../test/support/kafka';
 import { connectTo, createTestDatabase } from '../test/support/test-database';
 import { closeAgent } from './load';
-import { log, startTarget, type Target } from './processes';
+import { log, ROOT, startTarget, type Target } from './processes';
 import { seedUsers } from './seed';
 
 /** The bootstrap admin of every api a bench row starts on its own. */
@@ -21,16 +22,22 @@ export interface StandaloneApi {
  * What a row run on its own (`node dist-bench/bench/<row>.js`) measures against: one api process, with the bench
  * admin, no rate limit and the relay off, on a new database of TEST_DATABASE_SERVER_URL (default the local
  * MariaDB) named `ac_bench_<name>`, or on `given` (a seeded one to reuse, never dropped). `keep`: the new database
- * stays too, its URL logged.
+ * stays too, its URL logged. `relay` (BENCH_RELAY=1 by default): the api publishes its outbox to a real Kafka
+ * (test/support/kafka.ts: KAFKA_BROKERS, or a broker of its own), as the api of `npm run bench` does.
  */
-export async function standaloneApi(name: string, options: { given?: string; keep?: boolean; label?: string } = {}): Promise<StandaloneApi> {
+export async function standaloneApi(
+  name: string,
+  options: { given?: string; keep?: boolean; label?: string; relay?: boolean } = {},
+): Promise<StandaloneApi> {
   process.env.TEST_DATABASE_SERVER_URL ??= 'mariadb://root@127.0.0.1:3306';
   const database = options.given ? { url: options.given, drop: async () => undefined } : await createTestDatabase(`ac_bench_${name}`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `ac-bench-${name}-`));
+  const kafka = (options.relay ?? process.env.BENCH_RELAY === '1') ? await provideKafka({ log, local: { projectRoot: ROOT } }) : null;
   const api = await startTarget(options.label ?? 'api', 'api', {
     DATA_DIR: dataDir, ADMIN_USERNAME: BENCH_ADMIN.username, ADMIN_PASSWORD: BENCH_ADMIN.password, ADMIN_EMAIL: BENCH_ADMIN.email,
     BENCH_ADMIN_USERNAME: BENCH_ADMIN.username, JWT_ISSUER: 'http://bench.local', ADDRESS_RATE_LIMIT: '0', INVITE_RATE_LIMIT: '0',
-    DATABASE_URL: database.url, RELAY_ENABLED: 'false',
+    DATABASE_URL: database.url,
+    ...(kafka ? { KAFKA_BROKERS: kafka.brokers, KAFKA_TOPIC: `bench-${name}-${Date.now().toString(36)}` } : { RELAY_ENABLED: 'false' }),
   });
   return {
     api,
@@ -38,6 +45,7 @@ export async function standaloneApi(name: string, options: { given?: string; kee
     dataDir,
     async stop() {
       await api.stop();
+      await kafka?.stop();
       rmSync(dataDir, { recursive: true, force: true });
       if (!options.given && !options.keep) await database.drop();
       else log(`database kept: ${database.url}`);
