@@ -81,6 +81,7 @@ export class ChangeOwnPasswordUseCase {
               ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: actorName, target: userTarget(user), changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
               : []),
           ),
+          claimed,
         );
     } else {
       await this.audit.record({ ...refusal, code: 'locked' });

@@ -110,6 +110,7 @@ export class SignInUseCase {
               ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: ANONYMOUS, target, changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
               : []),
           ),
+          claimed,
         );
       }
     } else {

@@ -86,8 +86,9 @@ export class CompleteMfaSignInUseCase {
     const actor = userActor(user)!;
     const target = userTarget(user);
     const refusal = (why: string): AuditFact => ({ action: AuditActions.mfaSignInFailed, outcome: 'failure', code: why, actor, target });
-    const refuseCode = async (why: string): Promise<never> => {
-      await loginAttempts.failed(key, clock.now(), lockoutPolicy, (lockedUntil) => this.refusalEntries(refusal(why), lockedUntil, user));
+    /** `claimed`: the count of this check's claim, when it claimed (LoginAttempts.failed); absent when refused as locked. */
+    const refuseCode = async (why: string, claimed?: number): Promise<never> => {
+      await loginAttempts.failed(key, clock.now(), lockoutPolicy, (lockedUntil) => this.refusalEntries(refusal(why), lockedUntil, user), claimed);
       throw new InvalidMfaCodeError(CODE_REFUSED);
     };
     const decoy = !ticket.challenge.passwordMatched;
@@ -95,6 +96,8 @@ export class CompleteMfaSignInUseCase {
     // The password step claimed this account moments ago: its counters are there (one statement).
     const claim = { claimedBefore: true };
     let remaining: Verdict;
+    /** What a counting claim of this check answered (a right code's claim starts the counters over instead). */
+    let counted: number | undefined;
     if (code !== undefined) {
       // A code is checked in memory first (nothing is used up by a check). A right one on a good ticket claims its
       // evaluation and starts the counters over in one statement; anything else (a wrong code, any code on a wrong
@@ -104,22 +107,25 @@ export class CompleteMfaSignInUseCase {
       const claimed = right ? await loginAttempts.claimSucceeded(key, now, lockoutPolicy, claim) : await loginAttempts.claim(key, now, lockoutPolicy, claim);
       // The password step's claim may have spent the allowance: `failed` turns that into the lock's wait.
       if (!claimed) return refuseCode('locked');
+      if (typeof claimed === 'number') counted = claimed;
       remaining = right ? pending : { refused: decoy ? 'wrong_password' : 'wrong_totp' };
     } else {
-      if (!(await loginAttempts.claim(key, now, lockoutPolicy, claim))) return refuseCode('locked');
+      const claimed = await loginAttempts.claim(key, now, lockoutPolicy, claim);
+      if (!claimed) return refuseCode('locked');
+      counted = claimed;
       // A wrong password's ticket: the same checks as a real ticket's (the same work), but nothing is used up and
       // nothing completes it, so a right code cannot confirm a guessed password.
       const verdict = await this.verdict(user.id, { recoveryCode, webauthn }, now, !decoy);
       remaining = decoy ? { refused: 'wrong_password' } : verdict;
     }
-    if (typeof remaining === 'object' && 'refused' in remaining) return refuseCode(remaining.refused);
+    if (typeof remaining === 'object' && 'refused' in remaining) return refuseCode(remaining.refused, counted);
     // A right code's time step and the ticket are used together (one statement where the database can).
     const use = typeof remaining === 'object' ? await mfaStore.useTimeStepAndTicket(remaining.factorId, remaining.step, tokenHash, now) : (await mfaStore.useChallenge(tokenHash, now)) ? 'used' : 'ticket_used';
     if (use === 'step_used') {
       // Taken meanwhile (the same code on another ticket or replica): a replay, refused and counted as a wrong
       // code, its claim made again (the right code's claim started the counters over).
-      await loginAttempts.claim(key, clock.now(), lockoutPolicy, claim);
-      return refuseCode('wrong_totp');
+      const claimed = await loginAttempts.claim(key, clock.now(), lockoutPolicy, claim);
+      return refuseCode('wrong_totp', claimed === false ? undefined : claimed);
     }
     if (use === 'ticket_used') {
       await auditRecorder.record(refusal('invalid_mfa_token'));

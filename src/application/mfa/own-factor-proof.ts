@@ -46,7 +46,7 @@ export class OwnFactorProof {
     }
     const wrong = proof.code !== undefined ? 'wrong_totp' : 'wrong_password';
     const refusal = { action, outcome: 'failure' as const, actor: userActor(user)!, target: userTarget(user), code: claimed ? wrong : 'locked' };
-    if (claimed) await loginAttempts.failed(key, clock.now(), lockoutPolicy, () => auditRecorder.entries(refusal));
+    if (claimed) await loginAttempts.failed(key, clock.now(), lockoutPolicy, () => auditRecorder.entries(refusal), claimed);
     else await auditRecorder.record(refusal);
     throw proof.code !== undefined ? new InvalidMfaCodeError() : new WrongCurrentPasswordError();
   }

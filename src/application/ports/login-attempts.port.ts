@@ -16,16 +16,21 @@ export interface ClaimOptions {
  */
 export interface LoginAttempts {
   /**
-   * Claims one password evaluation for the account (counted as a failure until `succeeded`):
-   * false, claiming nothing, while it is locked or its allowance of `policy.threshold` is spent.
+   * Claims one password evaluation for the account (counted as a failure until `succeeded`): how many evaluations
+   * are counted with this one (1 to `policy.threshold`); false, claiming nothing, while it is locked or its
+   * allowance of `policy.threshold` is spent.
    */
-  claim(accountKey: string, now: Date, policy: LockoutPolicy, options?: ClaimOptions): Promise<boolean>;
+  claim(accountKey: string, now: Date, policy: LockoutPolicy, options?: ClaimOptions): Promise<number | false>;
   /**
    * After a failed evaluation: locks the account once its allowance is spent, for the growing wait.
    * `audit` is asked for the entries of the refusal (and of the lock, when this call locked the account:
    * `lockedUntil` set); they commit with the counters, in the same transaction.
+   *
+   * `claimed`, the answer of this evaluation's claim: below the threshold, this evaluation did not spend the
+   * allowance and cannot lock (the one that did locks, or starts the count over by succeeding), so the counters
+   * are not read and the entries are written alone. Without it, the counters decide, as at the threshold.
    */
-  failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[]): Promise<void>;
+  failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[], claimed?: number): Promise<void>;
   /** After a successful evaluation: the counters start over. */
   succeeded(accountKey: string): Promise<void>;
   /**

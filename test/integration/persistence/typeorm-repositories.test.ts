@@ -1,6 +1,7 @@
 import { AUDIT_PERMISSIONS } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import { EmailAlreadyTakenError } from '../../../src/domain/users/user.errors';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { MIGRATIONS } from '../../../src/infrastructure/persistence/migrations';
@@ -167,26 +168,53 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
     const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
     const attempts = () => db.adapters.loginAttempts();
 
-    it('claims up to the threshold, then refuses; a success starts the count over', async () => {
+    it('claims up to the threshold, answering each claim’s count, then refuses; a success starts the count over', async () => {
       const account = `claims-${ids.next()}`;
       const results = [];
       for (let i = 0; i < 5; i++) results.push(await attempts().claim(account, at(0), policy));
-      expect(results).toEqual([true, true, true, false, false]);
+      expect(results).toEqual([1, 2, 3, false, false]);
       await attempts().succeeded(account);
-      expect(await attempts().claim(account, at(1), policy)).toBe(true);
+      expect(await attempts().claim(account, at(1), policy)).toBe(1);
     });
 
-    it('counts exactly under parallel claims: never more than the threshold', async () => {
+    it('counts exactly under parallel claims: never more than the threshold, each count answered once', async () => {
       const account = `parallel-${ids.next()}`;
       const results = await Promise.all(Array.from({ length: 20 }, () => attempts().claim(account, at(0), policy)));
-      expect(results.filter(Boolean)).toHaveLength(3);
+      expect(results.filter((r) => r !== false).sort()).toEqual([1, 2, 3]);
+    });
+
+    it('a failure whose claim was below the threshold writes its entries alone and never locks; the one at the threshold locks', async () => {
+      const account = `counted-${ids.next()}`;
+      const entry = (code: string): AuditEntry => ({
+        id: ids.next(), occurredAt: at(0).getTime(), action: 'auth.signin_failed', outcome: 'failure', code, actor: { type: 'anonymous', id: null, name: null },
+        target: { type: 'user', id: null, snapshot: account }, source: { address: null, userAgent: null }, requestId: null, changes: [],
+      });
+      const written: string[] = [];
+      const claims = [await attempts().claim(account, at(0), policy), await attempts().claim(account, at(0), policy), await attempts().claim(account, at(0), policy)];
+      expect(claims).toEqual([1, 2, 3]);
+      // The first two fail after the third claimed: the counters already read 3, but neither of them spent the allowance.
+      for (const claimed of [1, 2]) {
+        await attempts().failed(account, at(0), policy, (lockedUntil) => {
+          const e = entry(lockedUntil ? 'locked' : `below-${claimed}`);
+          written.push(e.id);
+          return [e];
+        }, claimed);
+      }
+      const counters = async () =>
+        ((await db.dataSource.query('SELECT failures, lockouts FROM login_attempts WHERE username_key = ?', [account])) as { failures: number | string; lockouts: number | string }[]).map((r) => [Number(r.failures), Number(r.lockouts)]);
+      expect(await counters()).toEqual([[3, 0]]);
+      let lockedUntil: Date | null = null;
+      await attempts().failed(account, at(0), policy, (until) => ((lockedUntil = until), []), 3);
+      expect([lockedUntil, await counters()]).toEqual([new Date(at(0).getTime() + 60_000), [[0, 1]]]);
+      const codes = (await db.dataSource.query(`SELECT code FROM audit_events WHERE id IN (${written.map(() => '?').join(', ')}) ORDER BY code`, written)) as { code: string }[];
+      expect(codes.map((r) => r.code)).toEqual(['below-1', 'below-2']);
     });
 
     it('locks after the allowance is spent, for a wait that doubles, and unlocks when it is over', async () => {
       const account = `lock-${ids.next()}`;
       const spend = async (now: Date) => {
-        for (let i = 0; i < policy.threshold; i++) {
-          expect(await attempts().claim(account, now, policy)).toBe(true);
+        for (let i = 1; i <= policy.threshold; i++) {
+          expect(await attempts().claim(account, now, policy)).toBe(i);
           await attempts().failed(account, now, policy);
         }
       };
@@ -194,7 +222,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       expect(await attempts().claim(account, at(59), policy)).toBe(false); // locked for 60 s
       await spend(at(60)); // the wait is over: a full allowance again
       expect(await attempts().claim(account, at(60 + 119), policy)).toBe(false); // second lock: 120 s
-      expect(await attempts().claim(account, at(60 + 120), policy)).toBe(true);
+      expect(await attempts().claim(account, at(60 + 120), policy)).toBe(1);
       await attempts().succeeded(account);
       const [row] = (await db.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [account])) as {
         failures: number | string;
@@ -206,7 +234,7 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
 
     it('keys a name longer than the column by its SHA-256', async () => {
       const long = `x${'y'.repeat(100)}-${ids.next()}`;
-      expect(await attempts().claim(long, at(0), policy)).toBe(true);
+      expect(await attempts().claim(long, at(0), policy)).toBe(1);
       const rows = (await db.dataSource.query('SELECT username_key FROM login_attempts WHERE username_key = ?', [
         createHash('sha256').update(long, 'utf8').digest('hex'),
       ])) as unknown[];

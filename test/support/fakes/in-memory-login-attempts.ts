@@ -20,12 +20,12 @@ export class InMemoryLoginAttempts implements LoginAttempts {
   /** `audit`: where the entries a failure hands over are written (with the counters, as the adapter's transaction does). */
   constructor(private readonly audit?: InMemoryAuditTrail) {}
 
-  async claim(accountKey: string, now: Date, policy: LockoutPolicy): Promise<boolean> {
+  async claim(accountKey: string, now: Date, policy: LockoutPolicy): Promise<number | false> {
     await ioBoundary();
     const row = this.row(accountKey);
     if (row.failures >= policy.threshold || (row.lockedUntil !== null && row.lockedUntil > now)) return false;
     row.failures += 1;
-    return true;
+    return row.failures;
   }
 
   async claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy): Promise<boolean> {
@@ -36,11 +36,13 @@ export class InMemoryLoginAttempts implements LoginAttempts {
     return true;
   }
 
-  async failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[]): Promise<void> {
+  async failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[], claimed?: number): Promise<void> {
     await ioBoundary();
     const row = this.row(accountKey);
     let locked: Date | null = null;
-    if (row.failures >= policy.threshold) {
+    // Below the threshold, the claim did not spend the allowance: never a lock (the adapter does not read the counters).
+    const mayLock = claimed === undefined || claimed >= policy.threshold;
+    if (mayLock && row.failures >= policy.threshold) {
       locked = new Date(now.getTime() + lockoutWaitSeconds(policy, row.lockouts) * 1000);
       row.lockedUntil = locked;
       row.lockouts += 1;

@@ -20,9 +20,12 @@ import type { SqliteWriteQueue } from './sqlite-write-queue';
 export class TypeOrmLoginAttempts implements LoginAttempts {
   /** Creates the row when missing, without an error when it exists (the same statement either way). */
   private readonly ensureSql: string;
-  private readonly claimSql =
-    'UPDATE login_attempts SET failures = failures + 1 ' +
-    'WHERE username_key = ? AND failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
+  /**
+   * Answers the count it made: MySQL and MariaDB through LAST_INSERT_ID(expr), which the statement's OK packet
+   * carries (`insertId`); SQLite through RETURNING.
+   */
+  private readonly claimSql: string;
+  private readonly mysql: boolean;
   private readonly succeededSql = 'UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0 WHERE username_key = ?';
   /** The claim's condition, the success's change (rows matched, not changed: mysql2 connects with FOUND_ROWS). */
   private readonly claimSucceededSql =
@@ -39,32 +42,68 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     const { dataSource } = deps;
     this.dataSource = dataSource;
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
+    this.mysql = isMysqlFamily(dataSource);
+    const claimable = 'WHERE username_key = ? AND failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
+    this.claimSql = this.mysql
+      ? `UPDATE login_attempts SET failures = LAST_INSERT_ID(failures + 1) ${claimable}`
+      : `UPDATE login_attempts SET failures = failures + 1 ${claimable} RETURNING failures`;
     const insert = 'INSERT INTO login_attempts (username_key, failures, locked_until, lockouts) VALUES (?, 0, NULL, 0)';
     this.ensureSql = isMysqlFamily(dataSource)
       ? `${insert} ON DUPLICATE KEY UPDATE username_key = username_key`
       : `${insert} ON CONFLICT (username_key) DO NOTHING`;
   }
 
-  claim(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
-    return this.claimWith(this.claimSql, account, now, policy, options);
+  claim(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<number | false> {
+    return this.claimWith((parameters) => this.counted(parameters), account, now, policy, options);
   }
 
-  claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
-    return this.claimWith(this.claimSucceededSql, account, now, policy, options);
+  async claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
+    const claimed = await this.claimWith(async (parameters) => (await this.run(this.claimSucceededSql, parameters)) > 0, account, now, policy, options);
+    return claimed !== false;
   }
 
-  private async claimWith(sql: string, account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions): Promise<boolean> {
+  private async claimWith<T>(
+    claim: (parameters: unknown[]) => Promise<T | false>,
+    account: string,
+    now: Date,
+    policy: LockoutPolicy,
+    options: ClaimOptions,
+  ): Promise<T | false> {
     const accountKey = columnKey(account);
     const parameters = [accountKey, policy.threshold, this.datetime(now)];
     // Counters made by an earlier claim: the claim alone; the pair below only when it claimed nothing (gone, or locked).
-    if (options.claimedBefore && (await this.run(sql, parameters)) > 0) return true;
+    if (options.claimedBefore) {
+      const claimed = await claim(parameters);
+      if (claimed !== false) return claimed;
+    }
     // Always the same two statements, whether the row exists or not: the time of a sign-in does not
     // tell a username tried before from a new one.
     await this.run(this.ensureSql, [accountKey]);
-    return (await this.run(sql, parameters)) > 0;
+    return claim(parameters);
   }
 
-  async failed(account: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[]): Promise<void> {
+  /** The claim statement: the failures it counted, or false when it claimed nothing. */
+  private counted(parameters: unknown[]): Promise<number | false> {
+    return this.sqliteWriteQueue.serialize(async () => {
+      const runner = this.dataSource.createQueryRunner();
+      try {
+        const result = await runner.query(this.claimSql, parameters, true);
+        if (this.mysql) return (result.affected ?? 0) > 0 ? Number((result.raw as { insertId: number | string }).insertId) : false;
+        const [row] = (result.records ?? []) as { failures: number | string }[];
+        return row ? Number(row.failures) : false;
+      } finally {
+        await runner.release();
+      }
+    });
+  }
+
+  async failed(account: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[], claimed?: number): Promise<void> {
+    if (claimed !== undefined && claimed < policy.threshold) {
+      // This evaluation did not spend the allowance, so it cannot lock: its entries commit alone (one statement).
+      const entries = audit?.(null) ?? [];
+      if (entries.length > 0) await this.sqliteWriteQueue.serialize(() => insertAuditEntries(this.dataSource.manager, entries));
+      return;
+    }
     const accountKey = columnKey(account);
     // One transaction: the refusal's audit entries commit with the counters they describe.
     await this.sqliteWriteQueue.serialize(() =>
