@@ -90,6 +90,14 @@ export class SignInUseCase {
     // The role is read for every password that goes on: a right one, and any for a user with a factor.
     const goesOn = allowed && (matches || secondStep !== null);
     const role: Role | null = goesOn ? await this.roles.findById(user.roleId) : null;
+    // A refusal's entry, and the lock's when the call locked the account.
+    const withLock = (fact: AuditFact) => (lockedUntil: Date | null) =>
+      this.audit.entries(
+        fact,
+        ...(lockedUntil
+          ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: ANONYMOUS, target, changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
+          : []),
+      );
     if (claimed) {
       if (allowed && matches && !secondStep) await this.attempts.succeeded(key);
       else {
@@ -103,18 +111,13 @@ export class SignInUseCase {
               ? { action: AuditActions.mfaRequired, actor: userActor(user)!, target }
               : { action: AuditActions.signInFailed, outcome: 'failure', code: 'no_role', actor: ANONYMOUS, target }
             : { action: AuditActions.signInFailed, outcome: 'failure', code: reason, actor: ANONYMOUS, target };
-        await this.attempts.failed(key, this.clock.now(), this.lockout, (lockedUntil) =>
-          this.audit.entries(
-            fact,
-            ...(lockedUntil
-              ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: ANONYMOUS, target, changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
-              : []),
-          ),
-          claimed,
-        );
+        await this.attempts.failed(key, this.clock.now(), this.lockout, withLock(fact), claimed);
       }
     } else {
-      await this.audit.record({ action: AuditActions.signInFailed, outcome: 'failure', code: reason, actor: ANONYMOUS, target });
+      // Refused: locked, or the allowance spent by claims whose outcome never came (a process that stopped between
+      // a claim and its failure, a database error in between). `failed` without a count reads the counters and turns
+      // a spent, unlocked allowance into the lock's wait, so it never refuses for ever.
+      await this.attempts.failed(key, this.clock.now(), this.lockout, withLock({ action: AuditActions.signInFailed, outcome: 'failure', code: reason, actor: ANONYMOUS, target }));
     }
     if (!user || !goesOn) throw new InvalidCredentialsError();
     if (!role) {

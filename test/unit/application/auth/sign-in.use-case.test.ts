@@ -198,6 +198,22 @@ describe('SignInUseCase', () => {
       expect(attempts.counters('ada.lovelace')).toEqual({ failures: 0, lockedUntil: null, lockouts: 0 });
     });
 
+    it('turns an allowance spent by claims whose outcome never came into the lock’s wait, so it never refuses for ever', async () => {
+      const { signIn, clock, attempts, auditTrail } = setup();
+      await wrong(signIn);
+      await wrong(signIn);
+      // The third evaluation is claimed, then its process stops before the verdict: no failure, no success reported.
+      expect(await attempts.claim('ada.lovelace', clock.now(), LOCKOUT)).toBe(3);
+
+      // The next attempt is refused (the allowance is spent) and locks the account for the first wait.
+      await expect(signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(InvalidCredentialsError);
+      expect(attempts.counters('ada.lovelace')).toEqual({ failures: 0, lockedUntil: new Date(clock.now().getTime() + 60_000), lockouts: 1 });
+      expect(auditTrail.entries.slice(-2).map((e) => [e.action, e.code])).toEqual([['auth.signin_failed', 'locked'], ['auth.locked_out', 'threshold_reached']]);
+
+      clock.advance(60_000);
+      await expect(signIn.execute({ username: 'Ada.Lovelace', password: DEFAULT_PASSWORD })).resolves.toMatchObject({ username: 'Ada.Lovelace' });
+    });
+
     it('starts the count over after a success', async () => {
       const { signIn, hasher } = setup();
       await wrong(signIn);
