@@ -1,6 +1,6 @@
 import { AUDIT_PERMISSIONS } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
 import { createHash } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import { EmailAlreadyTakenError } from '../../../src/domain/users/user.errors';
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
@@ -175,6 +175,37 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       expect(results).toEqual([1, 2, 3, false, false]);
       await attempts().succeeded(account);
       expect(await attempts().claim(account, at(1), policy)).toBe(1);
+    });
+
+    it('claims in one statement whether the name was tried before or not, and refuses in one', async () => {
+      const account = `one-statement-${ids.next()}`;
+      const store = attempts();
+      const statements: string[] = [];
+      const createQueryRunner = db.dataSource.createQueryRunner.bind(db.dataSource);
+      // SQLite hands out its one runner again and again: each is wrapped once, and unwrapped after.
+      const wrapped = new Map<QueryRunner, QueryRunner['query']>();
+      const spy = jest.spyOn(db.dataSource, 'createQueryRunner').mockImplementation((...args) => {
+        const runner = createQueryRunner(...args);
+        if (!wrapped.has(runner)) {
+          const query = runner.query;
+          wrapped.set(runner, query);
+          runner.query = ((sql: string, ...rest: unknown[]) => (statements.push(sql), query.call(runner, sql, ...(rest as [])))) as QueryRunner['query'];
+        }
+        return runner;
+      });
+      try {
+        const answers: (number | false)[] = [];
+        const counts: number[] = [];
+        for (let i = 0; i < policy.threshold + 1; i++) {
+          const before = statements.length;
+          answers.push(await store.claim(account, at(0), policy));
+          counts.push(statements.length - before);
+        }
+        expect([answers, counts]).toEqual([[1, 2, 3, false], [1, 1, 1, 1]]);
+      } finally {
+        spy.mockRestore();
+        for (const [runner, query] of wrapped) runner.query = query;
+      }
     });
 
     it('counts exactly under parallel claims: never more than the threshold, each count answered once', async () => {

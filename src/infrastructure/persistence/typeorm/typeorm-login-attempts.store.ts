@@ -18,13 +18,18 @@ import type { SqliteWriteQueue } from './sqlite-write-queue';
  * (and the exception of a duplicate insert) cost more than the statements themselves.
  */
 export class TypeOrmLoginAttempts implements LoginAttempts {
-  /** Creates the row when missing, without an error when it exists (the same statement either way). */
+  /** Creates the row when missing, without an error when it exists (the same statement either way): before a claimSucceeded. */
   private readonly ensureSql: string;
   /**
-   * Answers the count it made: MySQL and MariaDB through LAST_INSERT_ID(expr), which the statement's OK packet
-   * carries (`insertId`); SQLite through RETURNING.
+   * The password step's claim, one statement whether the row exists or not: it creates the row at a count of 1, or
+   * counts one more while the account is unlocked and under the threshold, or changes nothing. It answers the count
+   * it made: MySQL and MariaDB through LAST_INSERT_ID(expr), which the statement's OK packet carries (`insertId`;
+   * every branch sets it, 0 when nothing was claimed); SQLite through RETURNING (no row when the update's condition
+   * failed).
    */
   private readonly claimSql: string;
+  /** A claim of an account whose row an earlier claim made (ClaimOptions.claimedBefore): the update alone. */
+  private readonly reclaimSql: string;
   private readonly mysql: boolean;
   private readonly succeededSql = 'UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0 WHERE username_key = ?';
   /** The claim's condition, the success's change (rows matched, not changed: mysql2 connects with FOUND_ROWS). */
@@ -43,52 +48,57 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     this.dataSource = dataSource;
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
     this.mysql = isMysqlFamily(dataSource);
-    const claimable = 'WHERE username_key = ? AND failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
+    const unlocked = 'failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
+    const columns = 'INSERT INTO login_attempts (username_key, failures, locked_until, lockouts)';
     this.claimSql = this.mysql
-      ? `UPDATE login_attempts SET failures = LAST_INSERT_ID(failures + 1) ${claimable}`
-      : `UPDATE login_attempts SET failures = failures + 1 ${claimable} RETURNING failures`;
-    const insert = 'INSERT INTO login_attempts (username_key, failures, locked_until, lockouts) VALUES (?, 0, NULL, 0)';
+      ? `${columns} VALUES (?, LAST_INSERT_ID(1), NULL, 0) ` +
+        `ON DUPLICATE KEY UPDATE failures = IF(${unlocked}, LAST_INSERT_ID(failures + 1), failures + LAST_INSERT_ID(0))`
+      : `${columns} VALUES (?, 1, NULL, 0) ON CONFLICT (username_key) DO UPDATE SET failures = failures + 1 WHERE ${unlocked} RETURNING failures`;
+    this.reclaimSql = this.mysql
+      ? `UPDATE login_attempts SET failures = LAST_INSERT_ID(failures + 1) WHERE username_key = ? AND ${unlocked}`
+      : `UPDATE login_attempts SET failures = failures + 1 WHERE username_key = ? AND ${unlocked} RETURNING failures`;
+    const insert = `${columns} VALUES (?, 0, NULL, 0)`;
     this.ensureSql = isMysqlFamily(dataSource)
       ? `${insert} ON DUPLICATE KEY UPDATE username_key = username_key`
       : `${insert} ON CONFLICT (username_key) DO NOTHING`;
   }
 
-  claim(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<number | false> {
-    return this.claimWith((parameters) => this.counted(parameters), account, now, policy, options);
+  /**
+   * One statement: the upsert when the row may be missing (the password step: the same statement whether the name
+   * was tried before or not, so its time tells nothing), the update alone when an earlier claim made it.
+   */
+  async claim(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<number | false> {
+    const accountKey = columnKey(account);
+    const parameters = [accountKey, policy.threshold, this.datetime(now)];
+    if (options.claimedBefore) {
+      const claimed = await this.counted(this.reclaimSql, parameters);
+      if (claimed !== false) return claimed;
+    }
+    return this.counted(this.claimSql, parameters);
   }
 
   async claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
-    const claimed = await this.claimWith(async (parameters) => (await this.run(this.claimSucceededSql, parameters)) > 0, account, now, policy, options);
-    return claimed !== false;
-  }
-
-  private async claimWith<T>(
-    claim: (parameters: unknown[]) => Promise<T | false>,
-    account: string,
-    now: Date,
-    policy: LockoutPolicy,
-    options: ClaimOptions,
-  ): Promise<T | false> {
     const accountKey = columnKey(account);
     const parameters = [accountKey, policy.threshold, this.datetime(now)];
     // Counters made by an earlier claim: the claim alone; the pair below only when it claimed nothing (gone, or locked).
-    if (options.claimedBefore) {
-      const claimed = await claim(parameters);
-      if (claimed !== false) return claimed;
-    }
-    // Always the same two statements, whether the row exists or not: the time of a sign-in does not
-    // tell a username tried before from a new one.
+    if (options.claimedBefore && (await this.run(this.claimSucceededSql, parameters)) > 0) return true;
+    // The same two statements whether the row exists or not.
     await this.run(this.ensureSql, [accountKey]);
-    return claim(parameters);
+    return (await this.run(this.claimSucceededSql, parameters)) > 0;
   }
 
-  /** The claim statement: the failures it counted, or false when it claimed nothing. */
-  private counted(parameters: unknown[]): Promise<number | false> {
+  /** A claim statement: the failures it counted, or false when it claimed nothing. */
+  private counted(sql: string, parameters: unknown[]): Promise<number | false> {
     return this.sqliteWriteQueue.serialize(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
-        const result = await runner.query(this.claimSql, parameters, true);
-        if (this.mysql) return (result.affected ?? 0) > 0 ? Number((result.raw as { insertId: number | string }).insertId) : false;
+        const result = await runner.query(sql, parameters, true);
+        if (this.mysql) {
+          const insertId = Number((result.raw as { insertId: number | string }).insertId);
+          // The upsert sets LAST_INSERT_ID in every branch (0: nothing claimed; a row it left unchanged still counts
+          // as matched, mysql2 connecting with FOUND_ROWS); the update only when it matched a row.
+          return sql === this.claimSql ? insertId || false : (result.affected ?? 0) > 0 ? insertId : false;
+        }
         const [row] = (result.records ?? []) as { failures: number | string }[];
         return row ? Number(row.failures) : false;
       } finally {
