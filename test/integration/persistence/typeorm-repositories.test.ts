@@ -177,9 +177,8 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       expect(await attempts().claim(account, at(1), policy)).toBe(1);
     });
 
-    it('claims in one statement whether the name was tried before or not, and refuses in one', async () => {
-      const account = `one-statement-${ids.next()}`;
-      const store = attempts();
+    /** Runs `work` and answers the statements it sent through the data source's query runners, with its answer. */
+    const counting = async <T>(work: () => Promise<T>): Promise<{ answer: T; statements: number }> => {
       const statements: string[] = [];
       const createQueryRunner = db.dataSource.createQueryRunner.bind(db.dataSource);
       // SQLite hands out its one runner again and again: each is wrapped once, and unwrapped after.
@@ -194,18 +193,59 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
         return runner;
       });
       try {
-        const answers: (number | false)[] = [];
-        const counts: number[] = [];
-        for (let i = 0; i < policy.threshold + 1; i++) {
-          const before = statements.length;
-          answers.push(await store.claim(account, at(0), policy));
-          counts.push(statements.length - before);
-        }
-        expect([answers, counts]).toEqual([[1, 2, 3, false], [1, 1, 1, 1]]);
+        return { answer: await work(), statements: statements.length };
       } finally {
         spy.mockRestore();
         for (const [runner, query] of wrapped) runner.query = query;
       }
+    };
+    const counters = async (account: string) =>
+      ((await db.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [account])) as {
+        failures: number | string;
+        lockouts: number | string;
+        locked_until: unknown;
+      }[]).map((r) => [Number(r.failures), Number(r.lockouts), r.locked_until === null ? null : 'locked']);
+
+    it('claims in one statement whether the name was tried before or not, and refuses in one', async () => {
+      const account = `one-statement-${ids.next()}`;
+      const store = attempts();
+      const claims = [];
+      for (let i = 0; i < policy.threshold + 1; i++) claims.push(await counting(() => store.claim(account, at(0), policy)));
+      expect(claims).toEqual([
+        { answer: 1, statements: 1 },
+        { answer: 2, statements: 1 },
+        { answer: 3, statements: 1 },
+        { answer: false, statements: 1 },
+      ]);
+    });
+
+    it('claimSucceeded starts the counters over where a claim would count, makes a missing row at 0, and refuses as a claim does, in as many statements', async () => {
+      const store = attempts();
+      const fresh = `succeeded-fresh-${ids.next()}`;
+      expect(await counting(() => store.claimSucceeded(fresh, at(0), policy))).toEqual({ answer: true, statements: 1 });
+      expect(await counters(fresh)).toEqual([[0, 0, null]]);
+
+      const account = `succeeded-${ids.next()}`;
+      await store.claim(account, at(0), policy);
+      await store.claim(account, at(0), policy);
+      expect(await counting(() => store.claimSucceeded(account, at(0), policy, { claimedBefore: true }))).toEqual({ answer: true, statements: 1 });
+      expect(await counters(account)).toEqual([[0, 0, null]]);
+
+      // The allowance spent (no lock yet): refused, nothing changed, and the work of a claim refused alike.
+      for (let i = 0; i < policy.threshold; i++) await store.claim(account, at(0), policy);
+      const refusedClaim = await counting(() => store.claim(account, at(0), policy, { claimedBefore: true }));
+      const refusedSuccess = await counting(() => store.claimSucceeded(account, at(0), policy, { claimedBefore: true }));
+      expect([refusedSuccess, refusedClaim]).toEqual([{ answer: false, statements: 2 }, { answer: false, statements: 2 }]);
+      expect(await counters(account)).toEqual([[3, 0, null]]);
+
+      // Locked: refused until the wait is over, then the counters start over, the lock and its count included.
+      await store.failed(account, at(0), policy);
+      expect(await counters(account)).toEqual([[0, 1, 'locked']]);
+      expect(await store.claimSucceeded(account, at(59), policy, { claimedBefore: true })).toBe(false);
+      expect(await store.claimSucceeded(account, at(59), policy)).toBe(false);
+      expect(await counters(account)).toEqual([[0, 1, 'locked']]);
+      expect(await store.claimSucceeded(account, at(60), policy)).toBe(true);
+      expect(await counters(account)).toEqual([[0, 0, null]]);
     });
 
     it('counts exactly under parallel claims: never more than the threshold, each count answered once', async () => {

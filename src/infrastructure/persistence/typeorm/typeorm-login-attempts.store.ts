@@ -18,8 +18,6 @@ import type { SqliteWriteQueue } from './sqlite-write-queue';
  * (and the exception of a duplicate insert) cost more than the statements themselves.
  */
 export class TypeOrmLoginAttempts implements LoginAttempts {
-  /** Creates the row when missing, without an error when it exists (the same statement either way): before a claimSucceeded. */
-  private readonly ensureSql: string;
   /**
    * The password step's claim, one statement whether the row exists or not: it creates the row at a count of 1, or
    * counts one more while the account is unlocked and under the threshold, or changes nothing. It answers the count
@@ -30,6 +28,16 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   private readonly claimSql: string;
   /** A claim of an account whose row an earlier claim made (ClaimOptions.claimedBefore): the update alone. */
   private readonly reclaimSql: string;
+  /**
+   * claimSucceeded when the row may be missing, one statement as the claim's upsert: it creates the row at 0, or
+   * starts the counters over while the account is unlocked and under the threshold, or changes nothing; LAST_INSERT_ID
+   * 1 or 0 tells which (RETURNING on SQLite). MySQL assigns left to right, each later IF seeing the columns set before
+   * it: `locked_until` goes first and is set only where the condition held, so the condition reads the same for the
+   * two after it (and the same again where MariaDB assigns simultaneously).
+   */
+  private readonly claimSucceededUpsertSql: string;
+  /** How many times the upsert names the claim's condition (its threshold and time each time). */
+  private readonly claimSucceededConditions: number;
   private readonly mysql: boolean;
   private readonly succeededSql = 'UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0 WHERE username_key = ?';
   /** The claim's condition, the success's change (rows matched, not changed: mysql2 connects with FOUND_ROWS). */
@@ -57,10 +65,11 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     this.reclaimSql = this.mysql
       ? `UPDATE login_attempts SET failures = LAST_INSERT_ID(failures + 1) WHERE username_key = ? AND ${unlocked}`
       : `UPDATE login_attempts SET failures = failures + 1 WHERE username_key = ? AND ${unlocked} RETURNING failures`;
-    const insert = `${columns} VALUES (?, 0, NULL, 0)`;
-    this.ensureSql = isMysqlFamily(dataSource)
-      ? `${insert} ON DUPLICATE KEY UPDATE username_key = username_key`
-      : `${insert} ON CONFLICT (username_key) DO NOTHING`;
+    this.claimSucceededUpsertSql = this.mysql
+      ? `${columns} VALUES (?, LAST_INSERT_ID(1) - 1, NULL, 0) ON DUPLICATE KEY UPDATE locked_until = IF(${unlocked}, NULL, locked_until), ` +
+        `lockouts = IF(${unlocked}, 0, lockouts), failures = IF(${unlocked}, LAST_INSERT_ID(1) - 1, failures + LAST_INSERT_ID(0))`
+      : `${columns} VALUES (?, 0, NULL, 0) ON CONFLICT (username_key) DO UPDATE SET failures = 0, locked_until = NULL, lockouts = 0 WHERE ${unlocked} RETURNING 1 AS failures`;
+    this.claimSucceededConditions = this.mysql ? 3 : 1;
   }
 
   /**
@@ -71,33 +80,37 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     const accountKey = columnKey(account);
     const parameters = [accountKey, policy.threshold, this.datetime(now)];
     if (options.claimedBefore) {
-      const claimed = await this.counted(this.reclaimSql, parameters);
+      const claimed = await this.counted(this.reclaimSql, parameters, false);
       if (claimed !== false) return claimed;
     }
-    return this.counted(this.claimSql, parameters);
+    return this.counted(this.claimSql, parameters, true);
   }
 
   async claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
     const accountKey = columnKey(account);
     const parameters = [accountKey, policy.threshold, this.datetime(now)];
-    // Counters made by an earlier claim: the claim alone; the pair below only when it claimed nothing (gone, or locked).
+    // Counters made by an earlier claim: the update alone; the upsert only when it claimed nothing (gone, or locked).
+    // Refused, that is two statements, as a claim's refusal is: while locked, a right code and a wrong one (which
+    // claims) do the same work.
     if (options.claimedBefore && (await this.run(this.claimSucceededSql, parameters)) > 0) return true;
-    // The same two statements whether the row exists or not.
-    await this.run(this.ensureSql, [accountKey]);
-    return (await this.run(this.claimSucceededSql, parameters)) > 0;
+    const condition = parameters.slice(1);
+    const upsert = [accountKey, ...Array.from({ length: this.claimSucceededConditions }, () => condition).flat()];
+    return (await this.counted(this.claimSucceededUpsertSql, upsert, true)) !== false;
   }
 
-  /** A claim statement: the failures it counted, or false when it claimed nothing. */
-  private counted(sql: string, parameters: unknown[]): Promise<number | false> {
+  /**
+   * A claim statement: what it counted (the failures, or 1 for claimSucceeded's upsert), or false when it claimed
+   * nothing. `upsert`: an INSERT that sets LAST_INSERT_ID in every branch (0: nothing claimed; a row it left unchanged
+   * still counts as matched, mysql2 connecting with FOUND_ROWS); an UPDATE sets it only when it matched a row.
+   */
+  private counted(sql: string, parameters: unknown[], upsert: boolean): Promise<number | false> {
     return this.sqliteWriteQueue.serialize(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
         const result = await runner.query(sql, parameters, true);
         if (this.mysql) {
           const insertId = Number((result.raw as { insertId: number | string }).insertId);
-          // The upsert sets LAST_INSERT_ID in every branch (0: nothing claimed; a row it left unchanged still counts
-          // as matched, mysql2 connecting with FOUND_ROWS); the update only when it matched a row.
-          return sql === this.claimSql ? insertId || false : (result.affected ?? 0) > 0 ? insertId : false;
+          return upsert ? insertId || false : (result.affected ?? 0) > 0 ? insertId : false;
         }
         const [row] = (result.records ?? []) as { failures: number | string }[];
         return row ? Number(row.failures) : false;
