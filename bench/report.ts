@@ -29,6 +29,8 @@ export interface Meta {
   cpus: number;
   node: string;
   logLevel: string;
+  /** The share of the CPU time the run wanted that the hypervisor took (probes.ts, stealShare); null where unknown. */
+  steal?: number | null;
 }
 
 const RESULTS = ['<!-- bench:results:start -->', '<!-- bench:results:end -->'] as const;
@@ -47,7 +49,8 @@ export function fmt(value: number | null | undefined, digits = 1): string {
 }
 
 function runLine(meta: Meta, generatedAt: string): string {
-  return `Run ${generatedAt} · ${meta.cpus} CPUs · Node ${meta.node} · ${meta.smoke ? 'SMOKE (tiny sizes, not a measurement)' : 'full'}`;
+  const steal = meta.steal === null || meta.steal === undefined ? '' : ` · hypervisor steal ${fmt(meta.steal * 100, 0)} % of the CPU time the run wanted`;
+  return `Run ${generatedAt} · ${meta.cpus} CPUs${steal} · Node ${meta.node} · ${meta.smoke ? 'SMOKE (tiny sizes, not a measurement)' : 'full'}`;
 }
 
 function resultsTable(rows: Row[], meta: Meta, generatedAt: string): string {

@@ -25,6 +25,7 @@ import { consoleRows } from './console';
 import { accessTokens, checkOAuthSpecs, createBenchServiceAccounts, GRANT_MIN_RATIO, GRANT_TARGET, INTROSPECT_MIN_RATIO, INTROSPECT_TARGET, oauthSpecs } from './oauth';
 import { MFA_MIN_RATIO, MFA_TARGET, seedMfaUsers } from './mfa';
 import { pair as pairOf, type PairResult, rowOf, throughputRatio } from './pairs';
+import { cpuTimes, stealShare } from './steal';
 import { fmt, type Row, writeResults } from './report';
 import { refreshChains } from './refresh-chains';
 import { seedUsers, SIGN_IN_USERS, signInBody } from './seed';
@@ -54,6 +55,7 @@ const REFRESH_TARGET = `≥ ${REFRESH_MIN_RATIO}×`;
 
 export async function runBench(): Promise<Row[]> {
   const startedAt = Date.now();
+  const cpuAtStart = cpuTimes();
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     if (!process.env.TEST_DATABASE_SERVER_URL) {
@@ -293,7 +295,7 @@ export async function runBench(): Promise<Row[]> {
       suffix,
       cleanups,
     });
-    writeResults(rows, { smoke: SMOKE, seconds: (Date.now() - startedAt) / 1000, settings: SETTINGS, cpus: os.cpus().length, node: process.version, logLevel: LOG_LEVEL }, capacity, OUT_DIR, [
+    writeResults(rows, { smoke: SMOKE, seconds: (Date.now() - startedAt) / 1000, settings: SETTINGS, cpus: os.cpus().length, node: process.version, logLevel: LOG_LEVEL, steal: stealShare(cpuAtStart, cpuTimes()) }, capacity, OUT_DIR, [
       { name: 'oauth', rows: oauthRows },
       { name: 'audit', rows: auditRows },
     ]);
