@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import type { QueryRunner } from 'typeorm';
+import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
+import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
+import { ALL_TARGETS, migratedDatabase } from './database-targets';
+
+const ids = new UuidV7IdGenerator();
+
+/** The lockout counters (TypeOrmLoginAttempts) on every database: their answers, their rows, and their statements. */
+describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
+  const db = migratedDatabase(target);
+
+  describe('TypeOrmLoginAttempts', () => {
+    const policy = { threshold: 3, baseWaitSeconds: 60, maxWaitSeconds: 900 };
+    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+    const attempts = () => db.adapters.loginAttempts();
+
+    it('claims up to the threshold, answering each claim’s count, then refuses; a success starts the count over', async () => {
+      const account = `claims-${ids.next()}`;
+      const results = [];
+      for (let i = 0; i < 5; i++) results.push(await attempts().claim(account, at(0), policy));
+      expect(results).toEqual([1, 2, 3, false, false]);
+      await attempts().succeeded(account);
+      expect(await attempts().claim(account, at(1), policy)).toBe(1);
+    });
+
+    /** Runs `work` and answers the statements it sent through the data source's query runners, with its answer. */
+    const counting = async <T>(work: () => Promise<T>): Promise<{ answer: T; statements: number }> => {
+      const statements: string[] = [];
+      const createQueryRunner = db.dataSource.createQueryRunner.bind(db.dataSource);
+      // SQLite hands out its one runner again and again: each is wrapped once, and unwrapped after.
+      const wrapped = new Map<QueryRunner, QueryRunner['query']>();
+      const spy = jest.spyOn(db.dataSource, 'createQueryRunner').mockImplementation((...args) => {
+        const runner = createQueryRunner(...args);
+        if (!wrapped.has(runner)) {
+          const query = runner.query;
+          wrapped.set(runner, query);
+          runner.query = ((sql: string, ...rest: unknown[]) => (statements.push(sql), query.call(runner, sql, ...(rest as [])))) as QueryRunner['query'];
+        }
+        return runner;
+      });
+      try {
+        return { answer: await work(), statements: statements.length };
+      } finally {
+        spy.mockRestore();
+        for (const [runner, query] of wrapped) runner.query = query;
+      }
+    };
+    const counters = async (account: string) =>
+      ((await db.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [account])) as {
+        failures: number | string;
+        lockouts: number | string;
+        locked_until: unknown;
+      }[]).map((r) => [Number(r.failures), Number(r.lockouts), r.locked_until === null ? null : 'locked']);
+
+    it('claims in one statement whether the name was tried before or not, and refuses in one', async () => {
+      const account = `one-statement-${ids.next()}`;
+      const store = attempts();
+      const claims = [];
+      for (let i = 0; i < policy.threshold + 1; i++) claims.push(await counting(() => store.claim(account, at(0), policy)));
+      expect(claims).toEqual([
+        { answer: 1, statements: 1 },
+        { answer: 2, statements: 1 },
+        { answer: 3, statements: 1 },
+        { answer: false, statements: 1 },
+      ]);
+    });
+
+    it('claimSucceeded starts the counters over where a claim would count, makes a missing row at 0, and refuses as a claim does, in as many statements', async () => {
+      const store = attempts();
+      const fresh = `succeeded-fresh-${ids.next()}`;
+      expect(await counting(() => store.claimSucceeded(fresh, at(0), policy))).toEqual({ answer: true, statements: 1 });
+      expect(await counters(fresh)).toEqual([[0, 0, null]]);
+
+      const account = `succeeded-${ids.next()}`;
+      await store.claim(account, at(0), policy);
+      await store.claim(account, at(0), policy);
+      expect(await counting(() => store.claimSucceeded(account, at(0), policy, { claimedBefore: true }))).toEqual({ answer: true, statements: 1 });
+      expect(await counters(account)).toEqual([[0, 0, null]]);
+
+      // The allowance spent (no lock yet): refused, nothing changed, and the work of a claim refused alike.
+      for (let i = 0; i < policy.threshold; i++) await store.claim(account, at(0), policy);
+      const refusedClaim = await counting(() => store.claim(account, at(0), policy, { claimedBefore: true }));
+      const refusedSuccess = await counting(() => store.claimSucceeded(account, at(0), policy, { claimedBefore: true }));
+      expect([refusedSuccess, refusedClaim]).toEqual([{ answer: false, statements: 2 }, { answer: false, statements: 2 }]);
+      expect(await counters(account)).toEqual([[3, 0, null]]);
+
+      // Locked: refused until the wait is over, then the counters start over, the lock and its count included.
+      await store.failed(account, at(0), policy);
+      expect(await counters(account)).toEqual([[0, 1, 'locked']]);
+      expect(await store.claimSucceeded(account, at(59), policy, { claimedBefore: true })).toBe(false);
+      expect(await store.claimSucceeded(account, at(59), policy)).toBe(false);
+      expect(await counters(account)).toEqual([[0, 1, 'locked']]);
+      expect(await store.claimSucceeded(account, at(60), policy)).toBe(true);
+      expect(await counters(account)).toEqual([[0, 0, null]]);
+    });
+
+    it('counts exactly under parallel claims: never more than the threshold, each count answered once', async () => {
+      const account = `parallel-${ids.next()}`;
+      const results = await Promise.all(Array.from({ length: 20 }, () => attempts().claim(account, at(0), policy)));
+      expect(results.filter((r) => r !== false).sort()).toEqual([1, 2, 3]);
+    });
+
+    it('a failure whose claim was below the threshold writes its entries alone and never locks; the one at the threshold locks', async () => {
+      const account = `counted-${ids.next()}`;
+      const entry = (code: string): AuditEntry => ({
+        id: ids.next(), occurredAt: at(0).getTime(), action: 'auth.signin_failed', outcome: 'failure', code, actor: { type: 'anonymous', id: null, name: null },
+        target: { type: 'user', id: null, snapshot: account }, source: { address: null, userAgent: null }, requestId: null, changes: [],
+      });
+      const written: string[] = [];
+      const claims = [await attempts().claim(account, at(0), policy), await attempts().claim(account, at(0), policy), await attempts().claim(account, at(0), policy)];
+      expect(claims).toEqual([1, 2, 3]);
+      // The first two fail after the third claimed: the counters already read 3, but neither of them spent the allowance.
+      for (const claimed of [1, 2]) {
+        await attempts().failed(account, at(0), policy, (lockedUntil) => {
+          const e = entry(lockedUntil ? 'locked' : `below-${claimed}`);
+          written.push(e.id);
+          return [e];
+        }, claimed);
+      }
+      const counters = async () =>
+        ((await db.dataSource.query('SELECT failures, lockouts FROM login_attempts WHERE username_key = ?', [account])) as { failures: number | string; lockouts: number | string }[]).map((r) => [Number(r.failures), Number(r.lockouts)]);
+      expect(await counters()).toEqual([[3, 0]]);
+      let lockedUntil: Date | null = null;
+      await attempts().failed(account, at(0), policy, (until) => ((lockedUntil = until), []), 3);
+      expect([lockedUntil, await counters()]).toEqual([new Date(at(0).getTime() + 60_000), [[0, 1]]]);
+      const codes = (await db.dataSource.query(`SELECT code FROM audit_events WHERE id IN (${written.map(() => '?').join(', ')}) ORDER BY code`, written)) as { code: string }[];
+      expect(codes.map((r) => r.code)).toEqual(['below-1', 'below-2']);
+    });
+
+    it('locks after the allowance is spent, for a wait that doubles, and unlocks when it is over', async () => {
+      const account = `lock-${ids.next()}`;
+      const spend = async (now: Date) => {
+        for (let i = 1; i <= policy.threshold; i++) {
+          expect(await attempts().claim(account, now, policy)).toBe(i);
+          await attempts().failed(account, now, policy);
+        }
+      };
+      await spend(at(0));
+      expect(await attempts().claim(account, at(59), policy)).toBe(false); // locked for 60 s
+      await spend(at(60)); // the wait is over: a full allowance again
+      expect(await attempts().claim(account, at(60 + 119), policy)).toBe(false); // second lock: 120 s
+      expect(await attempts().claim(account, at(60 + 120), policy)).toBe(1);
+      await attempts().succeeded(account);
+      const [row] = (await db.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [account])) as {
+        failures: number | string;
+        lockouts: number | string;
+        locked_until: unknown;
+      }[];
+      expect([Number(row!.failures), Number(row!.lockouts), row!.locked_until]).toEqual([0, 0, null]);
+    });
+
+    it('keys a name longer than the column by its SHA-256', async () => {
+      const long = `x${'y'.repeat(100)}-${ids.next()}`;
+      expect(await attempts().claim(long, at(0), policy)).toBe(1);
+      const rows = (await db.dataSource.query('SELECT username_key FROM login_attempts WHERE username_key = ?', [
+        createHash('sha256').update(long, 'utf8').digest('hex'),
+      ])) as unknown[];
+      expect(rows).toHaveLength(1);
+    });
+  });
+
+});
