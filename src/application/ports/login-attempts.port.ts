@@ -24,11 +24,12 @@ export interface LoginAttempts {
   /**
    * After a failed evaluation: locks the account once its allowance is spent, for the growing wait.
    * `audit` is asked for the entries of the refusal (and of the lock, when this call locked the account:
-   * `lockedUntil` set); they commit with the counters, in the same transaction.
+   * `lockedUntil` set); where the call may lock, they commit with the counters, in the same transaction.
    *
    * `claimed`, the answer of this evaluation's claim: below the threshold, this evaluation did not spend the
    * allowance and cannot lock (the one that did locks, or starts the count over by succeeding), so the counters
-   * are not read and the entries are written alone. Without it, the counters decide, as at the threshold.
+   * are not read and the entries are written alone. Without it (a refusal), the counters decide: an allowance
+   * not spent (locked already, or counting) writes the entries alone, a spent one locks as at the threshold.
    */
   failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[], claimed?: number): Promise<void>;
   /** After a successful evaluation: the counters start over. */

@@ -95,6 +95,27 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       expect(await counters(account)).toEqual([[0, 0, null]]);
     });
 
+    it('a refusal without a claim writes its entries alone while locked, and locks an allowance spent with no lock', async () => {
+      const store = attempts();
+      const entry = (code: string): AuditEntry => ({
+        id: ids.next(), occurredAt: at(0).getTime(), action: 'auth.signin_failed', outcome: 'failure', code, actor: { type: 'anonymous', id: null, name: null },
+        target: { type: 'user', id: null, snapshot: 'refused' }, source: { address: null, userAgent: null }, requestId: null, changes: [],
+      });
+      // Spent by claims whose outcome never came: no lock yet. The refusal reads the counters and locks.
+      const account = `refused-${ids.next()}`;
+      for (let i = 0; i < policy.threshold; i++) await store.claim(account, at(0), policy);
+      let lockedUntil: Date | null = null;
+      await store.failed(account, at(0), policy, (until) => ((lockedUntil = until), [entry('spent')]));
+      expect([lockedUntil, await counters(account)]).toEqual([new Date(at(0).getTime() + 60_000), [[0, 1, 'locked']]]);
+
+      // Locked: each further refusal is the read and its entry, nothing locked again, no transaction.
+      const refused = await counting(() => store.failed(account, at(30), policy, (until) => [entry(until ? 'relocked' : 'while-locked')]));
+      expect(refused.statements).toBe(2);
+      expect(await counters(account)).toEqual([[0, 1, 'locked']]);
+      const codes = (await db.dataSource.query("SELECT code FROM audit_events WHERE target_snapshot = 'refused' AND code IN ('spent', 'while-locked', 'relocked') ORDER BY code")) as { code: string }[];
+      expect(codes.map((r) => r.code)).toEqual(['spent', 'while-locked']);
+    });
+
     it('counts exactly under parallel claims: never more than the threshold, each count answered once', async () => {
       const account = `parallel-${ids.next()}`;
       const results = await Promise.all(Array.from({ length: 20 }, () => attempts().claim(account, at(0), policy)));

@@ -36,8 +36,6 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
    * two after it (and the same again where MariaDB assigns simultaneously).
    */
   private readonly claimSucceededUpsertSql: string;
-  /** How many times the upsert names the claim's condition (its threshold and time each time). */
-  private readonly claimSucceededConditions: number;
   private readonly mysql: boolean;
   private readonly succeededSql = 'UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0 WHERE username_key = ?';
   /** The claim's condition, the success's change (rows matched, not changed: mysql2 connects with FOUND_ROWS). */
@@ -69,7 +67,6 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
       ? `${columns} VALUES (?, LAST_INSERT_ID(1) - 1, NULL, 0) ON DUPLICATE KEY UPDATE locked_until = IF(${unlocked}, NULL, locked_until), ` +
         `lockouts = IF(${unlocked}, 0, lockouts), failures = IF(${unlocked}, LAST_INSERT_ID(1) - 1, failures + LAST_INSERT_ID(0))`
       : `${columns} VALUES (?, 0, NULL, 0) ON CONFLICT (username_key) DO UPDATE SET failures = 0, locked_until = NULL, lockouts = 0 WHERE ${unlocked} RETURNING 1 AS failures`;
-    this.claimSucceededConditions = this.mysql ? 3 : 1;
   }
 
   /**
@@ -93,8 +90,9 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     // Refused, that is two statements, as a claim's refusal is: while locked, a right code and a wrong one (which
     // claims) do the same work.
     if (options.claimedBefore && (await this.run(this.claimSucceededSql, parameters)) > 0) return true;
+    // MySQL's upsert names the claim's condition (threshold, time) three times, SQLite's once.
     const condition = parameters.slice(1);
-    const upsert = [accountKey, ...Array.from({ length: this.claimSucceededConditions }, () => condition).flat()];
+    const upsert = [accountKey, ...(this.mysql ? [...condition, ...condition, ...condition] : condition)];
     return (await this.counted(this.claimSucceededUpsertSql, upsert, true)) !== false;
   }
 
@@ -121,13 +119,18 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   }
 
   async failed(account: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[], claimed?: number): Promise<void> {
-    if (claimed !== undefined && claimed < policy.threshold) {
-      // This evaluation did not spend the allowance, so it cannot lock: its entries commit alone (one statement).
+    const accountKey = columnKey(account);
+    // Only a spent allowance locks. A claim below the threshold did not spend it; without a count (a refusal while
+    // locked, or a test of a spent allowance) the counters say, read first: a locked account's refusals, which
+    // repeat as fast as someone guesses, then cost the read and the entries, not a transaction each.
+    const mayLock = claimed === undefined ? await this.spent(accountKey, policy) : claimed >= policy.threshold;
+    if (!mayLock) {
+      // Nothing to lock, so nothing to commit with: the entries commit alone (one statement). Should the allowance be
+      // spent meanwhile, the claim that spent it answered the threshold and its own failure locks.
       const entries = audit?.(null) ?? [];
       if (entries.length > 0) await this.sqliteWriteQueue.serialize(() => insertAuditEntries(this.dataSource.manager, entries));
       return;
     }
-    const accountKey = columnKey(account);
     // One transaction: the refusal's audit entries commit with the counters they describe.
     await this.sqliteWriteQueue.serialize(() =>
       this.dataSource.transaction(async (manager) => {
@@ -142,6 +145,12 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
         if (audit) await insertAuditEntries(manager, audit(locked));
       }),
     );
+  }
+
+  /** Whether the account's allowance is spent (its counters at the threshold or above), read outside any transaction. */
+  private async spent(accountKey: string, policy: LockoutPolicy): Promise<boolean> {
+    const [row] = (await this.sqliteWriteQueue.serialize(() => this.dataSource.query(this.readSql, [accountKey]))) as { failures: number | string }[];
+    return row !== undefined && Number(row.failures) >= policy.threshold;
   }
 
   async succeeded(account: string): Promise<void> {
