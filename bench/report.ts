@@ -29,7 +29,7 @@ export interface Meta {
   cpus: number;
   node: string;
   logLevel: string;
-  /** The share of the CPU time the run wanted that the hypervisor took (probes.ts, stealShare); null where unknown. */
+  /** The share of the CPU time the run wanted that the hypervisor took (steal.ts, stealShare); null where unknown. */
   steal?: number | null;
 }
 
