@@ -262,6 +262,9 @@ describe('sign-out across replicas', () => {
       const { dataSource, revocationWatch } = app.api.container.cradle;
       // An operator's edit straight in the table moves no epoch: a replica trusting its signal does not see it...
       await dataSource.query("UPDATE users SET status = 'deactivated' WHERE username_key = ?", [ADMIN.username.toLowerCase()]);
+      // A poll now, so the signal is trusted when the request comes: on a loaded machine the last one may be near the
+      // window's end, and the replica then rightly reads the user afresh (fail closed), which is not this case.
+      await revocationWatch.poll();
       expect((await app.request('GET', '/v1/roles', { token })).status).toBe(200);
       // ...until the user's shard moves on, as every change through the service moves it: then at the next request.
       await dataSource.query('UPDATE revocation_epochs SET epoch = epoch + 1');
