@@ -40,8 +40,28 @@ export async function createTopic(topic: string, partitions: number, brokers?: r
   await admin.connect();
   try {
     await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true });
+  } catch (error) {
+    // Under load the broker can answer kafkajs's wait for leaders before its metadata holds the topic it just created
+    // (UNKNOWN_TOPIC_OR_PARTITION, which that wait does not retry): the topic exists, so its leaders are awaited here.
+    if ((error as { type?: unknown }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
+    await leadersOf(admin, topic, partitions);
   } finally {
     await admin.disconnect();
+  }
+}
+
+async function leadersOf(admin: ReturnType<ReturnType<typeof testKafka>['admin']>, topic: string, partitions: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+      const led = topics[0]?.partitions.filter((p) => p.leader >= 0).length ?? 0;
+      if (led === partitions) return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`topic ${topic}: ${partitions} partitions without leaders after 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
