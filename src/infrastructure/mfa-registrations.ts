@@ -13,10 +13,12 @@ import type { WebAuthn } from '../application/ports/webauthn.port';
 import { ConfirmTotpEnrollmentUseCase, StartTotpEnrollmentUseCase } from '../application/mfa/totp-enrollment.use-cases';
 import type { MfaStore } from '../application/ports/mfa-store.port';
 import type { SecretCipher } from '../application/ports/secret-cipher.port';
+import type { SignInTickets } from '../application/ports/sign-in-tickets.port';
 import type { RecoveryCodeGenerator, Totp } from '../application/ports/totp.port';
 import type { Config } from './config/config';
 import { AesGcmSecretCipher, loadOrCreateLocalMfaKey, parseMfaKey } from './crypto/aes-gcm-secret-cipher';
 import { OtplibTotp, RandomRecoveryCodes } from './crypto/otplib-totp';
+import { SealedSignInTickets } from './crypto/sealed-sign-in-tickets';
 import { SimpleWebAuthn } from './crypto/simplewebauthn-webauthn';
 import { describeError, type Logger } from './logging/logger';
 import { TypeOrmMfaStore } from './persistence/typeorm/typeorm-mfa.store';
@@ -24,10 +26,14 @@ import type { PersistenceCradle, Registrations } from './persistence-registratio
 
 /** Second factors' part of the API's cradle (#24). */
 export interface MfaCradle {
-  /** Outside any unit of work (reads, the sign-in's tickets, a code's use); in one, `scope.mfa`. */
+  /** Outside any unit of work (reads, a code's use); in one, `scope.mfa`. */
   mfaStore: MfaStore;
   /** MFA_ENCRYPTION_KEY, or the embedded default's key under DATA_DIR. */
+  mfaKey: Buffer;
+  /** Seals factors' secrets with mfaKey. */
   secretCipher: SecretCipher;
+  /** The sign-in's second-step tickets, sealed with a key derived from mfaKey. */
+  signInTickets: SignInTickets;
   totp: Totp;
   recoveryCodeGenerator: RecoveryCodeGenerator;
   mfaChallenges: MfaChallenges;
@@ -59,18 +65,21 @@ export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaR
         new TypeOrmMfaStore({
           manager: dataSource.manager,
           sqliteWriteQueue,
-          onSweepFailed: (error) => logger.warn({ reason: describeError(error) }, 'sweep of expired mfa tickets and passkey challenges failed; retrying at the next sweep'),
+          onSweepFailed: (error) => logger.warn({ reason: describeError(error) }, 'sweep of expired passkey challenges (and mfa tickets of an earlier version) failed; retrying at the next sweep'),
         }),
     ).singleton(),
-    secretCipher: asFunction(() => {
+    mfaKey: asFunction(() => {
       const configured = config.mfaEncryptionKey ? parseMfaKey(config.mfaEncryptionKey) : null;
-      const key =
+      return (
         configured ??
         loadOrCreateLocalMfaKey(config.dataDir, (reason) =>
           logger.warn({ dataDir: config.dataDir, reason }, 'DATA_DIR is not writable: second factors are sealed with a key of this process only; set MFA_ENCRYPTION_KEY to keep them'),
-        );
-      return new AesGcmSecretCipher(key);
+        )
+      );
     }).singleton(),
+    secretCipher: asFunction(({ mfaKey }: MfaCradle) => new AesGcmSecretCipher(mfaKey)).singleton(),
+    // Sealed with a key derived from the same one: every replica that opens a factor opens a ticket.
+    signInTickets: asFunction(({ mfaKey }: MfaCradle) => new SealedSignInTickets(mfaKey)).singleton(),
     // The issuer an authenticator app shows beside the account: the service's host.
     totp: asFunction(() => new OtplibTotp(new URL(config.publicUrl).host)).singleton(),
     recoveryCodeGenerator: asClass(RandomRecoveryCodes).singleton(),

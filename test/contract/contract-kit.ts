@@ -5,6 +5,7 @@ import type { ProcessedEventStore } from '../../src/application/ports/processed-
 import type { RefreshTokenStore } from '../../src/application/ports/refresh-token-store.port';
 import type { RoleRepository } from '../../src/application/ports/role-repository.port';
 import type { ServiceAccountCredentialStore, ServiceAccountRepository } from '../../src/application/ports/service-account-repository.port';
+import type { LoginAttempts } from '../../src/application/ports/login-attempts.port';
 import type { UnitOfWork } from '../../src/application/ports/unit-of-work.port';
 import type { UserRepository } from '../../src/application/ports/user-repository.port';
 import type { Invitation } from '../../src/domain/invitations/invitation';
@@ -42,6 +43,8 @@ export interface ContractStores {
   /** The audit trail written on its own (entries in a unit of work go through `scope.audit`), and read back. */
   auditTrail: AuditTrail;
   auditLog: AuditLog;
+  /** The lockout counters, where the second step's tickets are used up (the MfaStore's ticket read reads them). */
+  loginAttempts: LoginAttempts;
 }
 
 /** An outbox event as stored: `data` as JSON carries it. */

@@ -5,6 +5,8 @@ import type { DataSource } from 'typeorm';
 import { runMigrations } from '../../src/infrastructure/persistence/typeorm/migrate';
 import { OutboxSchema } from '../../src/infrastructure/persistence/typeorm/records';
 import { InMemoryInvitationRepository } from '../support/fakes/in-memory-invitation.repository';
+import { InMemoryLoginAttempts } from '../support/fakes/in-memory-login-attempts';
+import { InMemoryMfaStore } from '../support/fakes/in-memory-mfa.store';
 import { InMemoryOutbox } from '../support/fakes/in-memory-outbox';
 import { InMemoryProcessedEventStore } from '../support/fakes/in-memory-processed-event.store';
 import { InMemoryUnitOfWork } from '../support/fakes/in-memory-unit-of-work';
@@ -37,7 +39,8 @@ export async function inMemoryStores(): Promise<ContractStores> {
   ]);
   const audit = new InMemoryAuditTrail();
   const serviceAccounts = new InMemoryServiceAccountRepository(audit);
-  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles, serviceAccounts, audit });
+  const loginAttempts = new InMemoryLoginAttempts(audit);
+  const unitOfWork = new InMemoryUnitOfWork({ users, outbox, invitations, processedEvents, roles, serviceAccounts, audit, mfa: new InMemoryMfaStore(users, loginAttempts) });
   return {
     users,
     replicaUsers: () => users,
@@ -51,6 +54,7 @@ export async function inMemoryStores(): Promise<ContractStores> {
     storedSequences: async () => new Map(outbox.events.map((e) => [e.id, e.sequence])),
     auditTrail: audit,
     auditLog: audit,
+    loginAttempts,
   };
 }
 
@@ -69,7 +73,7 @@ export function contractTargets(filter = process.env.CONTRACT_TARGETS): Database
 }
 
 /** Every table the contracts write, children first (invitations reference users). */
-const CONTRACT_TABLES = ['webauthn_challenges', 'webauthn_credentials', 'mfa_challenges', 'mfa_recovery_codes', 'mfa_factors', 'audit_events', 'service_account_secrets', 'service_accounts', 'client_assertion_jtis', 'invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'event_sequences', 'users'];
+const CONTRACT_TABLES = ['login_attempts', 'webauthn_challenges', 'webauthn_credentials', 'mfa_challenges', 'mfa_recovery_codes', 'mfa_factors', 'audit_events', 'service_account_secrets', 'service_accounts', 'client_assertion_jtis', 'invitations', 'password_resets', 'refresh_tokens', 'processed_events', 'outbox_events', 'event_sequences', 'users'];
 
 /**
  * Opens `target` once for the enclosing describe (migrated; destroyed after it) and returns the
@@ -128,6 +132,7 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
         new Map((await db.getRepository(OutboxSchema).find()).map((row) => [row.id, Number(row.aggregateSequence)])),
       auditTrail: new StandaloneTypeOrmAuditTrail({ manager: db.manager, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
       auditLog: new TypeOrmAuditLog({ dataSource: db, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
+      loginAttempts: adapters.loginAttempts(),
     };
   };
 }

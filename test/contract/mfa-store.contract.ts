@@ -1,3 +1,4 @@
+import type { LoginAttempts } from '../../src/application/ports/login-attempts.port';
 import type { MfaStore } from '../../src/application/ports/mfa-store.port';
 import type { UnitOfWork } from '../../src/application/ports/unit-of-work.port';
 import type { UserRepository } from '../../src/application/ports/user-repository.port';
@@ -10,12 +11,13 @@ const AT = new Date('2026-01-01T00:00:00.001Z');
  * What MfaStore promises (src/application/ports/mfa-store.port.ts). Each call runs in a unit of work of its
  * own (`scope.mfa`), as the enrollment's writes do; the conditional uses hold whichever side runs them.
  */
-export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'users' | 'unitOfWork'>, options: ContractOptions = {}): void {
+export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'users' | 'unitOfWork' | 'loginAttempts'>, options: ContractOptions = {}): void {
   const test = contractIt(options);
 
   describe(`${name} honours the MfaStore contract`, () => {
     let users: UserRepository;
     let unitOfWork: UnitOfWork;
+    let loginAttempts: LoginAttempts;
     let mfa: Pick<
       MfaStore,
       | 'factorsOf'
@@ -26,17 +28,13 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       | 'replaceRecoveryCodes'
       | 'useRecoveryCode'
       | 'remainingRecoveryCodes'
-      | 'addChallenge'
-      | 'findChallenge'
-      | 'useChallenge'
       | 'secondStepOf'
-      | 'signInTicket'
-      | 'useTimeStepAndTicket'
+      | 'ticketHolder'
       | 'addPasskey'
     >;
 
     beforeEach(async () => {
-      ({ users, unitOfWork } = await makeSubject());
+      ({ users, unitOfWork, loginAttempts } = await makeSubject());
       const run = <T>(work: (store: MfaStore) => Promise<T>) => unitOfWork.run((scope) => work(scope.mfa));
       mfa = {
         factorsOf: (userId) => run((s) => s.factorsOf(userId)),
@@ -47,12 +45,8 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
         replaceRecoveryCodes: (userId, hashes, at) => run((s) => s.replaceRecoveryCodes(userId, hashes, at)),
         useRecoveryCode: (userId, hash, at) => run((s) => s.useRecoveryCode(userId, hash, at)),
         remainingRecoveryCodes: (userId) => run((s) => s.remainingRecoveryCodes(userId)),
-        addChallenge: (challenge) => run((s) => s.addChallenge(challenge)),
-        findChallenge: (hash) => run((s) => s.findChallenge(hash)),
-        useChallenge: (hash, at) => run((s) => s.useChallenge(hash, at)),
         secondStepOf: (userId, options) => run((s) => s.secondStepOf(userId, options)),
-        signInTicket: (hash) => run((s) => s.signInTicket(hash)),
-        useTimeStepAndTicket: (id, step, hash, at) => run((s) => s.useTimeStepAndTicket(id, step, hash, at)),
+        ticketHolder: (userId, accountKey) => run((s) => s.ticketHolder(userId, accountKey)),
         addPasskey: (passkey) => run((s) => s.addPasskey(passkey)),
       };
     });
@@ -138,18 +132,6 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       expect(await mfa.removeFactors(userId)).toBe(0);
     });
 
-    test('a challenge is found by its hash as stored and used once', async () => {
-      const userId = await holder();
-      const challenge = { tokenHash: tokenHash(), userId, createdAt: AT, expiresAt: new Date('2026-01-01T00:05:00.001Z'), usedAt: null, passwordMatched: true };
-      await mfa.addChallenge(challenge);
-      expect(await mfa.findChallenge(challenge.tokenHash)).toEqual(challenge);
-      expect(await mfa.findChallenge(tokenHash())).toBeNull();
-      const usedAt = new Date('2026-01-01T00:01:00.001Z');
-      expect(await mfa.useChallenge(challenge.tokenHash, usedAt)).toBe(true);
-      expect(await mfa.useChallenge(challenge.tokenHash, usedAt)).toBe(false);
-      expect(await mfa.findChallenge(challenge.tokenHash)).toEqual({ ...challenge, usedAt });
-    });
-
     test('a sign-in’s password step reads the factors, the passkeys (when asked) and the unused recovery codes at once', async () => {
       const userId = await holder();
       expect(await mfa.secondStepOf(userId, { passkeys: true })).toEqual({ factors: [], passkeys: [], recoveryCodes: 0 });
@@ -164,42 +146,32 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       expect(await mfa.secondStepOf(await holder(), { passkeys: true })).toEqual({ factors: [], passkeys: [], recoveryCodes: 0 });
     });
 
-    test('a sign-in ticket is read with its holder and the holder’s factors; an unknown one is null', async () => {
+    test('a sign-in ticket’s holder is read with its factors and how far its account’s tickets are used up', async () => {
       const user = joinedUser();
       await users.add(user);
       const factor = pending(user.id);
       await mfa.savePending(factor);
-      const challenge = { tokenHash: tokenHash(), userId: user.id, createdAt: AT, expiresAt: new Date('2026-01-01T00:05:00.001Z'), usedAt: null, passwordMatched: true };
-      await mfa.addChallenge(challenge);
-      const read = await mfa.signInTicket(challenge.tokenHash);
-      expect(read).toMatchObject({ challenge, factors: [factor] });
-      expect(read!.holder).toMatchObject({ id: user.id, username: user.username, email: user.email, status: user.status, tokenVersion: user.tokenVersion, roleId: user.roleId });
-      expect(await mfa.signInTicket(tokenHash())).toBeNull();
+      const key = user.username!.toLowerCase();
+      const read = await mfa.ticketHolder(user.id, key);
+      expect(read).toMatchObject({ factors: [factor], ticketsUsedThrough: null });
+      expect(read.holder).toMatchObject({ id: user.id, username: user.username, email: user.email, status: user.status, tokenVersion: user.tokenVersion, roleId: user.roleId });
+      // A completed second step uses its ticket up with the account's counters; the read finds how far.
+      const policy = { threshold: 5, baseWaitSeconds: 60, maxWaitSeconds: 240 };
+      expect(await loginAttempts.claim(key, AT, policy)).toBe(1);
+      expect(await loginAttempts.succeeded(key, { ticketIssuedAt: 1_767_225_600_123 })).toBe(true);
+      expect((await mfa.ticketHolder(user.id, key)).ticketsUsedThrough).toBe(1_767_225_600_123);
+      // Another account's use is not this one's; an unknown user has no holder and no factors.
+      expect((await mfa.ticketHolder(user.id, `${key}-other`)).ticketsUsedThrough).toBeNull();
+      expect(await mfa.ticketHolder(newId(), key)).toEqual({ holder: null, factors: [], ticketsUsedThrough: 1_767_225_600_123 });
     });
 
-    test('a right code’s time step and its ticket are used together: a replayed step leaves the ticket, a used ticket is told', async () => {
-      const userId = await holder();
-      const factor = pending(userId);
-      await mfa.savePending(factor);
-      const ticket = () => ({ tokenHash: tokenHash(), userId, createdAt: AT, expiresAt: new Date('2026-01-01T00:05:00.001Z'), usedAt: null, passwordMatched: true });
-      const [first, second] = [ticket(), ticket()];
-      await mfa.addChallenge(first);
-      await mfa.addChallenge(second);
-      const at = new Date('2026-01-01T00:01:00.001Z');
-      expect(await mfa.useTimeStepAndTicket(factor.id, 100, first.tokenHash, at)).toBe('used');
-      expect(await mfa.findChallenge(first.tokenHash)).toEqual({ ...first, usedAt: at });
-      expect(await mfa.useTimeStepAndTicket(factor.id, 100, second.tokenHash, at)).toBe('step_used');
-      expect(await mfa.findChallenge(second.tokenHash)).toEqual(second);
-      expect(await mfa.useTimeStepAndTicket(factor.id, 101, first.tokenHash, at)).toBe('ticket_used');
-      expect(await mfa.useTimeStepAndTicket(factor.id, 102, second.tokenHash, at)).toBe('used');
-      expect((await mfa.factorsOf(userId))[0].lastUsedStep).toBe(102);
-    });
-
-    test('a wrong password’s ticket keeps its flag as stored', async () => {
-      const userId = await holder();
-      const decoy = { tokenHash: tokenHash(), userId, createdAt: AT, expiresAt: new Date('2026-01-01T00:05:00.001Z'), usedAt: AT, passwordMatched: false };
-      await mfa.addChallenge(decoy);
-      expect(await mfa.findChallenge(decoy.tokenHash)).toEqual(decoy);
+    test('the ticket read finds the use of an account whose key is longer than the counters’ column', async () => {
+      const user = joinedUser();
+      await users.add(user);
+      const key = `${'k'.repeat(80)}@example.com`;
+      await loginAttempts.claim(key, AT, { threshold: 5, baseWaitSeconds: 60, maxWaitSeconds: 240 });
+      expect(await loginAttempts.succeeded(key, { ticketIssuedAt: 42 })).toBe(true);
+      expect((await mfa.ticketHolder(user.id, key)).ticketsUsedThrough).toBe(42);
     });
   });
 }

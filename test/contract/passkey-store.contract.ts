@@ -16,7 +16,7 @@ export function describePasskeyStoreContract(name: string, makeSubject: MakeStor
 
   describe(`${name} honours the MfaStore contract for passkeys`, () => {
     let users: UserRepository;
-    let mfa: Pick<MfaStore, 'passkeysOf' | 'addPasskey' | 'renamePasskey' | 'removePasskey' | 'usePasskey' | 'addWebAuthnChallenge' | 'takeWebAuthnChallenge' | 'deleteExpired' | 'addChallenge' | 'findChallenge' | 'replaceRecoveryCodes' | 'remainingRecoveryCodes' | 'removeFactors' | 'savePending'>;
+    let mfa: Pick<MfaStore, 'passkeysOf' | 'addPasskey' | 'renamePasskey' | 'removePasskey' | 'usePasskey' | 'addWebAuthnChallenge' | 'takeWebAuthnChallenge' | 'deleteExpired' | 'replaceRecoveryCodes' | 'remainingRecoveryCodes' | 'removeFactors' | 'savePending'>;
 
     beforeEach(async () => {
       let unitOfWork: UnitOfWork;
@@ -31,8 +31,6 @@ export function describePasskeyStoreContract(name: string, makeSubject: MakeStor
         addWebAuthnChallenge: (c) => run((s) => s.addWebAuthnChallenge(c)),
         takeWebAuthnChallenge: (hash, userId, ceremony, at) => run((s) => s.takeWebAuthnChallenge(hash, userId, ceremony, at)),
         deleteExpired: (now, limit) => run((s) => s.deleteExpired(now, limit)),
-        addChallenge: (c) => run((s) => s.addChallenge(c)),
-        findChallenge: (hash) => run((s) => s.findChallenge(hash)),
         replaceRecoveryCodes: (userId, hashes, at) => run((s) => s.replaceRecoveryCodes(userId, hashes, at)),
         remainingRecoveryCodes: (userId) => run((s) => s.remainingRecoveryCodes(userId)),
         removeFactors: (userId, type) => run((s) => s.removeFactors(userId, type)),
@@ -158,18 +156,16 @@ export function describePasskeyStoreContract(name: string, makeSubject: MakeStor
       expect(outcomes.filter((o) => o.status === 'fulfilled' && o.value === true)).toHaveLength(1);
     });
 
-    test('deletes expired sign-in tickets and challenges, at most `limit` at a time, and nothing alive', async () => {
+    test('deletes expired challenges, at most `limit` at a time, and nothing alive', async () => {
       const userId = await holder();
       const alive = challenge(userId, { expiresAt: new Date(LATER.getTime() + 60_000) });
       await mfa.addWebAuthnChallenge(alive);
       await mfa.addWebAuthnChallenge(challenge(userId));
       await mfa.addWebAuthnChallenge(challenge(userId, { ceremony: 'registration' }));
-      const ticket = { tokenHash: tokenHash(), userId, createdAt: AT, expiresAt: new Date(AT.getTime() + 300_000), usedAt: null, passwordMatched: true };
-      await mfa.addChallenge(ticket);
+      await mfa.addWebAuthnChallenge(challenge(userId));
       expect(await mfa.deleteExpired(LATER, 2)).toBe(2);
       expect(await mfa.deleteExpired(LATER, 2)).toBe(1);
       expect(await mfa.deleteExpired(LATER, 2)).toBe(0);
-      expect(await mfa.findChallenge(ticket.tokenHash)).toBeNull();
       expect(await mfa.takeWebAuthnChallenge(alive.challengeHash, userId, 'authentication', LATER)).toBe(true);
     });
   });

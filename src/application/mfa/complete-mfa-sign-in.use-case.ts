@@ -2,7 +2,6 @@ import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
 import { InvalidMfaCodeError, InvalidMfaTokenError, isConfirmed, type MfaFactor } from '../../domain/mfa/mfa';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import type { User } from '../../domain/users/user';
-import { Username } from '../../domain/users/username';
 import { type AuditFact, type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
 import type { SessionIssuer } from '../auth/session-issuer';
 import { type SignInResult, signInResult } from '../auth/sign-in.use-case';
@@ -12,9 +11,10 @@ import type { MfaStore } from '../ports/mfa-store.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { SecretCipher } from '../ports/secret-cipher.port';
+import type { SignInTickets } from '../ports/sign-in-tickets.port';
 import type { Totp } from '../ports/totp.port';
 import { looksLikeTotpCode, recoveryCodeHash } from './mfa-codes';
-import { ticketWorks } from './own-factor-access';
+import { openTicket } from './own-factor-access';
 import type { PasskeyCeremonies } from './passkey-ceremonies';
 
 export interface CompleteMfaSignInInput {
@@ -49,8 +49,8 @@ export interface MfaSignInResult extends SignInResult {
  * lockout, as a password does, so a known password does not buy unlimited guesses of the code. A passkey's
  * assertion counts the same way when it does not verify. The ticket works until it succeeds once or its five
  * minutes end. A wrong password's ticket (see MfaChallenges.demand) is checked the same way and refused as a wrong
- * code, whatever is given, counted the same way, and audited `wrong_password`. A right code's time step and the
- * ticket are used up together, after the code is checked; the ticket is read with its holder and factors at once.
+ * code, whatever is given, counted the same way, and audited `wrong_password`. The ticket is sealed, not stored
+ * (SignInTickets): its holder and factors are read at once, and it is used up with the success's lockout counters.
  */
 export class CompleteMfaSignInUseCase {
   constructor(
@@ -63,6 +63,7 @@ export class CompleteMfaSignInUseCase {
       /** Absent: no assertion is accepted (WebAuthn is not wired). */
       passkeyCeremonies?: PasskeyCeremonies;
       secretTokens: SecretTokens;
+      signInTickets: SignInTickets;
       sessionIssuer: SessionIssuer;
       loginAttempts: LoginAttempts;
       lockoutPolicy: LockoutPolicy;
@@ -71,18 +72,17 @@ export class CompleteMfaSignInUseCase {
   ) {}
 
   async execute({ mfaToken, code, recoveryCode, webauthn }: CompleteMfaSignInInput): Promise<MfaSignInResult> {
-    const { mfaStore, secretTokens, loginAttempts, lockoutPolicy, clock, auditRecorder } = this.deps;
-    const tokenHash = secretTokens.hash(mfaToken);
-    // The ticket, its holder and the holder's factors in one read: one statement whatever the ticket, known or not,
-    // so a refusal takes as long whatever its reason.
-    const ticket = await mfaStore.signInTicket(tokenHash);
+    const { loginAttempts, lockoutPolicy, clock, auditRecorder } = this.deps;
+    // The ticket opened, its holder, the holder's factors and the account's tickets' use in one read: one statement
+    // whatever the ticket, one of ours or not, so a refusal takes as long whatever its reason.
+    const ticket = await openTicket(this.deps, mfaToken);
     const now = clock.now();
-    const user = ticket && ticketWorks(ticket.challenge, now) ? ticket.holder : null;
-    if (!ticket || !user || !user.isJoined || user.status !== 'active') {
+    if (!ticket) {
       await auditRecorder.record({ action: AuditActions.mfaSignInFailed, outcome: 'failure', code: 'invalid_mfa_token', actor: ANONYMOUS, target: null });
       throw new InvalidMfaTokenError();
     }
-    const key = Username.normalize(user.username ?? '');
+    const { holder: user, claims: issued } = ticket;
+    const key = issued.accountKey;
     const actor = userActor(user)!;
     const target = userTarget(user);
     const refusal = (why: string): AuditFact => ({ action: AuditActions.mfaSignInFailed, outcome: 'failure', code: why, actor, target });
@@ -91,7 +91,7 @@ export class CompleteMfaSignInUseCase {
       await loginAttempts.failed(key, clock.now(), lockoutPolicy, (lockedUntil) => this.refusalEntries(refusal(why), lockedUntil, user), claimed);
       throw new InvalidMfaCodeError(CODE_REFUSED);
     };
-    const decoy = !ticket.challenge.passwordMatched;
+    const decoy = !issued.passwordMatched;
     const method = code !== undefined ? 'totp' : webauthn !== undefined ? 'webauthn' : 'recovery_code';
     // The password step claimed this account moments ago: its counters are there (one statement).
     const claim = { claimedBefore: true };
@@ -100,11 +100,15 @@ export class CompleteMfaSignInUseCase {
     let counted: number | undefined;
     if (code !== undefined) {
       // A code is checked in memory first (nothing is used up by a check). A right one on a good ticket claims its
-      // evaluation and starts the counters over in one statement; anything else (a wrong code, any code on a wrong
-      // password's ticket) claims as a wrong password does: one statement either way, refused alike while locked.
+      // evaluation, starts the counters over and uses the ticket up in one statement; anything else (a wrong code,
+      // any code on a wrong password's ticket) claims as a wrong password does: one statement either way, refused
+      // alike while locked. A right code's claim refused for a ticket used meanwhile (the same ticket completed on
+      // another request) is refused as a locked one is: that race is the only way to it past the read above.
       const pending = await this.totpStep(ticket.factors, code, now);
       const right = pending !== null && !decoy;
-      const claimed = right ? await loginAttempts.claimSucceeded(key, now, lockoutPolicy, claim) : await loginAttempts.claim(key, now, lockoutPolicy, claim);
+      const claimed = right
+        ? await loginAttempts.claimSucceeded(key, now, lockoutPolicy, { ...claim, ticketIssuedAt: issued.issuedAtMicros })
+        : await loginAttempts.claim(key, now, lockoutPolicy, claim);
       // The password step's claim may have spent the allowance: `failed` turns that into the lock's wait.
       if (!claimed) return refuseCode('locked');
       if (typeof claimed === 'number') counted = claimed;
@@ -119,20 +123,20 @@ export class CompleteMfaSignInUseCase {
       remaining = decoy ? { refused: 'wrong_password' } : verdict;
     }
     if (typeof remaining === 'object' && 'refused' in remaining) return refuseCode(remaining.refused, counted);
-    // A right code's time step and the ticket are used together (one statement where the database can).
-    const use = typeof remaining === 'object' ? await mfaStore.useTimeStepAndTicket(remaining.factorId, remaining.step, tokenHash, now) : (await mfaStore.useChallenge(tokenHash, now)) ? 'used' : 'ticket_used';
-    if (use === 'step_used') {
-      // Taken meanwhile (the same code on another ticket or replica): a replay, refused and counted as a wrong
-      // code, its claim made again (the right code's claim started the counters over).
-      const claimed = await loginAttempts.claim(key, clock.now(), lockoutPolicy, claim);
-      return refuseCode('wrong_totp', claimed === false ? undefined : claimed);
-    }
-    if (use === 'ticket_used') {
+    if (typeof remaining === 'object') {
+      // The right code's time step, used after its claim used the ticket up.
+      if (!(await this.deps.mfaStore.useTimeStep(remaining.factorId, remaining.step))) {
+        // Taken meanwhile (the same code on another ticket or replica): a replay, refused and counted as a wrong
+        // code, its claim made again (the right code's claim started the counters over).
+        const claimed = await loginAttempts.claim(key, clock.now(), lockoutPolicy, claim);
+        return refuseCode('wrong_totp', claimed === false ? undefined : claimed);
+      }
+    } else if (!(await loginAttempts.succeeded(key, { ticketIssuedAt: issued.issuedAtMicros }))) {
+      // A recovery code or a passkey: the counters start over and the ticket is used up together; refused when the
+      // ticket was used meanwhile.
       await auditRecorder.record(refusal('invalid_mfa_token'));
       throw new InvalidMfaTokenError();
     }
-    // A code's claim started the counters over already.
-    if (method !== 'totp') await loginAttempts.succeeded(key);
     const role = await this.deps.roleRepository.findById(user.roleId);
     if (!role) {
       await auditRecorder.record(refusal('no_role'));

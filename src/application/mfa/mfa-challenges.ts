@@ -2,7 +2,7 @@ import { MFA_CHALLENGE_TTL_SECONDS, isConfirmed } from '../../domain/mfa/mfa';
 import type { Passkey } from '../../domain/mfa/passkey';
 import type { Clock } from '../ports/clock.port';
 import type { MfaStore } from '../ports/mfa-store.port';
-import type { SecretTokens } from '../ports/secret-tokens.port';
+import type { SignInTickets } from '../ports/sign-in-tickets.port';
 import { MfaRequiredError, type MfaMethod } from './mfa.errors';
 import type { PasskeyCeremonies } from './passkey-ceremonies';
 
@@ -14,18 +14,19 @@ export interface SecondStep {
 
 /**
  * The password step's gate for a user with a factor: instead of a session, a short-lived single-use ticket
- * (stored as its hash) for `POST /v1/auth/signin/mfa`, the methods that can complete it and, for a user with a
- * passkey, the options of a WebAuthn assertion (their challenge stored, as every replica must find it).
+ * (sealed, not stored: SignInTickets) for `POST /v1/auth/signin/mfa`, the methods that can complete it and, for a
+ * user with a passkey, the options of a WebAuthn assertion (their challenge stored, as every replica must find it).
  */
 export class MfaChallenges {
   private readonly store: MfaStore;
-  private readonly secrets: SecretTokens;
+  private readonly tickets: SignInTickets;
   private readonly clock: Clock;
   private readonly passkeys: PasskeyCeremonies | undefined;
+  private lastIssuedMicros = 0;
 
-  constructor(deps: { mfaStore: MfaStore; secretTokens: SecretTokens; clock: Clock; passkeyCeremonies?: PasskeyCeremonies }) {
+  constructor(deps: { mfaStore: MfaStore; signInTickets: SignInTickets; clock: Clock; passkeyCeremonies?: PasskeyCeremonies }) {
     this.store = deps.mfaStore;
-    this.secrets = deps.secretTokens;
+    this.tickets = deps.signInTickets;
     this.clock = deps.clock;
     this.passkeys = deps.passkeyCeremonies;
   }
@@ -44,21 +45,17 @@ export class MfaChallenges {
   }
 
   /**
-   * Stores a new ticket for the second step and throws MfaRequiredError carrying it. A wrong password
-   * (`passwordMatched` false) gets the same: a ticket of the same form, stored the same way, the same methods and
-   * options (of the user's passkeys, their challenge stored), but one that no factor completes.
+   * Throws MfaRequiredError carrying a new ticket for the second step of the account `accountKey` (the password
+   * step's lockout key). A wrong password (`passwordMatched` false) gets the same: a ticket of the same form and
+   * length, the same methods and options (of the user's passkeys, their challenge stored), but one that no factor
+   * completes. Nothing is written for the ticket itself.
    */
-  async demand(userId: string, step: SecondStep, { passwordMatched }: { passwordMatched: boolean }): Promise<never> {
-    const now = this.clock.now();
-    const { token, hash } = this.secrets.generate();
-    await this.store.addChallenge({
-      tokenHash: hash,
-      userId,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + MFA_CHALLENGE_TTL_SECONDS * 1000),
-      usedAt: passwordMatched ? null : now,
-      passwordMatched,
-    });
+  async demand(userId: string, accountKey: string, step: SecondStep, { passwordMatched }: { passwordMatched: boolean }): Promise<never> {
+    // Microseconds, one more than the last ticket's when the clock has not moved on since: of two tickets this process
+    // hands out, the later is never used up by the earlier's use (ClaimOptions.ticketIssuedAt).
+    const issuedAtMicros = Math.max(this.clock.now().getTime() * 1000, this.lastIssuedMicros + 1);
+    this.lastIssuedMicros = issuedAtMicros;
+    const token = this.tickets.issue({ userId, accountKey, issuedAtMicros, passwordMatched });
     const webauthn = step.passkeys.length > 0 && this.passkeys ? await this.passkeys.signInOptions(userId, step.passkeys) : null;
     throw new MfaRequiredError(token, step.methods, MFA_CHALLENGE_TTL_SECONDS, webauthn);
   }

@@ -1,9 +1,12 @@
-import { isConfirmed, type MfaChallenge } from '../../domain/mfa/mfa';
+import { isConfirmed, MFA_CHALLENGE_TTL_SECONDS, type MfaFactor } from '../../domain/mfa/mfa';
+import { Username } from '../../domain/users/username';
 import { UserNotFoundError } from '../../domain/users/user.errors';
 import type { User } from '../../domain/users/user';
 import { type Actor, isServiceAccount } from '../auth/actor';
 import { NotAUserError } from '../auth/session.errors';
+import type { Clock } from '../ports/clock.port';
 import type { MfaStore } from '../ports/mfa-store.port';
+import type { SignInTicketClaims, SignInTickets } from '../ports/sign-in-tickets.port';
 import type { UserRepository } from '../ports/user-repository.port';
 
 /** The caller's own joined, active user: what every `/v1/me/mfa` route acts on. */
@@ -22,18 +25,33 @@ export async function holdsActiveFactor(store: Pick<MfaStore, 'factorsOf' | 'pas
 /** No user has this id: what an unknown ticket's read, and a sign-in without a user's factors, look up. */
 export const NO_USER = '00000000-0000-0000-0000-000000000000';
 
-/**
- * The user a sign-in ticket (mfa_token) belongs to while it is good: unused and unexpired; null otherwise. Every
- * ticket, known or not, costs one user read, so a refusal takes as long whatever its reason. A wrong password's
- * ticket is stored used (see MfaChallenge) and stays good until it expires: it is refused at its code, as a wrong
- * code is, never here.
- */
-export async function ticketHolder(users: Pick<UserRepository, 'findById'>, ticket: MfaChallenge | null, now: Date): Promise<User | null> {
-  const holder = await users.findById(ticket?.userId ?? NO_USER);
-  return ticket && ticketWorks(ticket, now) ? holder : null;
+/** No account has this lockout key: what a ticket that does not open reads its tickets' use under. */
+const NO_ACCOUNT = '';
+
+/** A sign-in ticket that works, as the second step reads it: its claims, its holder and the holder's factors. */
+export interface OpenTicket {
+  claims: SignInTicketClaims;
+  holder: User;
+  factors: MfaFactor[];
 }
 
-/** Whether a sign-in ticket still works: unused (a wrong password's, stored used, until it expires) and unexpired. */
-export function ticketWorks(ticket: MfaChallenge, now: Date): boolean {
-  return (!ticket.usedAt || !ticket.passwordMatched) && ticket.expiresAt > now;
+/**
+ * The sign-in ticket (mfa_token) opened and its holder read, while it is good: sealed by us, unexpired, not used up,
+ * held by a joined, active user still named as when it was issued; null otherwise. Every token, one of ours or not,
+ * costs the same one read, so a refusal takes as long whatever its reason. A wrong password's ticket is never used
+ * up and stays good until it expires: it is refused at its code, as a wrong code is, never here.
+ */
+export async function openTicket(deps: { mfaStore: Pick<MfaStore, 'ticketHolder'>; signInTickets: SignInTickets; clock: Clock }, token: string): Promise<OpenTicket | null> {
+  const claims = deps.signInTickets.open(token);
+  const read = await deps.mfaStore.ticketHolder(claims?.userId ?? NO_USER, claims?.accountKey ?? NO_ACCOUNT);
+  const user = read.holder;
+  if (!claims || !user || !ticketWorks(claims, read.ticketsUsedThrough, deps.clock.now())) return null;
+  if (!user.isJoined || user.status !== 'active' || Username.normalize(user.username ?? '') !== claims.accountKey) return null;
+  return { claims, holder: user, factors: read.factors };
+}
+
+/** Whether a sign-in ticket still works: unexpired, and (a right password's) issued after the last one used up. */
+export function ticketWorks(ticket: SignInTicketClaims, usedThrough: number | null, now: Date): boolean {
+  const unexpired = ticket.issuedAtMicros + MFA_CHALLENGE_TTL_SECONDS * 1_000_000 > now.getTime() * 1000;
+  return unexpired && (!ticket.passwordMatched || usedThrough === null || ticket.issuedAtMicros > usedThrough);
 }

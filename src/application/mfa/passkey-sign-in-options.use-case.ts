@@ -1,9 +1,8 @@
 import { InvalidMfaTokenError, MfaNotEnabledError } from '../../domain/mfa/mfa';
 import type { Clock } from '../ports/clock.port';
 import type { MfaStore } from '../ports/mfa-store.port';
-import type { SecretTokens } from '../ports/secret-tokens.port';
-import type { UserRepository } from '../ports/user-repository.port';
-import { ticketHolder } from './own-factor-access';
+import type { SignInTickets } from '../ports/sign-in-tickets.port';
+import { openTicket } from './own-factor-access';
 import type { PasskeyCeremonies } from './passkey-ceremonies';
 
 /**
@@ -11,14 +10,12 @@ import type { PasskeyCeremonies } from './passkey-ceremonies';
  * once, so a browser that failed or was cancelled asks again here), while its mfa_token is good.
  */
 export class PasskeySignInOptionsUseCase {
-  constructor(private readonly deps: { mfaStore: MfaStore; secretTokens: SecretTokens; userRepository: UserRepository; passkeyCeremonies: PasskeyCeremonies; clock: Clock }) {}
+  constructor(private readonly deps: { mfaStore: MfaStore; signInTickets: SignInTickets; passkeyCeremonies: PasskeyCeremonies; clock: Clock }) {}
 
   async execute({ mfaToken }: { mfaToken: string }): Promise<Record<string, unknown>> {
-    const { mfaStore, secretTokens, userRepository, passkeyCeremonies, clock } = this.deps;
-    const challenge = await mfaStore.findChallenge(secretTokens.hash(mfaToken));
-    const user = await ticketHolder(userRepository, challenge, clock.now());
-    if (!user || !user.isJoined || user.status !== 'active') throw new InvalidMfaTokenError();
-    const options = await passkeyCeremonies.signInOptions(user.id);
+    const ticket = await openTicket(this.deps, mfaToken);
+    if (!ticket) throw new InvalidMfaTokenError();
+    const options = await this.deps.passkeyCeremonies.signInOptions(ticket.holder.id);
     if (!options) throw new MfaNotEnabledError('The account holds no passkey: complete the sign-in with a code');
     return options;
   }

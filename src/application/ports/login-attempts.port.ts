@@ -8,6 +8,12 @@ export interface ClaimOptions {
    * a claim costs the same whether the name was tried before or not.
    */
   claimedBefore?: boolean;
+  /**
+   * claimSucceeded only: the sign-in ticket (SignInTickets) this success completes, by its issue time (issuedAtMicros). It is used up
+   * with the claim, in the same statement, and every ticket of the account issued up to it with it; the claim is
+   * refused, changing nothing, when such a ticket was used already (on any replica).
+   */
+  ticketIssuedAt?: number;
 }
 
 /**
@@ -32,13 +38,18 @@ export interface LoginAttempts {
    * not spent (locked already, or counting) writes the entries alone, a spent one locks as at the threshold.
    */
   failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[], claimed?: number): Promise<void>;
-  /** After a successful evaluation: the counters start over. */
-  succeeded(accountKey: string): Promise<void>;
+  /**
+   * After a successful evaluation: the counters start over. With `ticketIssuedAt` (a second step's recovery code or
+   * passkey), the sign-in ticket issued then is used up with them, as claimSucceeded uses it: false, changing
+   * nothing, when a ticket of the account issued then or later was used already.
+   */
+  succeeded(accountKey: string, options?: { ticketIssuedAt?: number }): Promise<boolean>;
+
   /**
    * An evaluation made before its claim, and right (a TOTP code, checked in memory, where nothing is used up):
    * claims it and starts the counters over in one step; false, changing nothing, where `claim` would refuse
-   * (locked, or the allowance spent). A wrong one claims with `claim`: the same work, so the answer while
-   * locked does not tell a right code from a wrong one.
+   * (locked, or the allowance spent), or where its ticket (`ticketIssuedAt`) was used. A wrong one claims with
+   * `claim`: the same work, so the answer while locked does not tell a right code from a wrong one.
    */
   claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy, options?: ClaimOptions): Promise<boolean>;
 }

@@ -1,4 +1,4 @@
-import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../domain/mfa/mfa';
+import type { MfaFactor, MfaFactorType } from '../../domain/mfa/mfa';
 import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../domain/mfa/passkey';
 import type { User } from '../../domain/users/user';
 
@@ -12,17 +12,21 @@ export interface SecondStepFactors {
   recoveryCodes: number;
 }
 
-/** A sign-in ticket as the second step reads it, with its holder and the holder's factors, in one read. */
-export interface SignInTicket {
-  challenge: MfaChallenge;
+/** What a sign-in ticket's second step reads, in one read: its holder, the holder's factors, and its account's tickets' use. */
+export interface TicketHolder {
   /** null when the user is gone (erased or deleted). */
   holder: User | null;
   /** The holder's factors, pending ones included. */
   factors: MfaFactor[];
+  /**
+   * The issue time up to which the account's sign-in tickets are used up (LoginAttempts, ClaimOptions.ticketIssuedAt),
+   * read with the holder; null when none was.
+   */
+  ticketsUsedThrough: number | null;
 }
 
 /**
- * Second factors, recovery codes and the sign-in's second-step tickets, shared by every replica. In a unit
+ * Second factors, recovery codes and passkeys' challenges, shared by every replica. In a unit
  * of work (`scope.mfa`) the writes commit with the change; every write that changes which factors a user
  * holds moves the user's revocation signal on in the same transaction.
  */
@@ -39,12 +43,6 @@ export interface MfaStore {
    */
   useTimeStep(factorId: string, step: number): Promise<boolean>;
   /**
-   * A sign-in's code and its ticket used together: `used` when the time step was free (see useTimeStep) and the
-   * ticket unused, both then used; `step_used` when the step was taken (the ticket is left alone); `ticket_used`
-   * when the ticket was used meanwhile (the step may be used up then, as a code checked before its ticket).
-   */
-  useTimeStepAndTicket(factorId: string, step: number, tokenHash: string, at: Date): Promise<'used' | 'step_used' | 'ticket_used'>;
-  /**
    * Deletes the user's factors (of `type`; without one, every factor and passkey) and, when no factor and no passkey
    * remains, its recovery codes; how many factors and passkeys went.
    */
@@ -57,13 +55,11 @@ export interface MfaStore {
   remainingRecoveryCodes(userId: string): Promise<number>;
   /** The user's factors, passkeys (when `passkeys`) and unused recovery codes: what a sign-in's password step asks. */
   secondStepOf(userId: string, options: { passkeys: boolean }): Promise<SecondStepFactors>;
-  /** Stores a sign-in ticket (expired ones go in sweeps: deleteExpired). */
-  addChallenge(challenge: MfaChallenge): Promise<void>;
-  findChallenge(tokenHash: string): Promise<MfaChallenge | null>;
-  /** The ticket with its holder and the holder's factors; null when no ticket has this hash. */
-  signInTicket(tokenHash: string): Promise<SignInTicket | null>;
-  /** Marks the ticket used if it is not yet: false when it was (on any replica). */
-  useChallenge(tokenHash: string, at: Date): Promise<boolean>;
+  /**
+   * A sign-in ticket's holder (the user `userId`), its factors and how far the tickets of its account (`accountKey`,
+   * the lockout key) are used up: one read, whether the user exists or not.
+   */
+  ticketHolder(userId: string, accountKey: string): Promise<TicketHolder>;
 
   /** The user's passkeys, oldest first. */
   passkeysOf(userId: string): Promise<Passkey[]>;
@@ -81,6 +77,9 @@ export interface MfaStore {
   addWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void>;
   /** Deletes the user's unexpired challenge of this ceremony with this hash: true once, false ever after. */
   takeWebAuthnChallenge(challengeHash: string, userId: string, ceremony: WebAuthnCeremony, at: Date): Promise<boolean>;
-  /** Deletes up to `limit` sign-in tickets and WebAuthn challenges that expired before `now`: how many went. */
+  /**
+   * Deletes up to `limit` WebAuthn challenges that expired before `now` (and sign-in tickets stored by a version that
+   * stored them): how many went.
+   */
   deleteExpired(now: Date, limit: number): Promise<number>;
 }

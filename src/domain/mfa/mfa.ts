@@ -30,23 +30,8 @@ export interface RecoveryCode {
   readonly usedAt: Date | null;
 }
 
-/**
- * What the password step hands a user with a factor, whatever the password: the second step's ticket, stored as
- * its hash. A wrong password's ticket (`passwordMatched: false`) looks and answers the same, and no code, recovery
- * code or assertion ever completes it; it is stored used from the start (`usedAt` its creation), so a replica that
- * predates the flag refuses it as a used ticket rather than completing it.
- */
-export interface MfaChallenge {
-  readonly tokenHash: string;
-  readonly userId: string;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-  readonly usedAt: Date | null;
-  /** Whether the password step that handed it out had the right password. */
-  readonly passwordMatched: boolean;
-}
-
 export const RECOVERY_CODE_COUNT = 10;
+/** How long a sign-in's second-step ticket (mfa_token) works after its password step. */
 export const MFA_CHALLENGE_TTL_SECONDS = 300;
 
 /** Whether the factor is active: confirmed by a first code. */

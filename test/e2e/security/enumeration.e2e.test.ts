@@ -180,19 +180,19 @@ describe('the second step gives nothing away about why an mfa_token is refused (
   beforeAll(async () => {
     app = await startTestApp({ LOCKOUT_THRESHOLD: '1000000' });
     const member = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
-    const { mfaStore, secretTokens, clock } = app.api.container.cradle;
-    const ticketFor = async (userId: string, expiresInMs: number, usedAt: Date | null = null) => {
-      const { token, hash } = secretTokens.generate();
-      const now = clock.now();
-      await mfaStore.addChallenge({ tokenHash: hash, userId, createdAt: now, expiresAt: new Date(now.getTime() + expiresInMs), usedAt, passwordMatched: true });
-      return token;
-    };
+    const { signInTickets, loginAttempts, lockoutPolicy, clock } = app.api.container.cradle;
+    // Sealed as the password step seals them (the real key), for the holder's account.
+    const ticketFor = (userId: string, accountKey: string, ageMs: number) =>
+      signInTickets.issue({ userId, accountKey, issuedAtMicros: (clock.now().getTime() - ageMs) * 1000, passwordMatched: true });
     const holder = await app.addJoinedUser({ username: 'holder', password: 'holder-password-1', email: 'holder@example.com', role: member });
-    tickets.used = await ticketFor(holder.id, 300_000, clock.now());
-    tickets.expired = await ticketFor(holder.id, -1);
+    tickets.used = ticketFor(holder.id, 'holder', 0);
+    // Used up as a completed second step uses it: with the counters its password step claimed.
+    await loginAttempts.claim('holder', clock.now(), lockoutPolicy);
+    expect(await loginAttempts.succeeded('holder', { ticketIssuedAt: signInTickets.open(tickets.used)!.issuedAtMicros })).toBe(true);
+    tickets.expired = ticketFor(holder.id, 'holder', 300_001);
     await deactivateThroughApi(app, 'gone', 'gone-password-1');
     const gone = (await app.api.container.cradle.userRepository.findByUsername('gone'))!;
-    tickets.deactivated = await ticketFor(gone.id, 300_000);
+    tickets.deactivated = ticketFor(gone.id, 'gone', 0);
   });
   afterAll(async () => app.close());
 

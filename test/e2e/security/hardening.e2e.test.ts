@@ -257,14 +257,20 @@ describe('sign-out across replicas', () => {
     // A window wide enough that a loaded test machine's slow poll does not make the signal lapse (it would read afresh).
     const app = await startTestApp({ REVOCATION_WINDOW: '3s' });
     try {
-      const token = await app.signIn();
-      expect((await app.request('GET', '/v1/roles', { token })).status).toBe(200);
       const { dataSource, revocationWatch } = app.api.container.cradle;
+      // The signal trusted when a request comes: on a loaded machine the last poll may be near the window's end (or
+      // still running), and the replica then rightly reads the user afresh (fail closed), which is not this case.
+      // Both requests below need it: the first keeps the user on the signal's word, the second is served from it.
+      const trusted = async () => {
+        await revocationWatch.poll();
+        await until(async () => revocationWatch.current() !== null);
+      };
+      const token = await app.signIn();
+      await trusted();
+      expect((await app.request('GET', '/v1/roles', { token })).status).toBe(200);
       // An operator's edit straight in the table moves no epoch: a replica trusting its signal does not see it...
       await dataSource.query("UPDATE users SET status = 'deactivated' WHERE username_key = ?", [ADMIN.username.toLowerCase()]);
-      // A poll now, so the signal is trusted when the request comes: on a loaded machine the last one may be near the
-      // window's end, and the replica then rightly reads the user afresh (fail closed), which is not this case.
-      await revocationWatch.poll();
+      await trusted();
       expect((await app.request('GET', '/v1/roles', { token })).status).toBe(200);
       // ...until the user's shard moves on, as every change through the service moves it: then at the next request.
       await dataSource.query('UPDATE revocation_epochs SET epoch = epoch + 1');

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { SealedSignInTickets } from '../../../src/infrastructure/crypto/sealed-sign-in-tickets';
 import { SEEDED_ROLES } from '../../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { oathtoolTotp } from '../../support/oathtool';
 import { SoftAuthenticator } from '../../support/soft-authenticator';
@@ -41,14 +43,19 @@ describe('the second step refuses forged, expired, replayed and malformed input'
     expect(answer.body.accessToken).toBeUndefined();
   };
 
-  it('refuses forged mfa_tokens: random ones, a ticket’s stored hash, and an expired or used ticket even with a right code', async () => {
+  it('refuses forged mfa_tokens: random ones, changed, sealed with another key, naming another user, and an expired or used ticket even with a right code', async () => {
     refused(await secondStep({ mfa_token: 'A'.repeat(43), code: oathtoolTotp(people.ada.secret) }), 401, 'INVALID_MFA_TOKEN');
-    const { secretTokens, mfaStore, clock } = app.api.container.cradle;
+    const { signInTickets, clock } = app.api.container.cradle;
     const real = await ticket('ada');
-    refused(await secondStep({ mfa_token: secretTokens.hash(real.token), code: '123456' }), 401, 'INVALID_MFA_TOKEN');
-    const { token, hash } = secretTokens.generate();
-    await mfaStore.addChallenge({ tokenHash: hash, userId: people.ada.id, createdAt: new Date(clock.now().getTime() - 600_000), expiresAt: new Date(clock.now().getTime() - 300_000), usedAt: null, passwordMatched: true });
-    refused(await secondStep({ mfa_token: token, code: oathtoolTotp(people.ada.secret, 1) }), 401, 'INVALID_MFA_TOKEN');
+    // One character of the sealed body changed (not the last, whose low bits base64url may not carry).
+    const flipped = `${real.token.slice(0, 10)}${real.token[10] === 'A' ? 'B' : 'A'}${real.token.slice(11)}`;
+    refused(await secondStep({ mfa_token: flipped, code: oathtoolTotp(people.ada.secret) }), 401, 'INVALID_MFA_TOKEN');
+    const claims = { userId: people.ada.id, accountKey: 'ada', issuedAtMicros: clock.now().getTime() * 1000, passwordMatched: true };
+    refused(await secondStep({ mfa_token: new SealedSignInTickets(randomBytes(32)).issue(claims), code: oathtoolTotp(people.ada.secret) }), 401, 'INVALID_MFA_TOKEN');
+    // A ticket of ours naming ada's id under bob's name (no password step hands that out): the name must be the holder's.
+    refused(await secondStep({ mfa_token: signInTickets.issue({ ...claims, accountKey: 'bob' }), code: oathtoolTotp(people.ada.secret) }), 401, 'INVALID_MFA_TOKEN');
+    const expired = signInTickets.issue({ ...claims, issuedAtMicros: (clock.now().getTime() - 300_001) * 1000 });
+    refused(await secondStep({ mfa_token: expired, code: oathtoolTotp(people.ada.secret, 1) }), 401, 'INVALID_MFA_TOKEN');
     const done = await secondStep({ mfa_token: real.token, webauthn: people.ada.authenticator.get(real.options) });
     expect(done.status).toBe(200);
     refused(await secondStep({ mfa_token: real.token, webauthn: people.ada.authenticator.get(real.options) }), 401, 'INVALID_MFA_TOKEN');
@@ -65,12 +72,14 @@ describe('the second step refuses forged, expired, replayed and malformed input'
   });
 
   it('refuses tampered assertions: another challenge, another origin, a registration challenge, a changed signature or client data', async () => {
+    // Ada's session first: a completed sign-in ends the tickets of her account issued before it.
+    const session = await sessionOf('ada');
     const t = await ticket('ada');
     const a = people.ada.authenticator;
     refused(await secondStep({ mfa_token: t.token, webauthn: a.get({ ...t.options, challenge: 'bm90LWlzc3VlZC1ieS10aGUtc2VydmljZQ' }) }), 400, 'INVALID_MFA_CODE');
     refused(await secondStep({ mfa_token: t.token, webauthn: a.get(t.options, { origin: 'https://phish.example.test' }) }), 400, 'INVALID_MFA_CODE');
     const fresh = async () => (await app.request('POST', '/v1/auth/signin/mfa/webauthn-options', { json: { mfa_token: t.token } })).body;
-    const registration = (await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: await sessionOf('ada') })).body;
+    const registration = (await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: session })).body;
     refused(await secondStep({ mfa_token: t.token, webauthn: a.get({ ...(await fresh()), challenge: registration.challenge }) }), 400, 'INVALID_MFA_CODE');
     const signed = a.get(await fresh());
     const flipped = Buffer.from(signed.response.signature, 'base64url');

@@ -95,6 +95,41 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       expect(await counters(account)).toEqual([[0, 0, null]]);
     });
 
+    it('a success uses its sign-in ticket up with the counters, in its one statement: once, with every ticket issued before it', async () => {
+      const store = attempts();
+      const account = `tickets-${ids.next()}`;
+      const usedThrough = async (key = account) =>
+        ((await db.dataSource.query('SELECT tickets_used_through AS t FROM login_attempts WHERE username_key = ?', [key])) as { t: unknown }[]).map((r) => (r.t === null ? null : Number(r.t)));
+      const issued = 1_767_225_600_123_456; // microseconds since the epoch, as tickets carry them
+      await store.claim(account, at(0), policy);
+      expect(await counting(() => store.claimSucceeded(account, at(0), policy, { claimedBefore: true, ticketIssuedAt: issued }))).toEqual({ answer: true, statements: 1 });
+      expect(await usedThrough()).toEqual([issued]);
+      // The same ticket again, or one issued before it: refused, nothing changed, in the two statements of any refusal.
+      await store.claim(account, at(0), policy);
+      for (const ticket of [issued, issued - 1]) {
+        expect(await counting(() => store.claimSucceeded(account, at(0), policy, { claimedBefore: true, ticketIssuedAt: ticket }))).toEqual({ answer: false, statements: 2 });
+        expect(await store.succeeded(account, { ticketIssuedAt: ticket })).toBe(false);
+      }
+      expect([await counters(account), await usedThrough()]).toEqual([[[1, 0, null]], [issued]]);
+      // A later one, once, through either call; a success without a ticket leaves the use alone.
+      expect(await store.succeeded(account, { ticketIssuedAt: issued + 1 })).toBe(true);
+      expect(await counters(account)).toEqual([[0, 0, null]]);
+      expect(await store.claimSucceeded(account, at(0), policy, { ticketIssuedAt: issued + 2 })).toBe(true);
+      expect(await store.claimSucceeded(account, at(0), policy, { ticketIssuedAt: issued + 2 })).toBe(false);
+      expect(await store.succeeded(account)).toBe(true);
+      expect(await usedThrough()).toEqual([issued + 2]);
+      // Locked: an unused ticket is refused too, and stays unused.
+      for (let i = 0; i < policy.threshold; i++) await store.claim(account, at(0), policy);
+      await store.failed(account, at(0), policy);
+      expect(await store.claimSucceeded(account, at(1), policy, { claimedBefore: true, ticketIssuedAt: issued + 3 })).toBe(false);
+      expect(await usedThrough()).toEqual([issued + 2]);
+      // No row yet: made with its ticket used up.
+      const fresh = `tickets-fresh-${ids.next()}`;
+      expect(await store.claimSucceeded(fresh, at(0), policy, { ticketIssuedAt: issued })).toBe(true);
+      expect(await store.claimSucceeded(fresh, at(0), policy, { ticketIssuedAt: issued })).toBe(false);
+      expect(await usedThrough(fresh)).toEqual([issued]);
+    });
+
     it('a refusal without a claim writes its entries alone while locked, and locks an allowance spent with no lock', async () => {
       const store = attempts();
       const entry = (code: string): AuditEntry => ({

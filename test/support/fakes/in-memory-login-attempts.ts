@@ -1,4 +1,4 @@
-import type { LoginAttempts } from '../../../src/application/ports/login-attempts.port';
+import type { ClaimOptions, LoginAttempts } from '../../../src/application/ports/login-attempts.port';
 import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import type { InMemoryAuditTrail } from './in-memory-audit-trail';
 import { type LockoutPolicy, lockoutWaitSeconds } from '../../../src/domain/users/lockout-policy';
@@ -8,6 +8,8 @@ interface Counters {
   failures: number;
   lockedUntil: Date | null;
   lockouts: number;
+  /** The issue time up to which the account's sign-in tickets are used up (ClaimOptions.ticketIssuedAt). */
+  ticketsUsedThrough: number | null;
 }
 
 /**
@@ -28,12 +30,11 @@ export class InMemoryLoginAttempts implements LoginAttempts {
     return row.failures;
   }
 
-  async claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy): Promise<boolean> {
+  async claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
     await ioBoundary();
     const row = this.row(accountKey);
     if (row.failures >= policy.threshold || (row.lockedUntil !== null && row.lockedUntil > now)) return false;
-    this.rows.set(accountKey, { failures: 0, lockedUntil: null, lockouts: 0 });
-    return true;
+    return this.startOver(row, options.ticketIssuedAt);
   }
 
   async failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[], claimed?: number): Promise<void> {
@@ -52,20 +53,33 @@ export class InMemoryLoginAttempts implements LoginAttempts {
     if (entries.length > 0 && this.audit) await this.audit.record(entries);
   }
 
-  async succeeded(accountKey: string): Promise<void> {
+  async succeeded(accountKey: string, options: { ticketIssuedAt?: number } = {}): Promise<boolean> {
     await ioBoundary();
-    this.rows.set(accountKey, { failures: 0, lockedUntil: null, lockouts: 0 });
+    return this.startOver(this.row(accountKey), options.ticketIssuedAt);
   }
 
-  /** For assertions (synchronous: not part of the port). */
-  counters(accountKey: string): Readonly<Counters> {
-    return { ...this.row(accountKey) };
+  /** For assertions (synchronous: not part of the port): the counters, without the tickets' use (ticketsUsedThrough). */
+  counters(accountKey: string): Readonly<Omit<Counters, 'ticketsUsedThrough'>> {
+    const { failures, lockedUntil, lockouts } = this.row(accountKey);
+    return { failures, lockedUntil, lockouts };
+  }
+
+  /** What the adapter's ticket read finds in login_attempts (InMemoryMfaStore's `ticketUses`). */
+  ticketsUsedThrough(accountKey: string): number | null {
+    return this.rows.get(accountKey)?.ticketsUsedThrough ?? null;
+  }
+
+  /** The counters start over and the ticket, when given, is used up; false, changing nothing, when it was already. */
+  private startOver(row: Counters, ticketIssuedAt: number | undefined): boolean {
+    if (ticketIssuedAt !== undefined && row.ticketsUsedThrough !== null && row.ticketsUsedThrough >= ticketIssuedAt) return false;
+    Object.assign(row, { failures: 0, lockedUntil: null, lockouts: 0, ticketsUsedThrough: ticketIssuedAt ?? row.ticketsUsedThrough });
+    return true;
   }
 
   private row(accountKey: string): Counters {
     let row = this.rows.get(accountKey);
     if (!row) {
-      row = { failures: 0, lockedUntil: null, lockouts: 0 };
+      row = { failures: 0, lockedUntil: null, lockouts: 0, ticketsUsedThrough: null };
       this.rows.set(accountKey, row);
     }
     return row;

@@ -1,13 +1,12 @@
-import type { MfaStore, SecondStepFactors, SignInTicket } from '../../../src/application/ports/mfa-store.port';
+import type { MfaStore, SecondStepFactors, TicketHolder } from '../../../src/application/ports/mfa-store.port';
 import type { UserRepository } from '../../../src/application/ports/user-repository.port';
-import type { MfaChallenge, MfaFactor, MfaFactorType, RecoveryCode } from '../../../src/domain/mfa/mfa';
+import type { MfaFactor, MfaFactorType, RecoveryCode } from '../../../src/domain/mfa/mfa';
 import { counterAdvances, type Passkey, type WebAuthnCeremony, type WebAuthnChallenge } from '../../../src/domain/mfa/passkey';
 import { TransactionalFake } from './transactional-fake';
 
 interface Tables {
   factors: Map<string, MfaFactor>;
   codes: Map<string, RecoveryCode>;
-  challenges: Map<string, MfaChallenge>;
   passkeys: Map<string, Passkey>;
   webAuthnChallenges: Map<string, WebAuthnChallenge>;
 }
@@ -16,18 +15,25 @@ interface Tables {
 type Write = (tables: Tables) => void;
 
 /**
- * The three MFA tables as the database holds them. Outside a unit of work each call applies at once; in one
+ * The MFA tables as the database holds them. Outside a unit of work each call applies at once; in one
  * (beginTransaction), writes replay on commit, so a conditional use (`useTimeStep`, `useRecoveryCode`,
- * `useChallenge`) that another commit won meanwhile throws there, as the row it matched is gone.
+ * `usePasskey`) that another commit won meanwhile throws there, as the row it matched is gone.
  * `revocationBumps` counts the users whose factors changed (the adapter moves their revocation epoch).
  */
 export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
-  private tables: Tables = { factors: new Map(), codes: new Map(), challenges: new Map(), passkeys: new Map(), webAuthnChallenges: new Map() };
+  private tables: Tables = { factors: new Map(), codes: new Map(), passkeys: new Map(), webAuthnChallenges: new Map() };
   private readonly writes: Write[] = [];
   revocationBumps: string[] = [];
 
-  /** `users`: where a ticket's holder is found (the adapter joins the users table); without it, no ticket has one. */
-  constructor(private readonly users?: Pick<UserRepository, 'findById'>) {
+  /**
+   * `users`: where a ticket's holder is found (the adapter joins the users table); without it, no ticket has one.
+   * `ticketUses`: the lockout counters that keep the tickets' use (the adapter reads login_attempts); without them,
+   * no ticket was used.
+   */
+  constructor(
+    private readonly users?: Pick<UserRepository, 'findById'>,
+    private readonly ticketUses?: { ticketsUsedThrough(accountKey: string): number | null },
+  ) {
     super();
   }
 
@@ -115,43 +121,12 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
     return { factors: factors.map((f) => ({ ...f })), passkeys, recoveryCodes: this.unused(userId) };
   }
 
-  async signInTicket(tokenHash: string): Promise<SignInTicket | null> {
+  async ticketHolder(userId: string, accountKey: string): Promise<TicketHolder> {
     await this.io();
-    const row = this.tables.challenges.get(tokenHash);
-    if (!row) return null;
-    const factors = [...this.tables.factors.values()].filter((f) => f.userId === row.userId).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-    const holder = (await this.users?.findById(row.userId)) ?? null;
-    return { challenge: { ...row }, holder, factors: factors.map((f) => ({ ...f })) };
-  }
-
-  async useTimeStepAndTicket(factorId: string, step: number, tokenHash: string, at: Date): Promise<'used' | 'step_used' | 'ticket_used'> {
-    if (!(await this.useTimeStep(factorId, step))) return 'step_used';
-    return (await this.useChallenge(tokenHash, at)) ? 'used' : 'ticket_used';
-  }
-
-  async addChallenge(challenge: MfaChallenge): Promise<void> {
-    await this.io();
-    this.apply((t) => {
-      if (t.challenges.has(challenge.tokenHash)) throw new Error('mfa_challenges: duplicate token hash');
-      t.challenges.set(challenge.tokenHash, { ...challenge });
-      return true;
-    });
-  }
-
-  async findChallenge(tokenHash: string): Promise<MfaChallenge | null> {
-    await this.io();
-    const row = this.tables.challenges.get(tokenHash);
-    return row ? { ...row } : null;
-  }
-
-  async useChallenge(tokenHash: string, at: Date): Promise<boolean> {
-    await this.io();
-    return this.apply((t) => {
-      const row = t.challenges.get(tokenHash);
-      if (!row || row.usedAt) return false;
-      t.challenges.set(tokenHash, { ...row, usedAt: new Date(at) });
-      return true;
-    });
+    const factors = [...this.tables.factors.values()].filter((f) => f.userId === userId).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    const found = (await this.users?.findById(userId)) ?? null;
+    const holder = found && found.status !== 'deleted' ? found : null;
+    return { holder, factors: holder ? factors.map((f) => ({ ...f })) : [], ticketsUsedThrough: this.ticketUses?.ticketsUsedThrough(accountKey) ?? null };
   }
 
   async passkeysOf(userId: string): Promise<Passkey[]> {
@@ -228,7 +203,6 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
     await this.io();
     return this.apply((t) => {
       let deleted = 0;
-      for (const [hash, row] of t.challenges) if (deleted < limit && row.expiresAt < now && t.challenges.delete(hash)) deleted++;
       for (const [hash, row] of t.webAuthnChallenges) if (deleted < limit && row.expiresAt < now && t.webAuthnChallenges.delete(hash)) deleted++;
       return deleted;
     }, false);
@@ -237,7 +211,7 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
   // ---- transactions, driven by InMemoryUnitOfWork ----
 
   beginTransaction(): InMemoryMfaStore {
-    const copy = new InMemoryMfaStore(this.users);
+    const copy = new InMemoryMfaStore(this.users, this.ticketUses);
     copy.tables = cloneTables(this.tables);
     copy.revocationBumps = this.revocationBumps;
     return copy;
@@ -271,7 +245,7 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
 }
 
 function cloneTables(t: Tables): Tables {
-  return { factors: new Map(t.factors), codes: new Map(t.codes), challenges: new Map(t.challenges), passkeys: new Map(t.passkeys), webAuthnChallenges: new Map(t.webAuthnChallenges) };
+  return { factors: new Map(t.factors), codes: new Map(t.codes), passkeys: new Map(t.passkeys), webAuthnChallenges: new Map(t.webAuthnChallenges) };
 }
 
 /** The recovery codes go with the user's last factor or passkey. */

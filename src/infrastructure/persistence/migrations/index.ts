@@ -19,6 +19,7 @@ import { SecondFactors1765500000000 } from './1765500000000-second-factors';
 import { Passkeys1765600000000 } from './1765600000000-passkeys';
 import { MfaTicketPassword1765650000000 } from './1765650000000-mfa-ticket-password';
 import { UserListSlots1765700000000 } from './1765700000000-user-list-slots';
+import { SignInTicketUse1765800000000 } from './1765800000000-sign-in-ticket-use';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   Passkeys1765600000000,
   MfaTicketPassword1765650000000,
   UserListSlots1765700000000,
+  SignInTicketUse1765800000000,
 ];

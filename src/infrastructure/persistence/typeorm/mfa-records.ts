@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
+import type { MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
 
 const datetime = { type: 'datetime', precision: 3 } as const;
 
@@ -57,6 +57,10 @@ export const RecoveryCodeSchema = new EntitySchema<RecoveryCodeRecord>({
   },
 });
 
+/**
+ * Sign-in tickets as versions before sealed tickets (SignInTickets) stored them: nothing writes or reads them now;
+ * the sweep deletes those left as they expire, and the table stays while a rolling update may run both versions.
+ */
 export const MfaChallengeSchema = new EntitySchema<MfaChallengeRecord>({
   name: 'MfaChallenge',
   tableName: 'mfa_challenges',
@@ -134,10 +138,4 @@ export function toFactor(row: MfaFactorRecord): MfaFactor {
     confirmedAt: row.confirmedAt ?? null,
     lastUsedStep: row.lastUsedStep === null || row.lastUsedStep === undefined ? null : Number(row.lastUsedStep),
   };
-}
-
-/** A sign-in ticket as stored, as the domain has it. */
-export function toChallenge(row: MfaChallengeRecord): MfaChallenge {
-  const { tokenHash, userId, createdAt, expiresAt } = row;
-  return { tokenHash, userId, createdAt, expiresAt, usedAt: row.usedAt ?? null, passwordMatched: Number(row.passwordMatched) !== 0 };
 }

@@ -79,6 +79,8 @@ export interface LoginAttemptRecord {
   failures: number;
   lockedUntil: Date | null;
   lockouts: number;
+  /** The issue time (microseconds, SignInTicketClaims.issuedAtMicros) up to which the account's sign-in tickets are used up; null when none was. */
+  ticketsUsedThrough: string | number | null;
 }
 
 export interface RateLimitCounterRecord {
@@ -218,6 +220,7 @@ export const LoginAttemptSchema = new EntitySchema<LoginAttemptRecord>({
     failures: { type: Number, default: 0 },
     lockedUntil: { ...datetime, nullable: true, name: 'locked_until' },
     lockouts: { type: Number, default: 0 },
+    ticketsUsedThrough: { type: 'bigint', nullable: true, name: 'tickets_used_through' },
   },
 });
 

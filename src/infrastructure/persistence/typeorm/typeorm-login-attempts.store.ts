@@ -37,11 +37,17 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
    */
   private readonly claimSucceededUpsertSql: string;
   private readonly mysql: boolean;
-  private readonly succeededSql = 'UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0 WHERE username_key = ?';
-  /** The claim's condition, the success's change (rows matched, not changed: mysql2 connects with FOUND_ROWS). */
+  /**
+   * A success's change, and the sign-in ticket it completes used up (`tickets_used_through`, when one is given) where
+   * no ticket issued then or later was: TICKET_UNUSED, whose two parameters are the ticket's issue time (null: none).
+   * Rows matched, not changed, are answered: mysql2 connects with FOUND_ROWS.
+   */
+  private readonly succeededSql =
+    `UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0, ${TICKET_USED} WHERE username_key = ? AND ${TICKET_UNUSED}`;
+  /** The claim's condition and the ticket's, the success's change. */
   private readonly claimSucceededSql =
-    'UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0 ' +
-    'WHERE username_key = ? AND failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
+    `UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0, ${TICKET_USED} ` +
+    `WHERE username_key = ? AND failures < ? AND (locked_until IS NULL OR locked_until <= ?) AND ${TICKET_UNUSED}`;
   private readonly readSql = 'SELECT failures, lockouts FROM login_attempts WHERE username_key = ?';
   private readonly lockSql =
     'UPDATE login_attempts SET failures = 0, locked_until = ?, lockouts = lockouts + 1 WHERE username_key = ? AND failures >= ?';
@@ -63,10 +69,16 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     this.reclaimSql = this.mysql
       ? `UPDATE login_attempts SET failures = LAST_INSERT_ID(failures + 1) WHERE username_key = ? AND ${unlocked}`
       : `UPDATE login_attempts SET failures = failures + 1 WHERE username_key = ? AND ${unlocked} RETURNING failures`;
+    // The ticket's column is assigned last: MySQL's IFs read the columns set before them, and the condition reads the
+    // same after the three before it (failures 0, unlocked) as before them, but not after the ticket's own.
+    const withTicket = `${unlocked} AND ${TICKET_UNUSED}`;
+    const upsertColumns = 'INSERT INTO login_attempts (username_key, failures, locked_until, lockouts, tickets_used_through)';
     this.claimSucceededUpsertSql = this.mysql
-      ? `${columns} VALUES (?, LAST_INSERT_ID(1) - 1, NULL, 0) ON DUPLICATE KEY UPDATE locked_until = IF(${unlocked}, NULL, locked_until), ` +
-        `lockouts = IF(${unlocked}, 0, lockouts), failures = IF(${unlocked}, LAST_INSERT_ID(1) - 1, failures + LAST_INSERT_ID(0))`
-      : `${columns} VALUES (?, 0, NULL, 0) ON CONFLICT (username_key) DO UPDATE SET failures = 0, locked_until = NULL, lockouts = 0 WHERE ${unlocked} RETURNING 1 AS failures`;
+      ? `${upsertColumns} VALUES (?, LAST_INSERT_ID(1) - 1, NULL, 0, ?) ON DUPLICATE KEY UPDATE locked_until = IF(${withTicket}, NULL, locked_until), ` +
+        `lockouts = IF(${withTicket}, 0, lockouts), failures = IF(${withTicket}, LAST_INSERT_ID(1) - 1, failures + LAST_INSERT_ID(0)), ` +
+        `tickets_used_through = IF(${withTicket}, COALESCE(?, tickets_used_through), tickets_used_through)`
+      : `${upsertColumns} VALUES (?, 0, NULL, 0, ?) ON CONFLICT (username_key) DO UPDATE SET failures = 0, locked_until = NULL, lockouts = 0, ${TICKET_USED} ` +
+        `WHERE ${withTicket} RETURNING 1 AS failures`;
   }
 
   /**
@@ -85,14 +97,14 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
 
   async claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
     const accountKey = columnKey(account);
-    const parameters = [accountKey, policy.threshold, this.datetime(now)];
+    const ticket = options.ticketIssuedAt ?? null;
+    const condition = [policy.threshold, this.datetime(now), ticket, ticket];
     // Counters made by an earlier claim: the update alone; the upsert only when it claimed nothing (gone, or locked).
     // Refused, that is two statements, as a claim's refusal is: while locked, a right code and a wrong one (which
     // claims) do the same work.
-    if (options.claimedBefore && (await this.run(this.claimSucceededSql, parameters)) > 0) return true;
-    // MySQL's upsert names the claim's condition (threshold, time) three times, SQLite's once.
-    const condition = parameters.slice(1);
-    const upsert = [accountKey, ...(this.mysql ? [...condition, ...condition, ...condition] : condition)];
+    if (options.claimedBefore && (await this.run(this.claimSucceededSql, [ticket, accountKey, ...condition])) > 0) return true;
+    // MySQL's upsert names the condition in each of its four assignments, SQLite's once.
+    const upsert = this.mysql ? [accountKey, ticket, ...condition, ...condition, ...condition, ...condition, ticket] : [accountKey, ticket, ticket, ...condition];
     return (await this.counted(this.claimSucceededUpsertSql, upsert, true)) !== false;
   }
 
@@ -153,8 +165,10 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     return row !== undefined && Number(row.failures) >= policy.threshold;
   }
 
-  async succeeded(account: string): Promise<void> {
-    await this.run(this.succeededSql, [columnKey(account)]);
+  async succeeded(account: string, options: { ticketIssuedAt?: number } = {}): Promise<boolean> {
+    const ticket = options.ticketIssuedAt ?? null;
+    const matched = await this.run(this.succeededSql, [ticket, columnKey(account), ticket, ticket]);
+    return ticket === null || matched > 0;
   }
 
   /** Runs one statement alone on the connection (SQLite) and answers the rows it changed. */
@@ -176,7 +190,15 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   }
 }
 
+/**
+ * A success's use of its sign-in ticket (ClaimOptions.ticketIssuedAt): its issue time becomes the account's
+ * `tickets_used_through`, or nothing changes when none is given (the parameter null).
+ */
+const TICKET_USED = 'tickets_used_through = COALESCE(?, tickets_used_through)';
+/** No ticket given (both parameters null), or none of the account's issued then or later used yet. */
+const TICKET_UNUSED = '(? IS NULL OR tickets_used_through IS NULL OR tickets_used_through < ?)';
+
 /** The row key: the lower-cased username, or its SHA-256 when longer than the column (no user has such a name). */
-function columnKey(account: string): string {
+export function columnKey(account: string): string {
   return account.length <= 64 ? account : createHash('sha256').update(account, 'utf8').digest('hex');
 }

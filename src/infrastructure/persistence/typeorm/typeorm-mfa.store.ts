@@ -1,9 +1,9 @@
 import { type EntityManager, IsNull } from 'typeorm';
-import type { MfaStore, SecondStepFactors, SignInTicket } from '../../../application/ports/mfa-store.port';
-import type { MfaChallenge, MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
+import type { MfaStore, SecondStepFactors, TicketHolder } from '../../../application/ports/mfa-store.port';
+import type { MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
 import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../../domain/mfa/passkey';
-import { MfaChallengeSchema, MfaFactorSchema, RecoveryCodeSchema, toChallenge, toFactor, WebAuthnCredentialSchema } from './mfa-records';
-import { MfaSignInStatements, type StepAndTicketUse } from './mfa-sign-in-statements';
+import { MfaFactorSchema, RecoveryCodeSchema, toFactor, WebAuthnCredentialSchema } from './mfa-records';
+import { MfaSignInStatements } from './mfa-sign-in-statements';
 import { passkeyRows } from './typeorm-passkey-rows';
 import { bumpRevocationEpoch } from './revocation-epochs';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
@@ -12,7 +12,7 @@ export interface TypeOrmMfaStoreDeps {
   /** The data source's manager, or a unit of work's transaction's. */
   manager: EntityManager;
   sqliteWriteQueue: SqliteWriteQueue;
-  /** How often this process deletes expired tickets and challenges (every replica sweeps), after one is added. */
+  /** How often this process deletes expired passkey challenges (every replica sweeps), after one is added. */
   sweepEveryMs?: number;
   /** The sweep runs after a sign-in's answer is on its way: its failure is only reported. */
   onSweepFailed?: (error: unknown) => void;
@@ -25,7 +25,7 @@ const SWEEP_BATCH = 500;
 const signInStatements = new WeakMap<object, MfaSignInStatements>();
 
 /**
- * `mfa_factors`, `mfa_recovery_codes` and `mfa_challenges`. Every use is one conditional statement
+ * `mfa_factors`, `mfa_recovery_codes` and the passkeys' tables. Every use is one conditional statement
  * (`… WHERE used_at IS NULL`, `… WHERE last_used_step < ?`), so two replicas racing on one code: one wins.
  * A change to which factors a user holds moves the user's revocation epoch in its transaction. A sign-in's
  * statements (both steps) are plain SQL: mfa-sign-in-statements.ts.
@@ -73,10 +73,6 @@ export class TypeOrmMfaStore implements MfaStore {
     return this.outside(() => this.statements().useTimeStep(this.manager, factorId, step));
   }
 
-  useTimeStepAndTicket(factorId: string, step: number, tokenHash: string, at: Date): Promise<StepAndTicketUse> {
-    return this.outside(() => this.statements().useTimeStepAndTicket(this.manager, factorId, step, tokenHash, at));
-  }
-
   removeFactors(userId: string, type?: MfaFactorType): Promise<number> {
     return this.transaction(async (manager) => {
       const factors = manager.getRepository(MfaFactorSchema);
@@ -115,24 +111,8 @@ export class TypeOrmMfaStore implements MfaStore {
     return this.outside(() => this.statements().secondStepOf(this.manager, userId, options.passkeys));
   }
 
-  addChallenge(challenge: MfaChallenge): Promise<void> {
-    // Ended tickets go in the sweep (below), not one by one here: a sign-in writes its ticket and nothing else.
-    return this.outside(() => this.statements().addChallenge(this.manager, challenge)).finally(() => this.sweepIfDue(challenge.createdAt));
-  }
-
-  findChallenge(tokenHash: string): Promise<MfaChallenge | null> {
-    return this.outside(async () => {
-      const row = await this.manager.getRepository(MfaChallengeSchema).findOneBy({ tokenHash });
-      return row ? toChallenge(row) : null;
-    });
-  }
-
-  signInTicket(tokenHash: string): Promise<SignInTicket | null> {
-    return this.outside(() => this.statements().signInTicket(this.manager, tokenHash));
-  }
-
-  useChallenge(tokenHash: string, at: Date): Promise<boolean> {
-    return this.outside(() => this.statements().useChallenge(this.manager, tokenHash, at));
+  ticketHolder(userId: string, accountKey: string): Promise<TicketHolder> {
+    return this.outside(() => this.statements().ticketHolder(this.manager, userId, accountKey));
   }
 
   passkeysOf(userId: string): Promise<Passkey[]> {
@@ -168,7 +148,7 @@ export class TypeOrmMfaStore implements MfaStore {
   }
 
   /**
-   * Tickets and challenges nobody came back for: deleted a batch at a time, one interval after this process
+   * Passkey challenges nobody came back for (and tickets an earlier version stored): deleted a batch at a time, one interval after this process
    * first handed one out and every interval since, after the request that found the sweep due (judged by its `now`).
    */
   private sweepIfDue(now: Date): void {

@@ -64,7 +64,7 @@ export const passkeyRows = {
     return affected === 1;
   },
 
-  /** Expired sign-in tickets, then expired WebAuthn challenges: read first, deleted by primary key (short locks). */
+  /** Expired sign-in tickets (stored by an earlier version), then expired WebAuthn challenges: read first, deleted by primary key (short locks). */
   async deleteExpired(manager: EntityManager, now: Date, limit: number): Promise<number> {
     const tickets = manager.getRepository(MfaChallengeSchema);
     const old = await tickets.find({ select: { tokenHash: true }, where: { expiresAt: LessThan(now) }, take: limit });

@@ -157,7 +157,7 @@ export function authRoutes(deps: {
             required: ['mfa_token'],
             additionalProperties: false,
             properties: {
-              mfa_token: { type: 'string', minLength: 1, maxLength: 128 },
+              mfa_token: { type: 'string', minLength: 1, maxLength: 512 },
               code: totpCodeSchema,
               recovery_code: { type: 'string', minLength: 1, maxLength: 32 },
               webauthn: assertionSchema,
@@ -210,7 +210,7 @@ export function authRoutes(deps: {
             'The password step’s `webauthn_options` answer once; a browser whose attempt failed or was cancelled asks here for new ones. ' +
             'An unknown, used or expired mfa_token: 401 `INVALID_MFA_TOKEN`; a user without a passkey: 409 `MFA_NOT_ENABLED`.',
           security: [],
-          body: { type: 'object', required: ['mfa_token'], additionalProperties: false, properties: { mfa_token: { type: 'string', minLength: 1, maxLength: 128 } } },
+          body: { type: 'object', required: ['mfa_token'], additionalProperties: false, properties: { mfa_token: { type: 'string', minLength: 1, maxLength: 512 } } },
           response: {
             200: requestOptionsSchema,
             ...anyRequestProblems,

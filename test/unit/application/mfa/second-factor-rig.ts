@@ -12,6 +12,7 @@ import type { WebAuthn } from '../../../../src/application/ports/webauthn.port';
 import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { FakePasswordHasher } from '../../../support/fakes/fake-password-hasher';
 import { FakeSecretTokens } from '../../../support/fakes/fake-secret-tokens';
+import { FakeSignInTickets } from '../../../support/fakes/fake-sign-in-tickets';
 import { fakeSessionIssuer } from '../../../support/fakes/fake-session-issuer';
 import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
 import { FixedClock } from '../../../support/fakes/fixed-clock';
@@ -92,7 +93,8 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
   const users = new InMemoryUserRepository();
   const { auditRecorder, auditTrail } = auditRecorderFor({ clock });
   const loginAttempts = new InMemoryLoginAttempts(auditTrail);
-  const memory = new InMemoryMfaStore(users);
+  const memory = new InMemoryMfaStore(users, loginAttempts);
+  const signInTickets = new FakeSignInTickets();
   const { store: mfaStore, calls: storeCalls } = recorded(memory);
   const secretTokens = new FakeSecretTokens('fake-mfa-token');
   const { sessionIssuer } = fakeSessionIssuer(tokens, clock);
@@ -101,10 +103,10 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
   const passkeyCeremonies = new PasskeyCeremonies({ mfaStore, webAuthn: fakeWebAuthn(), secretTokens, clock });
   const common = { auditRecorder, userRepository: users, roleRepository: roles, sessionIssuer, loginAttempts, lockoutPolicy, clock };
   const mfaPolicy = new MfaPolicy({ mfaStore, roleRepository: roles, mfaRequiredPermissions: requiredPermissions });
-  const mfaChallenges = new MfaChallenges({ mfaStore, secretTokens, clock, passkeyCeremonies });
+  const mfaChallenges = new MfaChallenges({ mfaStore, signInTickets, clock, passkeyCeremonies });
   const signIn = new SignInUseCase({ ...common, passwordHasher: new FakePasswordHasher(), mfaChallenges, mfaPolicy });
-  const complete = new CompleteMfaSignInUseCase({ ...common, mfaStore, totp: fakeTotp, secretCipher: plainCipher, secretTokens, passkeyCeremonies });
-  const options = new PasskeySignInOptionsUseCase({ mfaStore, secretTokens, userRepository: users, passkeyCeremonies, clock });
+  const complete = new CompleteMfaSignInUseCase({ ...common, mfaStore, totp: fakeTotp, secretCipher: plainCipher, secretTokens, signInTickets, passkeyCeremonies });
+  const options = new PasskeySignInOptionsUseCase({ mfaStore, signInTickets, passkeyCeremonies, clock });
   const currentStep = () => Math.floor(clock.now().getTime() / 30_000) % 1_000_000;
   const code = (offset = 0) => String(currentStep() + offset).padStart(6, '0');
   const enroll = async () => {
@@ -121,5 +123,5 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
     return error as MfaRequiredError;
   };
   const ticket = async (password = DEFAULT_PASSWORD) => (await challenged(password)).mfaToken;
-  return { signIn, complete, options, tokens, ada, users, mfaStore, enroll, recoveryCodes, addPasskey, challenged, ticket, code, clock, auditTrail, memory, storeCalls };
+  return { signIn, complete, options, tokens, ada, users, mfaStore, loginAttempts, signInTickets, enroll, recoveryCodes, addPasskey, challenged, ticket, code, clock, auditTrail, memory, storeCalls };
 }

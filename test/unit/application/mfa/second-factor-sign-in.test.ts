@@ -1,4 +1,4 @@
-import { InvalidMfaCodeError } from '../../../../src/domain/mfa/mfa';
+import { InvalidMfaCodeError, InvalidMfaTokenError } from '../../../../src/domain/mfa/mfa';
 import { InvalidCredentialsError } from '../../../../src/domain/users/user.errors';
 import { DEFAULT_PASSWORD } from '../../../support/mothers/user.mother';
 import { setup } from './second-factor-rig';
@@ -28,6 +28,32 @@ describe('signing in with a second factor (#24)', () => {
     await expect(complete.execute({ mfaToken, code: code(0) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
     await expect(complete.execute({ mfaToken, code: code(-1) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
     await expect(complete.execute({ mfaToken, code: code(2) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
+  });
+
+  it('uses a ticket up when it completes: refused after, as is any ticket handed out before it; a later one works', async () => {
+    const { complete, enroll, ticket, code, clock, recoveryCodes, tokens } = setup();
+    await enroll();
+    const earlier = await ticket();
+    const used = await ticket();
+    await expect(complete.execute({ mfaToken: used, code: code(0) })).resolves.toMatchObject({ username: 'ada' });
+    clock.advance(30_000);
+    await expect(complete.execute({ mfaToken: used, code: code(0) })).rejects.toBeInstanceOf(InvalidMfaTokenError);
+    await expect(complete.execute({ mfaToken: earlier, code: code(0) })).rejects.toBeInstanceOf(InvalidMfaTokenError);
+    const later = await ticket();
+    await recoveryCodes('aaaaaaaaaa', 'bbbbbbbbbb');
+    await expect(complete.execute({ mfaToken: later, recoveryCode: 'aaaaaaaaaa' })).resolves.toMatchObject({ username: 'ada', recoveryCodesRemaining: 1 });
+    await expect(complete.execute({ mfaToken: later, recoveryCode: 'bbbbbbbbbb' })).rejects.toBeInstanceOf(InvalidMfaTokenError);
+    expect(tokens.issued).toHaveLength(2);
+  });
+
+  it('completes one ticket once when two right codes race on it', async () => {
+    const { complete, enroll, ticket, code, tokens } = setup();
+    await enroll();
+    const mfaToken = await ticket();
+    const outcomes = await Promise.allSettled([complete.execute({ mfaToken, code: code(0) }), complete.execute({ mfaToken, code: code(1) })]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: expect.any(InvalidMfaCodeError) });
+    expect(tokens.issued).toHaveLength(1);
   });
 
   it('counts password steps and wrong codes together toward the lockout; a right password does not reset it', async () => {

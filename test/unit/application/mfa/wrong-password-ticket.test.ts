@@ -1,7 +1,6 @@
 import type { MfaRequiredError } from '../../../../src/application/mfa/mfa.errors';
 import { InvalidMfaCodeError, InvalidMfaTokenError } from '../../../../src/domain/mfa/mfa';
 import { InvalidCredentialsError } from '../../../../src/domain/users/user.errors';
-import { sha256Of } from '../../../support/fakes/fake-secret-tokens';
 import { RoleMother } from '../../../support/mothers/role.mother';
 import { DEFAULT_PASSWORD, UserMother } from '../../../support/mothers/user.mother';
 import { type FakeAssertion, LOCKOUT, setup } from './second-factor-rig';
@@ -39,11 +38,12 @@ describe('a wrong password for a user with a factor answers as the right one, wi
     expect(wrong.webauthnOptions).toMatchObject({ allowCredentials: [{ id: 'cred-1' }, { id: 'cred-2' }] });
     expect(wrong.mfaToken).not.toBe(right.mfaToken);
     expect(wrongCalls).toEqual(rightCalls);
-    expect(rightCalls).toEqual(['secondStepOf', 'addChallenge', 'addWebAuthnChallenge']);
-    // Stored flagged, and used from the start: a replica that knows no flag refuses it as a used ticket.
-    const stored = await rig.mfaStore.findChallenge(sha256Of(wrong.mfaToken));
-    expect(stored).toMatchObject({ passwordMatched: false, usedAt: rig.clock.now() });
-    expect(await rig.mfaStore.findChallenge(sha256Of(right.mfaToken))).toMatchObject({ passwordMatched: true, usedAt: null });
+    // Nothing is stored for the ticket: it is sealed, the password's outcome inside, for this service alone to read.
+    expect(rightCalls).toEqual(['secondStepOf', 'addWebAuthnChallenge']);
+    // The clock stood still between the two: the later ticket is a microsecond later.
+    const issued = rig.clock.now().getTime() * 1000;
+    expect(rig.signInTickets.open(right.mfaToken)).toEqual({ userId: rig.ada.id, accountKey: 'ada', issuedAtMicros: issued, passwordMatched: true });
+    expect(rig.signInTickets.open(wrong.mfaToken)).toEqual({ userId: rig.ada.id, accountKey: 'ada', issuedAtMicros: issued + 1, passwordMatched: false });
   });
 
   it('audits the wrong password as before (no mfa_required entry) and counts it toward the lockout', async () => {
