@@ -25,11 +25,8 @@ export interface CompleteMfaSignInInput {
   webauthn?: unknown;
 }
 
-/**
- * A method's verdict: true (a passkey), the recovery codes left (a recovery code), a right code's time step (used
- * with the ticket), or why it was refused.
- */
-type Verdict = true | number | { factorId: string; step: number } | { refused: string };
+/** A method's verdict: true (a passkey, or a code used up with its claim), the recovery codes left (a recovery code), or why it was refused. */
+type Verdict = true | number | { refused: string };
 
 /**
  * Every refusal of a code on a good ticket: a wrong code, and any code on a wrong password's ticket, which the
@@ -100,19 +97,26 @@ export class CompleteMfaSignInUseCase {
     let counted: number | undefined;
     if (code !== undefined) {
       // A code is checked in memory first (nothing is used up by a check). A right one on a good ticket claims its
-      // evaluation, starts the counters over and uses the ticket up in one statement; anything else (a wrong code,
-      // any code on a wrong password's ticket) claims as a wrong password does: one statement either way, refused
-      // alike while locked. A right code's claim refused for a ticket used meanwhile (the same ticket completed on
-      // another request) is refused as a locked one is: that race is the only way to it past the read above.
+      // evaluation, starts the counters over and uses the ticket and its time step up, in one statement where the
+      // database can; anything else (a wrong code, any code on a wrong password's ticket) claims as a wrong password
+      // does. Refused while locked, both do the same work. A right code's claim refused for a ticket used meanwhile
+      // (the same ticket completed on another request) is refused as a locked one is: that race is the only way to
+      // it past the read above.
       const pending = await this.totpStep(ticket.factors, code, now);
-      const right = pending !== null && !decoy;
+      const right = decoy ? null : pending;
       const claimed = right
-        ? await loginAttempts.claimSucceeded(key, now, lockoutPolicy, { ...claim, ticketIssuedAt: issued.issuedAtMicros })
+        ? await loginAttempts.claimSucceeded(key, now, lockoutPolicy, { ...claim, ticketIssuedAt: issued.issuedAtMicros, timeStep: right })
         : await loginAttempts.claim(key, now, lockoutPolicy, claim);
       // The password step's claim may have spent the allowance: `failed` turns that into the lock's wait.
       if (!claimed) return refuseCode('locked');
+      if (claimed === 'step_used') {
+        // Taken meanwhile (the same code on another ticket or replica): a replay, refused and counted as a wrong
+        // code, its claim made again (the right code's claim started the counters over).
+        const again = await loginAttempts.claim(key, clock.now(), lockoutPolicy, claim);
+        return refuseCode('wrong_totp', again === false ? undefined : again);
+      }
       if (typeof claimed === 'number') counted = claimed;
-      remaining = right ? pending : { refused: decoy ? 'wrong_password' : 'wrong_totp' };
+      remaining = right ? true : { refused: decoy ? 'wrong_password' : 'wrong_totp' };
     } else {
       const claimed = await loginAttempts.claim(key, now, lockoutPolicy, claim);
       if (!claimed) return refuseCode('locked');
@@ -122,16 +126,8 @@ export class CompleteMfaSignInUseCase {
       const verdict = await this.verdict(user.id, { recoveryCode, webauthn }, now, !decoy);
       remaining = decoy ? { refused: 'wrong_password' } : verdict;
     }
-    if (typeof remaining === 'object' && 'refused' in remaining) return refuseCode(remaining.refused, counted);
-    if (typeof remaining === 'object') {
-      // The right code's time step, used after its claim used the ticket up.
-      if (!(await this.deps.mfaStore.useTimeStep(remaining.factorId, remaining.step))) {
-        // Taken meanwhile (the same code on another ticket or replica): a replay, refused and counted as a wrong
-        // code, its claim made again (the right code's claim started the counters over).
-        const claimed = await loginAttempts.claim(key, clock.now(), lockoutPolicy, claim);
-        return refuseCode('wrong_totp', claimed === false ? undefined : claimed);
-      }
-    } else if (!(await loginAttempts.succeeded(key, { ticketIssuedAt: issued.issuedAtMicros }))) {
+    if (typeof remaining === 'object') return refuseCode(remaining.refused, counted);
+    if (method !== 'totp' && !(await loginAttempts.succeeded(key, { ticketIssuedAt: issued.issuedAtMicros }))) {
       // A recovery code or a passkey: the counters start over and the ticket is used up together; refused when the
       // ticket was used meanwhile.
       await auditRecorder.record(refusal('invalid_mfa_token'));

@@ -14,6 +14,12 @@ export interface ClaimOptions {
    * refused, changing nothing, when such a ticket was used already (on any replica).
    */
   ticketIssuedAt?: number;
+  /**
+   * claimSucceeded only: the right code's time step (a TOTP factor's), used up with the claim where the database can
+   * write both in one statement, else right after it, by MfaStore.useTimeStep's rule (only after the factor's last
+   * used step). Taken already: the claim stands and claimSucceeded answers `step_used`.
+   */
+  timeStep?: { factorId: string; step: number };
 }
 
 /**
@@ -51,5 +57,5 @@ export interface LoginAttempts {
    * (locked, or the allowance spent), or where its ticket (`ticketIssuedAt`) was used. A wrong one claims with
    * `claim`: the same work, so the answer while locked does not tell a right code from a wrong one.
    */
-  claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy, options?: ClaimOptions): Promise<boolean>;
+  claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy, options?: ClaimOptions): Promise<boolean | 'step_used'>;
 }

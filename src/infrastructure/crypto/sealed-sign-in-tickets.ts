@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
 import type { SignInTicketClaims, SignInTickets } from '../../application/ports/sign-in-tickets.port';
 
 const FORM = 't1';
@@ -13,10 +13,10 @@ const MAX_TOKEN_LENGTH = 512;
  * every replica that opens a factor's secret opens a ticket too, and a ticket never opens a secret nor the reverse.
  */
 export class SealedSignInTickets implements SignInTickets {
-  private readonly key: Buffer;
+  private readonly key: KeyObject;
 
   constructor(mfaKey: Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', mfaKey, Buffer.alloc(0), 'access-control sign-in ticket v1', 32));
+    this.key = createSecretKey(Buffer.from(hkdfSync('sha256', mfaKey, Buffer.alloc(0), 'access-control sign-in ticket v1', 32)));
   }
 
   issue(claims: SignInTicketClaims): string {

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { QueryRunner } from 'typeorm';
 import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
+import { TypeOrmMfaStore } from '../../../src/infrastructure/persistence/typeorm/typeorm-mfa.store';
+import { joinedUser } from '../../contract/contract-kit';
 import { ALL_TARGETS, migratedDatabase } from './database-targets';
 
 const ids = new UuidV7IdGenerator();
@@ -128,6 +130,33 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       expect(await store.claimSucceeded(fresh, at(0), policy, { ticketIssuedAt: issued })).toBe(true);
       expect(await store.claimSucceeded(fresh, at(0), policy, { ticketIssuedAt: issued })).toBe(false);
       expect(await usedThrough(fresh)).toEqual([issued]);
+    });
+
+    it('a right code’s claim uses its time step too, in the same statement on MySQL and MariaDB: once, refused alike while locked', async () => {
+      const store = attempts();
+      const account = `steps-${ids.next()}`;
+      const user = joinedUser();
+      await db.adapters.users().add(user);
+      const factorId = ids.next();
+      const factors = new TypeOrmMfaStore({ manager: db.dataSource.manager, sqliteWriteQueue: db.adapters.services.sqliteWriteQueue });
+      await factors.savePending({ id: factorId, userId: user.id, type: 'totp', sealedSecret: 'v1.x', createdAt: at(0), confirmedAt: null, lastUsedStep: null });
+      const lastStep = async () => Number(((await db.dataSource.query('SELECT last_used_step AS s FROM mfa_factors WHERE id = ?', [factorId])) as { s: unknown }[])[0]!.s);
+      const oneStatement = target.name.startsWith('SQLite') ? 2 : 1;
+      await store.claim(account, at(0), policy);
+      const right = (step: number, ticket: number) => store.claimSucceeded(account, at(0), policy, { claimedBefore: true, ticketIssuedAt: ticket, timeStep: { factorId, step } });
+      expect(await counting(() => right(100, 1))).toEqual({ answer: true, statements: oneStatement });
+      expect([await lastStep(), await counters(account)]).toEqual([100, [[0, 0, null]]]);
+      // The step taken (a replay on a later ticket): the claim stands, the step is told.
+      await store.claim(account, at(0), policy);
+      expect(await right(100, 2)).toBe('step_used');
+      expect([await lastStep(), await counters(account)]).toEqual([100, [[0, 0, null]]]);
+      // Locked: refused in the two statements of a wrong code's refused claim, the step unused.
+      for (let i = 0; i < policy.threshold; i++) await store.claim(account, at(0), policy);
+      await store.failed(account, at(0), policy);
+      const refusedRight = await counting(() => right(101, 3));
+      const refusedWrong = await counting(() => store.claim(account, at(0), policy, { claimedBefore: true }));
+      expect([refusedRight, refusedWrong]).toEqual([{ answer: false, statements: 2 }, { answer: false, statements: 2 }]);
+      expect(await lastStep()).toBe(100);
     });
 
     it('a refusal without a claim writes its entries alone while locked, and locks an allowance spent with no lock', async () => {

@@ -1,4 +1,5 @@
 import type { ClaimOptions, LoginAttempts } from '../../../src/application/ports/login-attempts.port';
+import type { MfaStore } from '../../../src/application/ports/mfa-store.port';
 import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import type { InMemoryAuditTrail } from './in-memory-audit-trail';
 import { type LockoutPolicy, lockoutWaitSeconds } from '../../../src/domain/users/lockout-policy';
@@ -19,8 +20,15 @@ interface Counters {
 export class InMemoryLoginAttempts implements LoginAttempts {
   private readonly rows = new Map<string, Counters>();
 
-  /** `audit`: where the entries a failure hands over are written (with the counters, as the adapter's transaction does). */
-  constructor(private readonly audit?: InMemoryAuditTrail) {}
+  /**
+   * `audit`: where the entries a failure hands over are written (with the counters, as the adapter's transaction does).
+   * `factors`: where a right code's time step is used (ClaimOptions.timeStep; the adapter writes mfa_factors), asked
+   * when needed (the MFA store's fake reads these counters in turn).
+   */
+  constructor(
+    private readonly audit?: InMemoryAuditTrail,
+    private readonly factors?: () => Pick<MfaStore, 'useTimeStep'>,
+  ) {}
 
   async claim(accountKey: string, now: Date, policy: LockoutPolicy): Promise<number | false> {
     await ioBoundary();
@@ -30,11 +38,16 @@ export class InMemoryLoginAttempts implements LoginAttempts {
     return row.failures;
   }
 
-  async claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
+  async claimSucceeded(accountKey: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean | 'step_used'> {
     await ioBoundary();
     const row = this.row(accountKey);
     if (row.failures >= policy.threshold || (row.lockedUntil !== null && row.lockedUntil > now)) return false;
-    return this.startOver(row, options.ticketIssuedAt);
+    if (!this.startOver(row, options.ticketIssuedAt)) return false;
+    const step = options.timeStep;
+    if (!step) return true;
+    const factors = this.factors?.();
+    if (!factors) throw new Error('InMemoryLoginAttempts: a time step to use, but no factors to use it in');
+    return (await factors.useTimeStep(step.factorId, step.step)) ? true : 'step_used';
   }
 
   async failed(accountKey: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[], claimed?: number): Promise<void> {

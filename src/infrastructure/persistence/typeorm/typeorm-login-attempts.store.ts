@@ -44,6 +44,17 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
    */
   private readonly succeededSql =
     `UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0, ${TICKET_USED} WHERE username_key = ? AND ${TICKET_UNUSED}`;
+  /**
+   * MySQL and MariaDB: claimSucceededSql and a right code's time step used (MfaStore.useTimeStep's condition) in one
+   * multi-table statement, both rows or neither (rows matched: 2).
+   */
+  private readonly claimWithStepSql =
+    'UPDATE login_attempts a, mfa_factors f SET a.failures = 0, a.locked_until = NULL, a.lockouts = 0, ' +
+    'a.tickets_used_through = COALESCE(?, a.tickets_used_through), f.last_used_step = ? ' +
+    'WHERE a.username_key = ? AND a.failures < ? AND (a.locked_until IS NULL OR a.locked_until <= ?) ' +
+    'AND (? IS NULL OR a.tickets_used_through IS NULL OR a.tickets_used_through < ?) ' +
+    'AND f.id = ? AND (f.last_used_step IS NULL OR f.last_used_step < ?)';
+  private readonly useStepSql = 'UPDATE mfa_factors SET last_used_step = ? WHERE id = ? AND (last_used_step IS NULL OR last_used_step < ?)';
   /** The claim's condition and the ticket's, the success's change. */
   private readonly claimSucceededSql =
     `UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0, ${TICKET_USED} ` +
@@ -95,17 +106,24 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     return this.counted(this.claimSql, parameters, true);
   }
 
-  async claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean> {
+  async claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean | 'step_used'> {
     const accountKey = columnKey(account);
     const ticket = options.ticketIssuedAt ?? null;
     const condition = [policy.threshold, this.datetime(now), ticket, ticket];
-    // Counters made by an earlier claim: the update alone; the upsert only when it claimed nothing (gone, or locked).
-    // Refused, that is two statements, as a claim's refusal is: while locked, a right code and a wrong one (which
-    // claims) do the same work.
-    if (options.claimedBefore && (await this.run(this.claimSucceededSql, [ticket, accountKey, ...condition])) > 0) return true;
+    const step = options.timeStep;
+    // The time step, once the claim stands: used, or taken already.
+    const useStep = async (): Promise<true | 'step_used'> => (!step || (await this.run(this.useStepSql, [step.step, step.factorId, step.step])) > 0 ? true : 'step_used');
+    // Counters made by an earlier claim: the update alone (with the time step where one statement can write both);
+    // the upsert only when it changed nothing (gone, locked, or the step taken). Refused, that is two statements, as a
+    // claim's refusal is: while locked, a right code and a wrong one (which claims) do the same work.
+    if (options.claimedBefore) {
+      if (step && this.mysql) {
+        if ((await this.run(this.claimWithStepSql, [ticket, step.step, accountKey, ...condition, step.factorId, step.step])) > 0) return true;
+      } else if ((await this.run(this.claimSucceededSql, [ticket, accountKey, ...condition])) > 0) return useStep();
+    }
     // MySQL's upsert names the condition in each of its four assignments, SQLite's once.
     const upsert = this.mysql ? [accountKey, ticket, ...condition, ...condition, ...condition, ...condition, ticket] : [accountKey, ticket, ticket, ...condition];
-    return (await this.counted(this.claimSucceededUpsertSql, upsert, true)) !== false;
+    return (await this.counted(this.claimSucceededUpsertSql, upsert, true)) === false ? false : useStep();
   }
 
   /**

@@ -92,7 +92,7 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
   const roles = new InMemoryRoleRepository([RoleMother.admin(), RoleMother.member()]);
   const users = new InMemoryUserRepository();
   const { auditRecorder, auditTrail } = auditRecorderFor({ clock });
-  const loginAttempts = new InMemoryLoginAttempts(auditTrail);
+  const loginAttempts: InMemoryLoginAttempts = new InMemoryLoginAttempts(auditTrail, () => memory);
   const memory = new InMemoryMfaStore(users, loginAttempts);
   const signInTickets = new FakeSignInTickets();
   const { store: mfaStore, calls: storeCalls } = recorded(memory);
