@@ -158,7 +158,7 @@ export class CompleteMfaSignInUseCase {
   }
 
   /**
-   * The time step of a right code not used yet (after the factor's last used step), to be used with the ticket;
+   * The time step of a right code not used yet (after the factor's last used step), to be used up with its claim;
    * null otherwise. Nothing is written here: a right code costs what a wrong one does until it is used.
    */
   private async totpStep(factors: MfaFactor[], code: string, now: Date): Promise<{ factorId: string; step: number } | null> {
