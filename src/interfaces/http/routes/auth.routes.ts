@@ -148,7 +148,7 @@ export function authRoutes(deps: {
             'Exactly one of `code` (the authenticator app’s current code; each is accepted once), `recovery_code` ' +
             '(single use; the answer tells how many remain) and `webauthn` (an assertion answering this sign-in’s options; each ' +
             'challenge answers once, and the signature counter must advance). A wrong one is 400 `INVALID_MFA_CODE` and counts against ' +
-            'the account’s lockout as a wrong password does; the mfa_token stays usable until it succeeds or expires. ' +
+            'the account’s lockout as a wrong password does; the mfa_token stays usable until it succeeds or expires, or a sign-in of the account begun after it completes first. ' +
             'The mfa_token of a wrong password gets the same 400 whatever is sent, a right code included, and counts the same way. ' +
             'An unknown, used or expired mfa_token: 401 `INVALID_MFA_TOKEN` (sign in again).',
           security: [],
