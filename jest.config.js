@@ -13,6 +13,8 @@ const HTTP_SUITES = ['users', 'invitations', 'sign-in', 'permissions', 'authenti
 module.exports = {
   // Integration tests talk to real services; a generous ceiling, not a speed assertion.
   testTimeout: 60000,
+  // The suites that run for minutes start first, so none is the run's tail (test/support/slow-suites-first.sequencer.js).
+  testSequencer: '<rootDir>/test/support/slow-suites-first.sequencer.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {
