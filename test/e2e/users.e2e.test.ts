@@ -39,12 +39,13 @@ describe('users', () => {
       expect(response.headers.get('location')).toBe(`/v1/users/${invited._id}`);
 
       const rows = await app.api.container.cradle.dataSource.query(
-        'SELECT type, aggregate_id, payload, published_at FROM outbox_events WHERE aggregate_id = ?',
+        'SELECT type, aggregate_id, payload FROM outbox_events WHERE aggregate_id = ?',
         [invited._id],
       );
       expect(rows).toHaveLength(1);
+      // Recorded with the user. Published or not yet: the relay, nudged by that commit, may have sent it already
+      // (CI at de09dda found it published, on MySQL 8); publishing has tests of its own (outbox-relay.*).
       expect(rows[0].type).toBe('UserInvited');
-      expect(rows[0].published_at).toBeNull();
       expect(JSON.parse(rows[0].payload)).toMatchObject({ user_id: invited._id, email: 'New.Person@Example.com', invited_by: adminId });
     });
 
