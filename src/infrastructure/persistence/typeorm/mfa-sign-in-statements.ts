@@ -4,7 +4,7 @@ import type { SecondStepFactors, TicketHolder } from '../../../application/ports
 import type { MfaFactor } from '../../../domain/mfa/mfa';
 import { type MfaFactorRecord, MfaFactorSchema, RecoveryCodeSchema, toFactor, WebAuthnCredentialSchema } from './mfa-records';
 import { LoginAttemptSchema } from './records';
-import { columnKey } from './typeorm-login-attempts.store';
+import { columnKey } from './login-attempt-key';
 import { passkeyRows } from './typeorm-passkey-rows';
 import { toDomain } from './user-record-mapping';
 import { userTableShape } from './user-read-statements';
@@ -105,4 +105,16 @@ function unprefixed(row: Record<string, unknown>, prefix: string): Record<string
   const start = prefix.length + 1;
   for (const [key, value] of Object.entries(row)) if (key.startsWith(`${prefix}_`)) out[key.slice(start)] = value;
   return out;
+}
+
+/** The sign-in's statements of each data source: built once (from its metadata), shared by every store on it. */
+const byDataSource = new WeakMap<DataSource, MfaSignInStatements>();
+
+export function mfaSignInStatementsOf(dataSource: DataSource): MfaSignInStatements {
+  let statements = byDataSource.get(dataSource);
+  if (!statements) {
+    statements = new MfaSignInStatements(dataSource);
+    byDataSource.set(dataSource, statements);
+  }
+  return statements;
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { ClaimOptions, LoginAttempts } from '../../../application/ports/login-attempts.port';
@@ -6,6 +5,8 @@ import type { AuditEntry } from '../../../domain/audit/audit-entry';
 import { insertAuditEntries } from './audit/typeorm-audit-trail';
 import { type LockoutPolicy, lockoutWaitSeconds } from '../../../domain/users/lockout-policy';
 import { isMysqlFamily } from './data-source';
+import { columnKey } from './login-attempt-key';
+import { mfaSignInStatementsOf } from './mfa-sign-in-statements';
 import { LoginAttemptSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 
@@ -54,7 +55,6 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     'WHERE a.username_key = ? AND a.failures < ? AND (a.locked_until IS NULL OR a.locked_until <= ?) ' +
     'AND (? IS NULL OR a.tickets_used_through IS NULL OR a.tickets_used_through < ?) ' +
     'AND f.id = ? AND (f.last_used_step IS NULL OR f.last_used_step < ?)';
-  private readonly useStepSql = 'UPDATE mfa_factors SET last_used_step = ? WHERE id = ? AND (last_used_step IS NULL OR last_used_step < ?)';
   /** The claim's condition and the ticket's, the success's change. */
   private readonly claimSucceededSql =
     `UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0, ${TICKET_USED} ` +
@@ -112,7 +112,10 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     const condition = [policy.threshold, this.datetime(now), ticket, ticket];
     const step = options.timeStep;
     // The time step, once the claim stands: used, or taken already.
-    const useStep = async (): Promise<true | 'step_used'> => (!step || (await this.run(this.useStepSql, [step.step, step.factorId, step.step])) > 0 ? true : 'step_used');
+    const useStep = async (): Promise<true | 'step_used'> =>
+      !step || (await this.sqliteWriteQueue.serialize(() => mfaSignInStatementsOf(this.dataSource).useTimeStep(this.dataSource.manager, step.factorId, step.step)))
+        ? true
+        : 'step_used';
     // Counters made by an earlier claim: the update alone (with the time step where one statement can write both);
     // the upsert only when it changed nothing (gone, locked, or the step taken). Refused, that is two statements, as a
     // claim's refusal is: while locked, a right code and a wrong one (which claims) do the same work.
@@ -215,8 +218,3 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
 const TICKET_USED = 'tickets_used_through = COALESCE(?, tickets_used_through)';
 /** No ticket given (both parameters null), or none of the account's issued then or later used yet. */
 const TICKET_UNUSED = '(? IS NULL OR tickets_used_through IS NULL OR tickets_used_through < ?)';
-
-/** The row key: the lower-cased username, or its SHA-256 when longer than the column (no user has such a name). */
-export function columnKey(account: string): string {
-  return account.length <= 64 ? account : createHash('sha256').update(account, 'utf8').digest('hex');
-}

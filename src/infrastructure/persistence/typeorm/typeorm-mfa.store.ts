@@ -3,7 +3,7 @@ import type { MfaStore, SecondStepFactors, TicketHolder } from '../../../applica
 import type { MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
 import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../../domain/mfa/passkey';
 import { MfaFactorSchema, RecoveryCodeSchema, toFactor, WebAuthnCredentialSchema } from './mfa-records';
-import { MfaSignInStatements } from './mfa-sign-in-statements';
+import { type MfaSignInStatements, mfaSignInStatementsOf } from './mfa-sign-in-statements';
 import { passkeyRows } from './typeorm-passkey-rows';
 import { bumpRevocationEpoch } from './revocation-epochs';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
@@ -21,8 +21,6 @@ export interface TypeOrmMfaStoreDeps {
 /** Rows deleted per statement by the sweep: a short delete holds its row locks only briefly. */
 const SWEEP_BATCH = 500;
 
-/** The sign-in's statements of each data source: built once (from its metadata), shared by every store on it. */
-const signInStatements = new WeakMap<object, MfaSignInStatements>();
 
 /**
  * `mfa_factors`, `mfa_recovery_codes` and the passkeys' tables. Every use is one conditional statement
@@ -168,13 +166,7 @@ export class TypeOrmMfaStore implements MfaStore {
   }
 
   private statements(): MfaSignInStatements {
-    const dataSource = this.manager.connection;
-    let statements = signInStatements.get(dataSource);
-    if (!statements) {
-      statements = new MfaSignInStatements(dataSource);
-      signInStatements.set(dataSource, statements);
-    }
-    return statements;
+    return mfaSignInStatementsOf(this.manager.connection);
   }
 
   /** A statement on its own (queued on SQLite), or in the unit of work's transaction. */
