@@ -81,6 +81,7 @@ test-image: install
 	@$(WITH_NODE) source .cache/container-engine.env && npx jest --ci --selectProjects integration -- test/e2e/image
 
 bench: install
+	@bash scripts/ensure-chromium.sh
 	@$(WITH_NODE) $(NPM) run bench
 
 test-unit: install

@@ -6,11 +6,16 @@ const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chro
   (path): path is string => !!path && existsSync(path),
 );
 
+/** The Chromium binary; without one, an error saying how to get it (never a skip). */
+export function chromiumPath(): string {
+  if (!CHROMIUM) throw new Error('No Chromium for the browser test: run scripts/ensure-chromium.sh (make test and make bench do) or set CHROMIUM_PATH');
+  return CHROMIUM;
+}
+
 /** A headless Chromium for the page tests; without one the test fails saying how to get it (never skips). */
 export function launchChromium(): Promise<Browser> {
-  if (!CHROMIUM) throw new Error('No Chromium for the browser test: run scripts/ensure-chromium.sh (make test does) or set CHROMIUM_PATH');
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: chromiumPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }
