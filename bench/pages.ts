@@ -4,7 +4,8 @@ import { log } from './processes';
 import { BENCH_ADMIN, runStandalone, seededOnce, standaloneApi } from './standalone';
 
 /**
- * `node dist-bench/bench/pages.js`: the user list's deep pages (issue #26) alone, without the rest of the bench.
+ * The user list's deep pages (issue #26): `npm run bench` measures these rows in its own run (bench/run.ts, 4b and
+ * 4c); `node dist-bench/bench/pages.js` measures them alone, without the rest of the bench.
  * - random pages drawn uniformly over the whole range against page 1, for the whole list and each filter (closed
  *   loop, 10 connections, 3 interleaved rounds of 4 s, the median ratio); target ≥ 80 % of page 1's throughput;
  * - a full walk of every user at page_size 100, by page and by cursor (one client, one request after the other,
@@ -13,9 +14,13 @@ import { BENCH_ADMIN, runStandalone, seededOnce, standaloneApi } from './standal
  * (default the local MariaDB), seeded with BENCH_PAGES_USERS (default 1 000 000) as bench/seed.ts seeds, dropped at
  * the end unless BENCH_PAGES_KEEP=1. BENCH_PAGES_ONLY: comma-separated row ids to run (e.g. `random,walk-cursor`).
  */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+export const DEEP_PAGE_MIN_RATIO = 0.8;
+export const DEEP_PAGE_TARGET = '≥ 80 %';
+export const WALK_MAX_SECONDS = 60;
 
-function getJson(url: string, token: string): Promise<{ status: number; body: { users: { _id: string }[]; pagination: { page_count: number; total_document: number }; next?: string }; link: string | undefined }> {
+interface ListAnswer { status: number; body: { users: { _id: string }[]; pagination: { page_count: number; total_document: number }; next?: string }; link: string | undefined }
+
+function getJson(agent: http.Agent, url: string, token: string): Promise<ListAnswer> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
@@ -27,6 +32,16 @@ function getJson(url: string, token: string): Promise<{ status: number; body: { 
       })
       .on('error', reject);
   });
+}
+
+/** One list answer, on a connection of its own. */
+async function listOnce(url: string, token: string): Promise<ListAnswer> {
+  const agent = new http.Agent({ keepAlive: false });
+  try {
+    return await getJson(agent, url, token);
+  } finally {
+    agent.destroy();
+  }
 }
 
 export interface PageRow {
@@ -50,12 +65,18 @@ export function pageRows(users: number): PageRow[] {
   ];
 }
 
-async function randomRow(apiUrl: string, token: string, row: PageRow): Promise<void> {
-  const sep = row.query === '' ? '' : '&';
-  const first = await getJson(`${apiUrl}/v1/users?${row.query}`, token);
+/** The row's pages, and a path of one drawn uniformly among them per call: what a deep page of the row asks for. */
+export async function deepPages(apiUrl: string, token: string, row: PageRow): Promise<{ pages: number; total: number; path: () => string }> {
+  const first = await listOnce(`${apiUrl}/v1/users?${row.query}`, token);
+  if (first.status !== 200) throw new Error(`/v1/users?${row.query}: ${first.status}`);
   // The email row's single page: its "deep" pages are drawn from the whole list's range (past the end, exact counts).
   const pages = row.id === 'random-email' ? 100_000 : Math.max(1, first.body.pagination.page_count);
-  const random = () => `/v1/users?${row.query}${sep}page=${1 + Math.floor(Math.random() * pages)}`;
+  const sep = row.query === '' ? '' : '&';
+  return { pages, total: first.body.pagination.total_document, path: () => `/v1/users?${row.query}${sep}page=${1 + Math.floor(Math.random() * pages)}` };
+}
+
+async function randomRow(apiUrl: string, token: string, row: PageRow): Promise<void> {
+  const { pages, total, path: random } = await deepPages(apiUrl, token, row);
   const page1 = () => closedLoop(apiUrl, { path: `/v1/users?${row.query}`, token }, 10, 4);
   const deep = () => closedLoop(apiUrl, { path: '/v1/users', requestPath: random, token }, 10, 4);
   const ratios: number[] = [];
@@ -67,23 +88,39 @@ async function randomRow(apiUrl: string, token: string, row: PageRow): Promise<v
     log(`${row.id} round ${round + 1}: random of ${pages} pages ${a!.rps.toFixed(0)}/s p99 ${a!.p99.toFixed(1)} ms (errors ${a!.errors}); page 1 ${b!.rps.toFixed(0)}/s p99 ${b!.p99.toFixed(1)} ms; ratio ${ratios.at(-1)!.toFixed(3)}`);
   }
   const ratio = median(ratios);
-  log(`RESULT ${row.id} (${row.query || 'no filter'}; ${row.matches}; ${first.body.pagination.total_document} matches): ${median(figures).toFixed(0)} req/s, ${(ratio * 100).toFixed(0)} % of page 1 ${ratio >= 0.8 ? 'met' : 'MISSED'} (target ≥ 80 %)`);
+  log(`RESULT ${row.id} (${row.query || 'no filter'}; ${row.matches}; ${total} matches): ${median(figures).toFixed(0)} req/s, ${(ratio * 100).toFixed(0)} % of page 1 ${ratio >= DEEP_PAGE_MIN_RATIO ? 'met' : 'MISSED'} (target ${DEEP_PAGE_TARGET})`);
+}
+
+/**
+ * Every user at page_size 100, one request after the other, as a sync job walks: by page number, or by cursor (the
+ * `Link` header's rel="next"). `pages` counts the requests, `total` is the first page's total_document.
+ */
+export async function walkUsers(apiUrl: string, token: string, by: 'page' | 'cursor'): Promise<{ seen: number; total: number; pages: number; seconds: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const started = performance.now();
+  let seen = 0;
+  let total = 0;
+  let page = 1;
+  try {
+    let target: string | undefined = '/v1/users?page_size=100';
+    for (; target; page++) {
+      const answer = await getJson(agent, `${apiUrl}${target}`, token);
+      if (answer.status !== 200) throw new Error(`${target}: ${answer.status}`);
+      if (page === 1) total = answer.body.pagination.total_document;
+      seen += answer.body.users.length;
+      if (by === 'cursor') target = /^<([^>]+)>/.exec(answer.link ?? '')?.[1];
+      else target = answer.body.users.length === 0 || page >= answer.body.pagination.page_count ? undefined : `/v1/users?page_size=100&page=${page + 1}`;
+      if (page % 2000 === 0) log(`walk by ${by}: ${seen} users, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    agent.destroy();
+  }
+  return { seen, total, pages: page - 1, seconds: (performance.now() - started) / 1000 };
 }
 
 async function walk(apiUrl: string, token: string, by: 'page' | 'cursor'): Promise<void> {
-  const started = performance.now();
-  let seen = 0;
-  let target: string | undefined = '/v1/users?page_size=100';
-  for (let page = 1; target; page++) {
-    const answer = await getJson(`${apiUrl}${target}`, token);
-    if (answer.status !== 200) throw new Error(`${target}: ${answer.status}`);
-    seen += answer.body.users.length;
-    if (by === 'cursor') target = /^<([^>]+)>/.exec(answer.link ?? '')?.[1];
-    else target = answer.body.users.length === 0 || page >= answer.body.pagination.page_count ? undefined : `/v1/users?page_size=100&page=${page + 1}`;
-    if (page % 2000 === 0) log(`walk by ${by}: ${seen} users, ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  }
-  const seconds = (performance.now() - started) / 1000;
-  log(`RESULT walk-${by}: ${seen} users at page_size 100 in ${seconds.toFixed(1)} s (${(seen / 100 / seconds).toFixed(0)} pages/s) ${seconds < 60 ? 'met' : 'MISSED'} (target < 60 s)`);
+  const { seen, seconds } = await walkUsers(apiUrl, token, by);
+  log(`RESULT walk-${by}: ${seen} users at page_size 100 in ${seconds.toFixed(1)} s (${(seen / 100 / seconds).toFixed(0)} pages/s) ${seconds < WALK_MAX_SECONDS ? 'met' : 'MISSED'} (target < ${WALK_MAX_SECONDS} s)`);
 }
 
 async function runPageRows(): Promise<void> {
@@ -97,7 +134,6 @@ async function runPageRows(): Promise<void> {
     for (const row of pageRows(users)) if (wanted(row.id)) await randomRow(api.url, token, row);
     for (const by of ['page', 'cursor'] as const) if (wanted(`walk-${by}`)) await walk(api.url, token, by);
   } finally {
-    agent.destroy();
     await stop();
   }
 }

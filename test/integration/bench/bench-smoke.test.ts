@@ -18,7 +18,10 @@ const OAUTH_ROWS = ['client-credentials-secret', 'client-credentials-key', 'intr
 // The admin console's budgets (#25), measured in Chromium against the largest service.
 const CONSOLE_ROWS = ['console-bundle', 'console-first-screen', 'console-users-page'];
 const AUDIT_ROWS = ['audit-signin', 'audit-target', 'audit-group', 'audit-deep-cursor'];
-const ROWS = ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...CONSOLE_ROWS, ...FILTER_ROWS, 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
+// Each filter's deep pages against its own page 1, and the walks of every user (#26).
+const DEEP_PAGE_ROWS = ['random-role', 'random-status', 'random-wide', 'random-role-status', 'random-email', 'random-q', 'random-q-wide'];
+const WALK_ROWS = ['walk-page', 'walk-cursor'];
+const ROWS = ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...DEEP_PAGE_ROWS, ...WALK_ROWS, ...CONSOLE_ROWS, ...FILTER_ROWS, 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
 
 describe('npm run bench, smoke size', () => {
   let outDir: string;
@@ -47,11 +50,16 @@ describe('npm run bench, smoke size', () => {
       expect(typeof row.figure).toBe('number');
       expect(Number.isFinite(row.figure)).toBe(true);
     }
-    for (const id of ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...FILTER_ROWS, 'permissions', 'invite', 'password-reset']) {
+    for (const id of ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...DEEP_PAGE_ROWS, ...FILTER_ROWS, 'permissions', 'invite', 'password-reset']) {
       const row = results.rows.find((r) => r.id === id)!;
       expect(Number.isFinite(row.ratio)).toBe(true);
       expect(Number.isFinite(row.baselineFigure)).toBe(true);
     }
+  });
+
+  it('walks every user, by page and by cursor (#26)', () => {
+    const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as { rows: { id: string; note?: string }[] };
+    for (const id of WALK_ROWS) expect(results.rows.find((r) => r.id === id)?.note).toMatch(/ (\d+) users seen of \1$/);
   });
 
   it("writes the OAuth (#21) and audit trail (#23) rows in tables of their own, each a ratio against its baseline", () => {
