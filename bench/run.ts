@@ -25,7 +25,7 @@ import { runAuditRows } from './audit';
 import { consoleRows } from './console';
 import { accessTokens, checkOAuthSpecs, createBenchServiceAccounts, GRANT_MIN_RATIO, GRANT_TARGET, INTROSPECT_MIN_RATIO, INTROSPECT_TARGET, oauthSpecs } from './oauth';
 import { MFA_MIN_RATIO, MFA_TARGET, seedMfaUsers } from './mfa';
-import { DEEP_PAGE_MIN_RATIO, DEEP_PAGE_TARGET, deepPages, pageRows, WALK_MAX_SECONDS, walkUsers } from './pages';
+import { DEEP_PAGE_MIN_RATIO, DEEP_PAGE_TARGET, benchDeepPageRows, deepPages, WALK_MAX_SECONDS, walkUsers } from './pages';
 import { pair as pairOf, type PairResult, rowOf, throughputRatio } from './pairs';
 import { cpuTimes, stealShare } from './steal';
 import { fmt, type Row, writeResults } from './report';
@@ -207,7 +207,7 @@ export async function runBench(): Promise<Row[]> {
     rows.push(rowOf('random-page', `GET /v1/users a random page of 1…${lastPage} at ${SETTINGS.big} users, closed loop`, 'page 1, same users', await pair('random page vs page 1', () => closedLoop(apiBig.url, { path: '/v1/users', requestPath: randomPage, token: tokenBig }, connections, seconds), () => closedLoop(apiBig.url, { path: '/v1/users', token: tokenBig }, connections, seconds), throughputRatio), 'req/s', '≥ 80 %', (r) => r >= 0.8));
 
     // 4b. The same for each filter (#26): its deep pages drawn uniformly over its own pages, against its own page 1.
-    for (const row of pageRows(SETTINGS.big).filter((r) => r.id !== 'random')) {
+    for (const row of benchDeepPageRows(SETTINGS.big)) {
       const deep = await deepPages(apiBig.url, tokenBig, row);
       const result = await pair(row.id, () => closedLoop(apiBig.url, { path: '/v1/users', requestPath: deep.path, token: tokenBig }, connections, seconds), () => closedLoop(apiBig.url, { path: `/v1/users?${row.query}`, token: tokenBig }, connections, seconds), throughputRatio);
       rows.push(rowOf(row.id, `GET /v1/users?${row.query} a random page of 1…${deep.pages} at ${SETTINGS.big} users (${deep.total} match: ${row.matches})`, 'page 1 of the same filter, same users', result, 'req/s', DEEP_PAGE_TARGET, (r) => r >= DEEP_PAGE_MIN_RATIO));
@@ -284,7 +284,7 @@ export async function runBench(): Promise<Row[]> {
     rows.push({ id: 'invite-kafka-p99', scenario: `invite → event on Kafka, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(eventLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 250 ms', met: lostEvents === 0 && percentile(eventLatency, 99) < 250, p50Ms: percentile(eventLatency, 50), p99Ms: percentile(eventLatency, 99), note: `${eventLatency.length}/${emails.length} events seen; invite HTTP p99 ${invites.p99.toFixed(1)} ms, ${invites.errors} errors` });
     rows.push({ id: 'invite-smtp-p99', scenario: `invite → mail accepted by the SMTP server, open loop ${SETTINGS.latRate}/s for ${SETTINGS.latSeconds} s`, baseline: '—', figure: percentile(mailLatency, 99), baselineFigure: null, unit: 'p99 ms', ratio: null, target: '< 1 s', met: lostMails === 0 && percentile(mailLatency, 99) < 1000, p50Ms: percentile(mailLatency, 50), p99Ms: percentile(mailLatency, 99), note: `${mailLatency.length}/${emails.length} mails accepted` });
 
-    const order = ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...pageRows(SETTINGS.big).filter((r) => r.id !== 'random').map((r) => r.id), 'walk-page', 'walk-cursor', 'console-bundle', 'console-first-screen', 'console-users-page', ...filteredPages(SETTINGS.big).map((f) => f.id), 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
+    const order = ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...benchDeepPageRows(SETTINGS.big).map((r) => r.id), 'walk-page', 'walk-cursor', 'console-bundle', 'console-first-screen', 'console-users-page', ...filteredPages(SETTINGS.big).map((f) => f.id), 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
     rows.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
     const { signedInWindow, failedGrants, inactive } = oauth.counts();
     oauthRows.find((row) => row.id === 'introspect')!.note = `${inactive} answers not active; grants: ${failedGrants} without a token, ${signedInWindow} assertions signed inside a window`;
