@@ -71,7 +71,9 @@ export function pageRows(users: number): PageRow[] {
     { id: 'random-wide', query: 'status=pending', matches: '98 %: (status, id)' },
     { id: 'random-role-status', query: 'role=member&status=pending', matches: '~98 %: (role_id, status, id)' },
     { id: 'random-email', query: `email=seed${Math.floor(users / 2)}%40bench.test`, matches: 'one user: deep pages are past the end' },
-    { id: 'random-q', query: `q=seed${Math.floor(users / 80)}`, matches: '11 users: every page counts every match' },
+    // A prefix of about 1 100 matches at 1 M users (seed125, seed1250…, seed12500…, seed125000…): 112 pages to draw from, not
+    // the two of an 11-match prefix, where a deep page is page 2.
+    { id: 'random-q', query: `q=seed${Math.floor(users / 8000)}`, matches: '~0.1 % of users: every page counts every match' },
     { id: 'random-q-wide', query: 'q=seed9', matches: '~11 % of users: every page, page 1 too, counts every match', aloneOnly: true },
   ];
 }
