@@ -222,15 +222,14 @@ export class TypeOrmUserRepository implements UserRepository {
         await this.index.ready();
         for (let attempt = 0; attempt < PLACEMENT_ATTEMPTS; attempt++) {
           const bucket = this.index.bucketOf(indexed, after);
-          // How many matches the cursor's bucket holds up to the cursor, with the revision: the position of the
-          // cursor is exact when the revision is the index copy's. The page itself is a plain seek past the cursor.
-          const { n, revision } = await this.pages.countFrom(this.manager, indexed, bucket.start, after);
+          // The page past the cursor, with how many matches the cursor's bucket holds up to the cursor and the
+          // revision, in one statement: the position of the cursor is exact when the revision is the index copy's.
+          const { records, before, revision } = await this.pages.after(this.manager, indexed, bucket.start, after, limit);
           if (revision !== bucket.revision) {
             await this.index.refresh();
             continue;
           }
-          const records = await this.pages.after(this.manager, indexed, after, limit);
-          return { items: records.map(toDomain), total: bucket.total, before: bucket.before + n };
+          return { items: records.map(toDomain), total: bucket.total, before: bucket.before + before };
         }
       }
       const { records, total, before } = await this.pages.afterCounted(this.manager, filter, after, limit);

@@ -15,6 +15,13 @@ export interface SeekedPage {
   revision: number | null;
 }
 
+/** A page after a cursor, how many matches lie from the bucket's start to the cursor, and the index revision its statement saw. */
+export interface PageAfter {
+  records: UserRecord[];
+  before: number;
+  revision: number;
+}
+
 /** A page after a cursor, how many users the filter matches, and how many of them at or before the cursor. */
 export interface CountedAfter {
   records: UserRecord[];
@@ -49,9 +56,16 @@ export class UserPageStatements {
     return this.built().seekBatched(filter, start, skip, limit);
   }
 
-  /** The first `limit` matches of `filter` with an id above `after`. */
-  after(manager: EntityManager, filter: IndexedFilter, after: string, limit: number): Promise<UserRecord[]> {
-    return this.built().after(manager, filter, after, limit);
+  /**
+   * The first `limit` matches of `filter` with an id above `after`, in one statement with how many matches have an id
+   * from `start` to `after` (a bucket's, at most) and the index revision. Past the last match the page is empty, the
+   * statement returns no row, and the count and the revision come from `countFrom`.
+   */
+  async after(manager: EntityManager, filter: IndexedFilter, start: string, after: string, limit: number): Promise<PageAfter> {
+    const page = await this.built().after(manager, filter, start, after, limit);
+    if (page !== null) return page;
+    const { n, revision } = await this.countFrom(manager, filter, start, after);
+    return { records: [], before: n, revision };
   }
 
   /** How many matches of `filter` have an id from `start` to `upTo` (a bucket's, at most), and the index revision. */
@@ -119,6 +133,10 @@ function build(dataSource: DataSource) {
     return mysqlFamily ? `${named} FORCE INDEX (${index})` : `${named} INDEXED BY ${index}`;
   };
 
+  /** How many matches of the filter have an id from one value to another: its values, the filter's then the two ids. */
+  const countSql = (filter: IndexedFilter): string =>
+    `SELECT COUNT(*) FROM ${from(filter)} WHERE ${conditions(filter).sql} AND ${id} >= ? AND ${id} <= ?`;
+
   const seek = async (manager: EntityManager, filter: IndexedFilter, start: string, skip: number, limit: number): Promise<SeekedPage> => {
     const where = conditions(filter);
     // The whole list walks the primary key itself (its rows lie in id order); a filter walks its index for the
@@ -148,14 +166,17 @@ function build(dataSource: DataSource) {
       const key: Key = { filter: { roleId, status: wanted }, start, skip, limit };
       return (await seeks.get(JSON.stringify(key)))!;
     },
-    async after(manager: EntityManager, filter: IndexedFilter, after: string, limit: number): Promise<UserRecord[]> {
+    async after(manager: EntityManager, filter: IndexedFilter, start: string, after: string, limit: number): Promise<PageAfter | null> {
       const where = conditions(filter);
-      const sql = `SELECT ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${id} > ? ORDER BY ${id} ASC LIMIT ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
-      return ((await manager.query(sql, [...where.values, after, limit])) as Record<string, unknown>[]).map(hydrate);
+      // The count and the revision are scalar subqueries of the page's own statement: one round trip, one snapshot.
+      const sql = `SELECT (${revisionSql}) AS list_revision, (${countSql(filter)}) AS matched_before, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${id} > ? ORDER BY ${id} ASC LIMIT ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
+      const rows = (await manager.query(sql, [...where.values, start, after, ...where.values, after, limit])) as Record<string, unknown>[];
+      if (rows.length === 0) return null;
+      return { records: rows.map(hydrate), before: Number(rows[0]!.matched_before), revision: Number(rows[0]!.list_revision) };
     },
     async countFrom(manager: EntityManager, filter: IndexedFilter, start: string, upTo: string) {
       const where = conditions(filter);
-      const sql = `SELECT (${revisionSql}) AS list_revision, (SELECT COUNT(*) FROM ${from(filter)} WHERE ${where.sql} AND ${id} >= ? AND ${id} <= ?) AS n`;
+      const sql = `SELECT (${revisionSql}) AS list_revision, (${countSql(filter)}) AS n`;
       const [row] = (await manager.query(sql, [...where.values, start, upTo])) as Record<string, unknown>[];
       return { n: Number(row?.n ?? 0), revision: Number(row?.list_revision) };
     },
