@@ -7,6 +7,8 @@ describe('shortfall (the "misses by" of a benchmark row)', () => {
     [{ target: '≤ 3×', ratio: 3.5, figure: 12 }, '0.50×'],
     [{ target: '≥ 5×', ratio: 4.2, figure: 300 }, '0.80×'],
     [{ target: '< 1 s', ratio: null, figure: 1162.7 }, '0.16 s'],
+    [{ target: '< 1 s', ratio: null, figure: 1162.7, unit: 'p99 ms' }, '0.16 s'],
+    [{ target: '< 60 s', ratio: null, figure: 62.7, unit: 's' }, '2.70 s'],
     [{ target: '< 250 ms', ratio: null, figure: 300.04 }, '50.0 ms'],
     [{ target: '≤ 150 MB', ratio: null, figure: 175.2 }, '25 MB'],
   ])('%j misses by %s', (row, expected) => {
