@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { closedLoop, median, signInToken } from './load';
 import { log } from './processes';
-import { BENCH_ADMIN, runStandalone, seededOnce, standaloneApi } from './standalone';
+import { BENCH_ADMIN, poolAgainstUsers, poolNote, runStandalone, seededOnce, standaloneApi } from './standalone';
 
 /**
  * The user list's deep pages (issue #26): `npm run bench` measures these rows in its own run (bench/run.ts, 4b and
@@ -143,6 +143,8 @@ async function runPageRows(): Promise<void> {
   const { api, databaseUrl, stop } = await standaloneApi('pages', { given: process.env.BENCH_PAGES_DATABASE_URL, keep: process.env.BENCH_PAGES_KEEP === '1', label: 'api@big' });
   try {
     await seededOnce(databaseUrl, users);
+    const sizes = poolNote(await poolAgainstUsers(databaseUrl));
+    if (sizes) log(sizes);
     const token = await signInToken(api.url, BENCH_ADMIN);
     for (const row of pageRows(users)) if (wanted(row.id)) await randomRow(api.url, token, row);
     for (const by of ['page', 'cursor'] as const) if (wanted(`walk-${by}`)) await walk(api.url, token, by);

@@ -73,6 +73,30 @@ export async function seededOnce(databaseUrl: string, users: number): Promise<vo
   }
 }
 
+/**
+ * The server's InnoDB buffer pool and the users table's data and indexes, in MB (null where the server does not say,
+ * SQLite): what a deep page reads from memory or from outside the pool (SCALING.md, "The users table's size").
+ */
+export async function poolAgainstUsers(databaseUrl: string): Promise<{ poolMb: number; usersMb: number } | null> {
+  const connection = await connectTo(databaseUrl);
+  try {
+    const [[row]] = (await connection.query(
+      "SELECT @@innodb_buffer_pool_size AS pool, (SELECT data_length + index_length FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'users') AS users",
+    )) as unknown as [[{ pool: number | string; users: number | string | null }]];
+    if (row.users === null) return null;
+    return { poolMb: Math.round(Number(row.pool) / 2 ** 20), usersMb: Math.round(Number(row.users) / 2 ** 20) };
+  } catch {
+    return null;
+  } finally {
+    await connection.end();
+  }
+}
+
+/** What poolAgainstUsers found, as a row's note says it. */
+export function poolNote(sizes: { poolMb: number; usersMb: number } | null): string | undefined {
+  return sizes ? `InnoDB buffer pool ${sizes.poolMb} MB, users table and its indexes ${sizes.usersMb} MB` : undefined;
+}
+
 /** A row's command: runs `main`, then exits 0, or writes the failure and exits 1. */
 export function runStandalone(main: () => Promise<void>): void {
   main().then(
