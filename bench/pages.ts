@@ -82,8 +82,10 @@ export function pageRows(users: number): PageRow[] {
 export async function deepPages(apiUrl: string, token: string, row: PageRow): Promise<{ pages: number; total: number; path: () => string }> {
   const first = await listOnce(`${apiUrl}/v1/users?${row.query}`, token);
   if (first.status !== 200) throw new Error(`/v1/users?${row.query}: ${first.status}`);
-  // The email row's single page: its "deep" pages are drawn from the whole list's range (past the end, exact counts).
-  const pages = row.id === 'random-email' ? 100_000 : Math.max(1, first.body.pagination.page_count);
+  // The email row's single page: its "deep" pages are drawn from the whole list's range (past the end, exact counts),
+  // as the whole list counts them now.
+  const range = row.id === 'random-email' ? (await listOnce(`${apiUrl}/v1/users`, token)).body : first.body;
+  const pages = Math.max(1, range.pagination.page_count);
   const sep = row.query === '' ? '' : '&';
   return { pages, total: first.body.pagination.total_document, path: () => `/v1/users?${row.query}${sep}page=${1 + Math.floor(Math.random() * pages)}` };
 }
