@@ -19,7 +19,7 @@ const OAUTH_ROWS = ['client-credentials-secret', 'client-credentials-key', 'intr
 const CONSOLE_ROWS = ['console-bundle', 'console-first-screen', 'console-users-page'];
 const AUDIT_ROWS = ['audit-signin', 'audit-target', 'audit-group', 'audit-deep-cursor'];
 // Each filter's deep pages against its own page 1 (the wide `q` prefix's alone only, bench/pages.ts), and the walks of every user (#26).
-const DEEP_PAGE_ROWS = ['random-role', 'random-status', 'random-wide', 'random-role-status', 'random-email', 'random-q'];
+const DEEP_PAGE_ROWS = ['random-role', 'random-status', 'random-wide', 'random-role-status', 'random-email', 'random-q', 'random-q-wide'];
 const WALK_ROWS = ['walk-page', 'walk-cursor'];
 const ROWS = ['sign-in', 'refresh', 'mfa-sign-in', 'users-vs-bare', 'users-vs-noauth', 'users-1m-vs-10k', 'random-page', ...DEEP_PAGE_ROWS, ...WALK_ROWS, ...CONSOLE_ROWS, ...FILTER_ROWS, 'permissions', 'invite', 'password-reset', 'invite-kafka-p99', 'invite-smtp-p99', 'eld', 'rss'];
 

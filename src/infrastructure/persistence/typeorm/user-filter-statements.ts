@@ -35,6 +35,7 @@ export interface FilterStatements {
 export function filterStatements(c: FilterColumns, filter: UserListFilter): FilterStatements {
   const where: string[] = [];
   const values: unknown[] = [];
+  const notErased = `${c.status} <> 'deleted'`;
   if (filter.roleId !== undefined) {
     where.push(`${c.roleId} = ?`);
     values.push(filter.roleId);
@@ -43,7 +44,7 @@ export function filterStatements(c: FilterColumns, filter: UserListFilter): Filt
     where.push(`${c.status} = ?`);
     values.push(filter.status);
   } else {
-    where.push(`${c.status} <> 'deleted'`);
+    where.push(notErased);
   }
   if (filter.emailKey !== undefined) {
     where.push(`${c.emailKey} = ?`);
@@ -65,8 +66,12 @@ export function filterStatements(c: FilterColumns, filter: UserListFilter): Filt
     };
   }
   const upper = successor(filter.prefix);
+  // A key's range holds no erased user (erase sets every key to NULL), so "not erased" is not asked again: with no
+  // other filter each branch reads its key's index alone, covering, and never a row. Asked per branch, it read every
+  // match's row two or three times (1.5 s against 0.15 s for a prefix of 111 111 of 1 M users on MariaDB).
+  const keyed = where.filter((condition) => condition !== notErased);
   const branches = [c.nameKey, c.emailKey, c.usernameKey].map((key) => ({
-    sql: `${select}${[`${key} >= ?`, ...(upper === null ? [] : [`${key} < ?`]), ...where].join(' AND ')}`,
+    sql: `${select}${[`${key} >= ?`, ...(upper === null ? [] : [`${key} < ?`]), ...keyed].join(' AND ')}`,
     parameters: [filter.prefix, ...(upper === null ? [] : [upper]), ...values],
   }));
   const union = branches.map((b) => b.sql).join(' UNION ');
