@@ -303,6 +303,13 @@ export function describeUserRepositoryContract(name: string, makeSubject: MakeSt
         const [mixed] = await addAll(person({ email: 'Mixed.Case@Example.COM' }), person({ email: 'mixed.case@example.co' }));
         expect(await matched({ emailKey: 'mixed.case@example.com' })).toEqual(only(mixed!));
         expect(await matched({ emailKey: 'mixed.case@example' })).toEqual({ ids: [], total: 0 });
+        // Every later page is past the end and carries the first page's total, deep pages asked for at once too.
+        const key = 'mixed.case@example.com';
+        expect(await users.list({ offset: 1, limit: 1 }, { emailKey: key })).toEqual({ items: [], total: 1 });
+        const deep = await Promise.all([10, 20, 99_990].map((offset) => users.list({ offset, limit: 10 }, { emailKey: key })));
+        expect(deep).toEqual(Array(3).fill({ items: [], total: 1 }));
+        expect(await users.list({ offset: 10, limit: 10 }, { emailKey: key, status: 'deactivated' })).toEqual({ items: [], total: 0 });
+        expect(await users.list({ offset: 10, limit: 10 }, { emailKey: 'nobody@example.com' })).toEqual({ items: [], total: 0 });
       });
 
       test('by prefix of the name, the username or the e-mail, stored in any case; a user matched twice counts once', async () => {

@@ -268,6 +268,13 @@ export class TypeOrmUserRepository implements UserRepository {
 
   /** A page and its total counted in one statement over every match (COUNT(*) OVER ()); past the end, by a count of its own. */
   private async listCounted(offset: number, limit: number, filter: UserListFilter): Promise<{ items: User[]; total: number }> {
+    if (filter.emailKey !== undefined && offset > 0 && !this.inTransaction) {
+      // An e-mail matches one user at most (email_key is unique): every later page is past the end, with the first
+      // page's total. Those pages read the first match alone, whatever their number, so deep pages asked for at once
+      // share one statement as page 1's requests do.
+      const { total } = await this.reads.filteredPageCountedBatched(filter, 0, 1);
+      return { items: [], total: total ?? 0 };
+    }
     const { records, total } = this.inTransaction
       ? await this.reads.filteredPageCounted(this.manager, filter, offset, limit)
       : await this.reads.filteredPageCountedBatched(filter, offset, limit);
