@@ -32,7 +32,8 @@ export interface PersistenceCradle extends UserPersistenceServices {
 /** What the registrations below read from the cradle besides each other. */
 type Needs = PersistenceCradle & { clock: Clock };
 
-export function persistenceRegistrations(config: Pick<Config, 'database'>): Registrations<PersistenceCradle> {
+export function persistenceRegistrations(config: Pick<Config, 'database' | 'searchTimeLimitSeconds'>): Registrations<PersistenceCradle> {
+  const { searchTimeLimitSeconds } = config;
   return {
     dataSource: asFunction(() => createDataSource(config.database))
       .singleton()
@@ -41,8 +42,8 @@ export function persistenceRegistrations(config: Pick<Config, 'database'>): Regi
       }),
     sqliteWriteQueue: asFunction(({ dataSource }: Needs) => new SqliteWriteQueue({ dataSource })).singleton(),
     plainInsertStatements: asFunction(({ dataSource }: Needs) => new PlainInsertStatements({ dataSource })).singleton(),
-    userReadStatements: asFunction(({ dataSource }: Needs) => new UserReadStatements({ dataSource })).singleton(),
-    userPageStatements: asFunction(({ dataSource }: Needs) => new UserPageStatements({ dataSource })).singleton(),
+    userReadStatements: asFunction(({ dataSource }: Needs) => new UserReadStatements({ dataSource, searchTimeLimitSeconds })).singleton(),
+    userPageStatements: asFunction(({ dataSource }: Needs) => new UserPageStatements({ dataSource, searchTimeLimitSeconds })).singleton(),
     userListIndex: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new UserListIndex({ dataSource, sqliteWriteQueue })).singleton(),
     userChangeNotices: asFunction(() => new UserChangeNotices()).singleton(),
     processedEventStore: asFunction(

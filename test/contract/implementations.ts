@@ -112,7 +112,7 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
           manager: db.manager,
           ...userPersistenceServices(adapters.services),
           userListIndex: new UserListIndex({ dataSource: db, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
-          userPageStatements: new UserPageStatements({ dataSource: db }),
+          userPageStatements: new UserPageStatements({ dataSource: db, searchTimeLimitSeconds: adapters.searchTimeLimitSeconds }),
         }),
       invitations: adapters.invitations(),
       processedEvents: adapters.processedEvents(),

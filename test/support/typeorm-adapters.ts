@@ -27,14 +27,17 @@ import { SystemClock } from '../../src/infrastructure/system/system-clock';
  */
 export class TypeOrmAdapters {
   readonly services: PersistenceCradle;
+  /** SEARCH_TIME_LIMIT of these adapters: its default unless a test bounds prefix searches otherwise. */
+  readonly searchTimeLimitSeconds: number;
 
   constructor(
     readonly dataSource: DataSource,
-    options: { clock?: Clock } = {},
+    options: { clock?: Clock; searchTimeLimitSeconds?: number } = {},
   ) {
     const container = createContainer<PersistenceCradle & { clock: Clock }>({ injectionMode: InjectionMode.PROXY, strict: true });
     // The data source belongs to the test (it opens and destroys it): registered as a value, no disposer.
-    const registrations = persistenceRegistrations({ database: {} as Config['database'] });
+    this.searchTimeLimitSeconds = options.searchTimeLimitSeconds ?? 2;
+    const registrations = persistenceRegistrations({ database: {} as Config['database'], searchTimeLimitSeconds: this.searchTimeLimitSeconds });
     container.register({ ...registrations, dataSource: asValue(dataSource), clock: asValue(options.clock ?? new SystemClock()) });
     this.services = container.cradle;
   }

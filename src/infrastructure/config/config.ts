@@ -64,6 +64,8 @@ export interface Config {
   refreshTokens: { absoluteTtlSeconds: number; idleTtlSeconds: number; reuseGraceSeconds: number };
   /** How long an authenticated user's lookup may be reused; 0 (the default) reads it on every request. */
   actorCacheTtlSeconds: number;
+  /** SEARCH_TIME_LIMIT: the longest a prefix search's statement runs on MySQL/MariaDB (0: no limit). */
+  searchTimeLimitSeconds: number;
   /** REVOCATION_WINDOW in seconds: the revocation signal's window (0: off, the subject read at every request). */
   revocationWindowSeconds: number;
   logLevel: string;
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
       reuseGraceSeconds: v.REFRESH_TOKEN_REUSE_GRACE,
     },
     actorCacheTtlSeconds: v.ACTOR_CACHE_TTL,
+    searchTimeLimitSeconds: v.SEARCH_TIME_LIMIT,
     revocationWindowSeconds: v.REVOCATION_WINDOW,
     logLevel: v.LOG_LEVEL,
     bodyLimitBytes: v.BODY_LIMIT,

@@ -92,6 +92,7 @@ const SERVICE = {
   }),
   MAX_HEADER_SIZE: integer('largest request head in bytes; beyond it 431', { default: '16384', min: 1024, max: 1024 * 1024 }),
   BODY_LIMIT: integer('largest request body in bytes', { default: '16384', min: 256, max: 10 * 1024 * 1024 }),
+  SEARCH_TIME_LIMIT: duration('longest a user search (q) may run on MySQL/MariaDB; a longer one is refused as SEARCH_TOO_BROAD (422); 0s: no limit', { default: '2s', min: 0, max: '60s', examples: '500ms, 2s or 10s' }),
   ACTOR_CACHE_TTL: duration("how long an authenticated user's lookup is reused when the revocation signal is off or lost (0s: read on every request)", { default: '0s', min: 0 }),
   REVOCATION_WINDOW: duration('how stale a replica may trust its revocation signal; a change that ends or narrows access answers after it (0s: read the subject on every request)', { default: '250ms', min: 0, max: '10s' }),
   LOG_LEVEL: text('fatal … trace, silent', { default: 'info', enum: LOG_LEVELS, problem: (name) => `${name} must be one of ${LOG_LEVELS.join(', ')}` }),

@@ -76,6 +76,8 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   INVITATION_USED: { status: 410, title: 'Invitation already used' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  // A `q` too broad to count within SEARCH_TIME_LIMIT: the request is valid, the server declines the work (docs/DECISIONS.md).
+  SEARCH_TOO_BROAD: { status: 422, title: 'Search too broad' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   EXPECTATION_FAILED: { status: 417, title: 'Expectation failed' },

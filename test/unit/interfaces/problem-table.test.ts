@@ -34,6 +34,7 @@ import {
 import { InvalidRefreshTokenError, NotAUserError, WrongCurrentPasswordError } from '../../../src/application/auth/session.errors';
 import { InvalidScopeError } from '../../../src/application/service-accounts/service-token.errors';
 import { MfaRequiredError } from '../../../src/application/mfa/mfa.errors';
+import { SearchTooBroadError } from '../../../src/application/users/list-users.errors';
 import { InvalidMfaCodeError, InvalidMfaTokenError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, MfaNotEnabledError } from '../../../src/domain/mfa/mfa';
 import { InvalidWebAuthnResponseError, PasskeyLimitError, PasskeyNotFoundError } from '../../../src/domain/mfa/passkey';
 import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
@@ -86,6 +87,7 @@ const DOMAIN_ERRORS: DomainError[] = [
   new PasskeyLimitError(),
   new InvalidWebAuthnResponseError(),
   new MfaRequiredError('ticket', ['totp'], 300),
+  new SearchTooBroadError(),
 ];
 
 /** The `code = '...'` of every error class in the given source folders. */

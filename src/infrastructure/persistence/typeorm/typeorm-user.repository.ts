@@ -1,5 +1,6 @@
 import { type EntityManager, Not, type Repository } from 'typeorm';
 import type { UserListFilter, UserListSlice, UserRepository } from '../../../application/ports/user-repository.port';
+import { SearchTooBroadError } from '../../../application/users/list-users.errors';
 import type { Slice } from '../../../application/shared/pagination';
 import { Email } from '../../../domain/users/email';
 import type { User } from '../../../domain/users/user';
@@ -17,6 +18,7 @@ import type { UserListIndex } from './user-list-index';
 import type { IndexedFilter, UserPageStatements } from './user-page-statements';
 import type { UserReadStatements } from './user-read-statements';
 import { refusedWriteError, toDomain, toRecord } from './user-record-mapping';
+import { isStatementTimeout } from './search-time-limit';
 
 export { toRecord } from './user-record-mapping';
 
@@ -207,16 +209,16 @@ export class TypeOrmUserRepository implements UserRepository {
   }
 
   async list({ offset, limit }: Slice, filter: UserListFilter = {}): Promise<{ items: User[]; total: number }> {
-    return this.queue.outside(this.manager, async () => {
+    return this.queue.outside(this.manager, () => searchWithin(async () => {
       const { items, total } = this.placeable(filter)
         ? await this.listPlaced(offset, limit, { roleId: filter.roleId, status: filter.status })
         : await this.listCounted(offset, limit, filter);
       return { items, total };
-    });
+    }));
   }
 
   async listAfter({ after, limit }: UserListSlice, filter: UserListFilter = {}): Promise<Listed> {
-    return this.queue.outside(this.manager, async () => {
+    return this.queue.outside(this.manager, () => searchWithin(async () => {
       if (this.placeable(filter)) {
         const indexed = { roleId: filter.roleId, status: filter.status };
         await this.index.ready();
@@ -234,7 +236,7 @@ export class TypeOrmUserRepository implements UserRepository {
       }
       const { records, total, before } = await this.pages.afterCounted(this.manager, filter, after, limit);
       return { items: records.map(toDomain), total, before };
-    });
+    }));
   }
 
   /**
@@ -327,5 +329,15 @@ export class TypeOrmUserRepository implements UserRepository {
       user.markSaved();
       this.changes.notify(user.id);
     });
+  }
+}
+
+/** A list whose prefix search ran past SEARCH_TIME_LIMIT (search-time-limit.ts) is refused as too broad. */
+async function searchWithin<T>(list: () => Promise<T>): Promise<T> {
+  try {
+    return await list();
+  } catch (error) {
+    if (isStatementTimeout(error)) throw new SearchTooBroadError();
+    throw error;
   }
 }

@@ -3,6 +3,7 @@ import { BatchedLookup } from './batched-lookup';
 import type { UserRecord } from './records';
 import type { UserListFilter } from '../../../application/ports/user-repository.port';
 import { LIST_REVISION_TABLE } from './user-list-buckets';
+import { searchTimeLimit } from './search-time-limit';
 import { filterStatements } from './user-filter-statements';
 import { userTableShape } from './user-read-statements';
 
@@ -40,10 +41,13 @@ export interface CountedAfter {
  */
 export class UserPageStatements {
   private readonly dataSource: DataSource;
+  private readonly searchTimeLimitSeconds: number;
   private statements: ReturnType<typeof build> | null = null;
 
-  constructor({ dataSource }: { dataSource: DataSource }) {
+  /** `searchTimeLimitSeconds`: SEARCH_TIME_LIMIT, the bound of a prefix search's statements (search-time-limit.ts). */
+  constructor({ dataSource, searchTimeLimitSeconds }: { dataSource: DataSource; searchTimeLimitSeconds: number }) {
     this.dataSource = dataSource;
+    this.searchTimeLimitSeconds = searchTimeLimitSeconds;
   }
 
   /** The page of `limit` matches of `filter` that starts `skip` matches after the first at or above `start`. */
@@ -87,13 +91,16 @@ export class UserPageStatements {
   }
 
   private built() {
-    this.statements ??= build(this.dataSource);
+    this.statements ??= build(this.dataSource, this.searchTimeLimitSeconds);
     return this.statements;
   }
 }
 
-function build(dataSource: DataSource) {
+function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
   const { q, table, columns, id, filterColumns, hydrate } = userTableShape(dataSource);
+  const limited = searchTimeLimit(dataSource, searchTimeLimitSeconds);
+  /** A prefix search's statement bounded in time (its work grows with the matches); any other as it is. */
+  const bounded = (filter: UserListFilter, sql: string) => (filter.prefix === undefined ? sql : limited(sql));
   const { roleId, status } = filterColumns;
   const selected = columns.map((c) => `u.${q(c.databaseName)}`).join(', ');
   // The sum of the slots' revisions: each only grows, so an equal sum is an unchanged index (user-list-buckets.ts).
@@ -186,10 +193,10 @@ function build(dataSource: DataSource) {
         `SELECT m.id AS id, COUNT(*) OVER () AS matched_total, SUM(CASE WHEN m.id <= ? THEN 1 ELSE 0 END) OVER () AS matched_before FROM (${matched.sql}) m`;
       const page = `SELECT w.id, w.matched_total, w.matched_before FROM (${windowed}) w WHERE w.id > ? ORDER BY w.id ASC LIMIT ?`;
       const sql = `SELECT ${selected}, p.matched_total AS matched_total, p.matched_before AS matched_before FROM ${table} u JOIN (${page}) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
-      const rows = (await manager.query(sql, [after, ...matched.parameters, after, limit])) as Record<string, unknown>[];
+      const rows = (await manager.query(bounded(filter, sql), [after, ...matched.parameters, after, limit])) as Record<string, unknown>[];
       if (rows.length > 0) return { records: rows.map(hydrate), total: Number(rows[0]!.matched_total), before: Number(rows[0]!.matched_before) };
       // Nothing after the cursor: every match is at or before it.
-      const [row] = (await manager.query(count.sql, count.parameters)) as Record<string, unknown>[];
+      const [row] = (await manager.query(bounded(filter, count.sql), count.parameters)) as Record<string, unknown>[];
       const total = Number(row?.n ?? 0);
       return { records: [], total, before: total };
     },

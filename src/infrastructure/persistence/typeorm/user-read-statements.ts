@@ -4,6 +4,7 @@ import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { BatchedLookup } from './batched-lookup';
 import type { UserRecord } from './records';
 import { UserSchema } from './records';
+import { searchTimeLimit } from './search-time-limit';
 import { filterStatements } from './user-filter-statements';
 
 /** A page of the users a filter matches, and how many it matches (null when the page is empty). */
@@ -42,10 +43,13 @@ export interface UserReads {
  */
 export class UserReadStatements implements UserReads {
   private readonly dataSource: DataSource;
+  private readonly searchTimeLimitSeconds: number;
   private statements: UserReads | null = null;
 
-  constructor({ dataSource }: { dataSource: DataSource }) {
+  /** `searchTimeLimitSeconds`: SEARCH_TIME_LIMIT, the bound of a prefix search's statements (search-time-limit.ts). */
+  constructor({ dataSource, searchTimeLimitSeconds }: { dataSource: DataSource; searchTimeLimitSeconds: number }) {
     this.dataSource = dataSource;
+    this.searchTimeLimitSeconds = searchTimeLimitSeconds;
   }
 
   byId(manager: EntityManager, id: string): Promise<UserRecord | null> {
@@ -80,7 +84,7 @@ export class UserReadStatements implements UserReads {
 
   /** Written on first use: the repositories are made before their DataSource is initialised. */
   private built(): UserReads {
-    this.statements ??= buildUserReads(this.dataSource);
+    this.statements ??= buildUserReads(this.dataSource, this.searchTimeLimitSeconds);
     return this.statements;
   }
 }
@@ -115,8 +119,11 @@ export function userTableShape(dataSource: DataSource) {
   return { q, table, columns, column, id, filterColumns, hydrate };
 }
 
-function buildUserReads(dataSource: DataSource): UserReads {
+function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number): UserReads {
   const { q, table, columns, column, id, filterColumns, hydrate } = userTableShape(dataSource);
+  const limited = searchTimeLimit(dataSource, searchTimeLimitSeconds);
+  /** A prefix search's statement bounded in time (its work grows with the matches); any other as it is. */
+  const bounded = (filter: UserListFilter, sql: string) => (filter.prefix === undefined ? sql : limited(sql));
   const select = `SELECT ${columns.map((c) => q(c.databaseName)).join(', ')} FROM ${table}`;
   const many = async (manager: EntityManager, sql: string, parameters: unknown[]) =>
     ((await manager.query(sql, parameters)) as Record<string, unknown>[]).map(hydrate);
@@ -139,7 +146,7 @@ function buildUserReads(dataSource: DataSource): UserReads {
     const { matched } = filterStatements(filterColumns, filter);
     const page = `SELECT m.id AS id, COUNT(*) OVER () AS matched_total FROM (${matched.sql}) m ORDER BY m.id ASC LIMIT ? OFFSET ?`;
     const sql = `SELECT ${joinedColumns}, p.matched_total AS matched_total FROM ${table} u JOIN (${page}) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
-    const rows = (await manager.query(sql, [...matched.parameters, limit, offset])) as Record<string, unknown>[];
+    const rows = (await manager.query(bounded(filter, sql), [...matched.parameters, limit, offset])) as Record<string, unknown>[];
     return { records: rows.map(hydrate), total: rows.length > 0 ? Number(rows[0]!.matched_total) : null };
   };
   /** Identical filtered reads asked for at once, outside any transaction, share one query (never a cache). */
@@ -170,7 +177,7 @@ function buildUserReads(dataSource: DataSource): UserReads {
     filteredPageCountedBatched,
     async filteredCount(manager, filter) {
       const { count } = filterStatements(filterColumns, filter);
-      const rows = (await manager.query(count.sql, count.parameters)) as { n: number | string }[];
+      const rows = (await manager.query(bounded(filter, count.sql), count.parameters)) as { n: number | string }[];
       return Number(rows[0]?.n ?? 0);
     },
   };

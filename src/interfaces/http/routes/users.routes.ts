@@ -80,6 +80,7 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
             ...protectedProblems,
             400: problemResponse('A page, cursor or filter value is not valid, `page` and `after` are both given, two spellings of a filter disagree, or `role` names no role'),
             403: permissionProblem,
+            422: problemResponse('`q` matches too many users to count within SEARCH_TIME_LIMIT (MySQL/MariaDB): SEARCH_TOO_BROAD; type more of it'),
           },
         },
       },
