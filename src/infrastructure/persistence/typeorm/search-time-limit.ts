@@ -21,6 +21,12 @@ export function searchTimeLimit(dataSource: DataSource, seconds: number): (sql: 
   return (sql) => sql;
 }
 
+/** A list statement as sent: a prefix search's bounded in time (its work grows with the matches), any other as it is. */
+export function searchStatementBound(dataSource: DataSource, seconds: number): (filter: { prefix?: string }, sql: string) => string {
+  const limited = searchTimeLimit(dataSource, seconds);
+  return (filter, sql) => (filter.prefix === undefined ? sql : limited(sql));
+}
+
 /** Whether a statement ended at its time limit: MariaDB's ER_STATEMENT_TIMEOUT (1969), MySQL's ER_QUERY_TIMEOUT (3024). */
 export function isStatementTimeout(error: unknown): boolean {
   const e = error as { code?: string; errno?: number; driverError?: unknown };

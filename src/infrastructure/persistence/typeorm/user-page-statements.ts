@@ -3,7 +3,7 @@ import { BatchedLookup } from './batched-lookup';
 import type { UserRecord } from './records';
 import type { UserListFilter } from '../../../application/ports/user-repository.port';
 import { LIST_REVISION_TABLE } from './user-list-buckets';
-import { searchTimeLimit } from './search-time-limit';
+import { searchStatementBound } from './search-time-limit';
 import { filterStatements } from './user-filter-statements';
 import { userTableShape } from './user-read-statements';
 
@@ -98,9 +98,7 @@ export class UserPageStatements {
 
 function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
   const { q, table, columns, id, filterColumns, hydrate } = userTableShape(dataSource);
-  const limited = searchTimeLimit(dataSource, searchTimeLimitSeconds);
-  /** A prefix search's statement bounded in time (its work grows with the matches); any other as it is. */
-  const bounded = (filter: UserListFilter, sql: string) => (filter.prefix === undefined ? sql : limited(sql));
+  const bounded = searchStatementBound(dataSource, searchTimeLimitSeconds);
   const { roleId, status } = filterColumns;
   const selected = columns.map((c) => `u.${q(c.databaseName)}`).join(', ');
   // The sum of the slots' revisions: each only grows, so an equal sum is an unchanged index (user-list-buckets.ts).

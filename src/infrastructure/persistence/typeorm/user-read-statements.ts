@@ -4,7 +4,7 @@ import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { BatchedLookup } from './batched-lookup';
 import type { UserRecord } from './records';
 import { UserSchema } from './records';
-import { searchTimeLimit } from './search-time-limit';
+import { searchStatementBound } from './search-time-limit';
 import { filterStatements } from './user-filter-statements';
 
 /** A page of the users a filter matches, and how many it matches (null when the page is empty). */
@@ -121,9 +121,7 @@ export function userTableShape(dataSource: DataSource) {
 
 function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number): UserReads {
   const { q, table, columns, column, id, filterColumns, hydrate } = userTableShape(dataSource);
-  const limited = searchTimeLimit(dataSource, searchTimeLimitSeconds);
-  /** A prefix search's statement bounded in time (its work grows with the matches); any other as it is. */
-  const bounded = (filter: UserListFilter, sql: string) => (filter.prefix === undefined ? sql : limited(sql));
+  const bounded = searchStatementBound(dataSource, searchTimeLimitSeconds);
   const select = `SELECT ${columns.map((c) => q(c.databaseName)).join(', ')} FROM ${table}`;
   const many = async (manager: EntityManager, sql: string, parameters: unknown[]) =>
     ((await manager.query(sql, parameters)) as Record<string, unknown>[]).map(hydrate);
