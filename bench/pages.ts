@@ -46,9 +46,25 @@ async function listOnce(url: string, token: string): Promise<ListAnswer> {
 
 export interface PageRow {
   id: string;
-  /** The list's query without `page` (the filter, if any). */
+  /** The list's query without `page` (the filter, if any); for a row with `draw`, one of the queries it draws. */
   query: string;
+  /**
+   * A query drawn anew for each request, both sides alike: the filters whose value a user types (an e-mail, a
+   * prefix) are as many as the users typing them, and one value asked by every connection would let each side's
+   * identical requests share their statements (BatchedLookup), the cheapest input there is.
+   */
+  draw?: () => string;
   matches: string;
+}
+
+/** A whole number below `n`, drawn uniformly. */
+const below = (n: number) => Math.floor(Math.random() * n);
+
+/** A number with as many digits as `n` (1 to 9 for one digit), drawn uniformly: `seed` and it is a prefix of as many seeded users as `seed${n}`. */
+function sameDigits(n: number): number {
+  const digits = String(Math.max(1, n)).length;
+  const low = digits === 1 ? 1 : 10 ** (digits - 1);
+  return low + below(10 ** digits - low);
 }
 
 /** The rows of `npm run bench`: each filter's deep pages (the whole list's are its `random-page` row). */
@@ -64,12 +80,13 @@ export function pageRows(users: number): PageRow[] {
     { id: 'random-status', query: 'status=deactivated', matches: '2 %: (status, id)' },
     { id: 'random-wide', query: 'status=pending', matches: '98 %: (status, id)' },
     { id: 'random-role-status', query: 'role=member&status=pending', matches: '~98 %: (role_id, status, id)' },
-    { id: 'random-email', query: `email=seed${Math.floor(users / 2)}%40bench.test`, matches: 'one user: deep pages are past the end' },
+    // Any seeded user's e-mail, drawn for each request.
+    { id: 'random-email', query: `email=seed${Math.floor(users / 2)}%40bench.test`, draw: () => `email=seed${below(users)}%40bench.test`, matches: 'one user, drawn per request: deep pages are past the end' },
     // A prefix of about 1 100 matches at 1 M users (seed125, seed1250…, seed12500…, seed125000…): 112 pages to draw from, not
-    // the two of an 11-match prefix, where a deep page is page 2.
-    { id: 'random-q', query: `q=seed${Math.floor(users / 8000)}`, matches: '~0.1 % of users: every page counts every match' },
-    // What one typed character finds: a tenth of the users, every page (page 1 too) counting them all.
-    { id: 'random-q-wide', query: 'q=seed9', matches: '~11 % of users: every page, page 1 too, counts every match' },
+    // the two of an 11-match prefix, where a deep page is page 2. Each request draws one of the 900 such (seed100…seed999).
+    { id: 'random-q', query: `q=seed${Math.floor(users / 8000)}`, draw: () => `q=seed${sameDigits(Math.floor(users / 8000))}`, matches: '~0.1 % of users, the prefix drawn per request: every page counts every match' },
+    // What one typed character finds: a tenth of the users (seed1…seed9, drawn per request), every page (page 1 too) counting them all.
+    { id: 'random-q-wide', query: 'q=seed9', draw: () => `q=seed${sameDigits(9)}`, matches: '~11 % of users, the prefix drawn per request: every page, page 1 too, counts every match' },
   ];
 }
 
@@ -87,8 +104,8 @@ export async function deepPages(apiUrl: string, token: string, row: PageRow): Pr
   const range = row.id === 'random-email' ? (await listOnce(`${apiUrl}/v1/users`, token)).body : first.body;
   const pages = Math.max(1, range.pagination.page_count);
   const sep = row.query === '' ? '' : '&';
-  const firstPath = `/v1/users?${row.query}`;
-  return { pages, total: first.body.pagination.total_document, path: () => `/v1/users?${row.query}${sep}page=${1 + Math.floor(Math.random() * pages)}`, firstPath: () => firstPath };
+  const query = row.draw ?? (() => row.query);
+  return { pages, total: first.body.pagination.total_document, path: () => `/v1/users?${query()}${sep}page=${1 + below(pages)}`, firstPath: () => `/v1/users?${query()}` };
 }
 
 async function randomRow(apiUrl: string, token: string, row: PageRow): Promise<void> {
