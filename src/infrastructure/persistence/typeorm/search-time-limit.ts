@@ -7,7 +7,7 @@ import type { DataSource } from 'typeorm';
  * SELECTs only: every statement bounded here is one). SQLite has neither and runs it unbounded (the embedded
  * default: one process on one file). `seconds` 0: no limit.
  */
-export function searchTimeLimit(dataSource: DataSource, seconds: number): (sql: string) => string {
+function searchTimeLimit(dataSource: DataSource, seconds: number): (sql: string) => string {
   if (seconds <= 0) return (sql) => sql;
   const type = dataSource.driver.options.type;
   if (type === 'mariadb') return (sql) => `SET STATEMENT max_statement_time = ${seconds} FOR ${sql}`;
