@@ -49,7 +49,7 @@ describe('GET /v1/users?q=… past SEARCH_TIME_LIMIT', () => {
     }
   });
 
-  it('never bounds the other filters: the whole list and a status count every added user at once', async () => {
+  it('answers the other filters whole on the same users: the whole list and a status count every added user', async () => {
     const whole = await app.request('GET', '/v1/users?status=pending&page=2000', { token });
     expect(whole.status).toBe(200);
     expect(whole.body.pagination.total_document).toBe(BROAD_USERS);
