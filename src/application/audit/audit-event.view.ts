@@ -1,10 +1,11 @@
 import type { AuditEntry } from '../../domain/audit/audit-entry';
+import { isoTimestamp } from '../../domain/shared/iso-timestamp';
 
 /** An audit entry as the API answers it and as the audit topic carries it (`data` of AuditEventRecorded). */
 export function toAuditEventView(entry: AuditEntry) {
   return {
     _id: entry.id,
-    time: new Date(entry.occurredAt).toISOString(),
+    time: isoTimestamp(new Date(entry.occurredAt)),
     action: entry.action,
     outcome: entry.outcome,
     code: entry.code,

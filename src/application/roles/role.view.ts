@@ -1,4 +1,5 @@
 import type { RoleDetails } from '../../domain/roles/role';
+import { isoTimestamp } from '../../domain/shared/iso-timestamp';
 
 /** A role as the administration shows it. */
 export interface RoleView {
@@ -24,8 +25,8 @@ export function toRoleView(role: RoleDetails): RoleView {
     name: role.name,
     permissions: [...role.permissions],
     built_in: role.builtIn,
-    created_date: role.createdAt.toISOString(),
-    ...(role.updatedAt ? { updated_date: role.updatedAt.toISOString() } : {}),
+    created_date: isoTimestamp(role.createdAt),
+    ...(role.updatedAt ? { updated_date: isoTimestamp(role.updatedAt) } : {}),
     ...(role.updatedBy ? { updated_by: role.updatedBy } : {}),
   };
 }

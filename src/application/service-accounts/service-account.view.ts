@@ -1,6 +1,7 @@
 import type { Role } from '../../domain/roles/role';
 import type { PublicJwk } from '../../domain/service-accounts/public-jwk-set';
 import type { ServiceAccountSecretState, ServiceAccountState } from '../../domain/service-accounts/service-account';
+import { isoTimestamp } from '../../domain/shared/iso-timestamp';
 
 /** A service account as the administration shows it: never a secret nor a hash. */
 export interface ServiceAccountView {
@@ -40,9 +41,9 @@ export function toServiceAccountView(state: ServiceAccountState, role: Role | nu
     role: { _id: state.roleId, name: role?.name ?? '', permissions: [...(role?.permissions ?? [])] },
     disabled: state.disabled,
     keys: state.keys.map((k) => ({ ...k })),
-    created_date: state.createdAt.toISOString(),
+    created_date: isoTimestamp(state.createdAt),
     ...(state.createdBy ? { created_by: state.createdBy } : {}),
-    ...(state.updatedAt ? { updated_date: state.updatedAt.toISOString() } : {}),
+    ...(state.updatedAt ? { updated_date: isoTimestamp(state.updatedAt) } : {}),
     ...(state.updatedBy ? { updated_by: state.updatedBy } : {}),
   };
 }
@@ -50,8 +51,8 @@ export function toServiceAccountView(state: ServiceAccountState, role: Role | nu
 export function toSecretView(secret: ServiceAccountSecretState): ServiceAccountSecretView {
   return {
     _id: secret.id,
-    created_date: secret.createdAt.toISOString(),
-    ...(secret.expiresAt ? { expires_date: secret.expiresAt.toISOString() } : {}),
-    ...(secret.lastUsedAt ? { last_used_date: secret.lastUsedAt.toISOString() } : {}),
+    created_date: isoTimestamp(secret.createdAt),
+    ...(secret.expiresAt ? { expires_date: isoTimestamp(secret.expiresAt) } : {}),
+    ...(secret.lastUsedAt ? { last_used_date: isoTimestamp(secret.lastUsedAt) } : {}),
   };
 }

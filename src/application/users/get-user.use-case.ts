@@ -1,4 +1,5 @@
 import { Permissions } from '../../domain/permissions/permission';
+import { isoTimestamp } from '../../domain/shared/iso-timestamp';
 import { UserNotFoundError } from '../../domain/users/user.errors';
 import { type Actor, requirePermission } from '../auth/actor';
 import type { InvitationRepository } from '../ports/invitation-repository.port';
@@ -29,6 +30,6 @@ export class GetUserUseCase {
     if (user.status !== 'pending') return details;
     const invitation = await this.invitations.findForUser(user.id);
     if (!invitation || invitation.usedAt !== undefined) return details;
-    return { ...details, user: { ...details.user, invitation_expires_date: invitation.expiresAt.toISOString() } };
+    return { ...details, user: { ...details.user, invitation_expires_date: isoTimestamp(invitation.expiresAt) } };
   }
 }

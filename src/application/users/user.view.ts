@@ -1,4 +1,5 @@
 import type { Role } from '../../domain/roles/role';
+import { isoTimestamp } from '../../domain/shared/iso-timestamp';
 import type { User, UserStatus } from '../../domain/users/user';
 
 /** A user as the interface shows it: fields not known yet are left out, never a secret. */
@@ -22,13 +23,13 @@ export function toUserView(user: User, role: Role | undefined): UserView {
     role: role
       ? { _id: role.id, name: role.name, permissions: [...role.permissions] }
       : { _id: user.roleId, name: '', permissions: [] },
-    invited_date: user.invitedAt.toISOString(),
+    invited_date: isoTimestamp(user.invitedAt),
   };
   if (user.name !== undefined) view.name = user.name;
   if (user.username !== undefined) view.username = user.username;
   if (user.invitedBy !== undefined) view.invited_by = user.invitedBy;
-  if (user.joinedAt !== undefined) view.joined_date = user.joinedAt.toISOString();
-  if (user.updatedAt !== undefined) view.updated_date = user.updatedAt.toISOString();
+  if (user.joinedAt !== undefined) view.joined_date = isoTimestamp(user.joinedAt);
+  if (user.updatedAt !== undefined) view.updated_date = isoTimestamp(user.updatedAt);
   if (user.updatedBy !== undefined) view.updated_by = user.updatedBy;
   return view;
 }
