@@ -8,6 +8,25 @@ export interface AfterAnswerOptions {
   maxAttempts?: number;
   initialDelayMs?: number;
   maxDelayMs?: number;
+  /** Tasks running (or waiting to try again) at once, at most; one more waits for room (AfterAnswer.admit). */
+  maxPending?: number;
+  /** How long a task waits for room before it is refused (AfterAnswerFullError). */
+  admitTimeoutMs?: number;
+}
+
+/** No room came for a task within `admitTimeoutMs`: the caller answers that the service is busy, and nothing was started. */
+export class AfterAnswerFullError extends Error {
+  constructor(readonly task: string) {
+    super(`no room for a deferred task (${task}) in time`);
+    this.name = 'AfterAnswerFullError';
+  }
+}
+
+interface Waiting {
+  name: string;
+  task: () => Promise<void>;
+  admitted: () => void;
+  timer: NodeJS.Timeout;
 }
 
 /**
@@ -15,37 +34,88 @@ export interface AfterAnswerOptions {
  * that work (the password-reset request: only a known address commits a write). A task that fails (the
  * database away) is tried again with backoff, about two minutes in all; closing the app waits for the
  * tasks still running and gives each one last try, so a graceful stop loses none.
+ *
+ * Bounded: at most `maxPending` tasks at once. A task beyond waits for one to end, in arrival order, and its
+ * request waits with it (backpressure: a flood of requests is answered as fast as their work is done, not
+ * faster); after `admitTimeoutMs` without room it is refused, so neither memory nor the work owed after answers
+ * already given grows without bound, and a crash can lose at most `maxPending` of them. Room depends on every
+ * caller's tasks together, never on one request's own input.
  */
 export class AfterAnswer {
   private readonly running = new Set<Promise<void>>();
+  private readonly waiting: Waiting[] = [];
   private readonly closing = new AbortController();
   private readonly logger: FastifyBaseLogger;
   private readonly maxAttempts: number;
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
+  private readonly maxPending: number;
+  private readonly admitTimeoutMs: number;
 
   constructor(options: AfterAnswerOptions) {
     this.logger = options.logger;
     this.maxAttempts = options.maxAttempts ?? 20;
     this.initialDelayMs = options.initialDelayMs ?? 100;
     this.maxDelayMs = options.maxDelayMs ?? 10_000;
+    this.maxPending = options.maxPending ?? 100;
+    this.admitTimeoutMs = options.admitTimeoutMs ?? 5_000;
   }
 
-  /** Starts `task` now, in the background; `name` (no personal data) names it in the log. */
-  run(name: string, task: () => Promise<void>): void {
-    const done: Promise<void> = this.attempts(name, task).finally(() => this.running.delete(done));
-    this.running.add(done);
+  /**
+   * Starts `task` in the background (`name`, no personal data, names it in the log), at once when there is room,
+   * else once a task before it ends; resolves when it has started. Rejects with AfterAnswerFullError, the task not
+   * started, when no room came within `admitTimeoutMs`.
+   */
+  admit(name: string, task: () => Promise<void>): Promise<void> {
+    if (this.running.size < this.maxPending && this.waiting.length === 0) {
+      this.start(name, task);
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const entry: Waiting = {
+        name,
+        task,
+        admitted: resolve,
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(entry), 1);
+          reject(new AfterAnswerFullError(name));
+        }, this.admitTimeoutMs),
+      };
+      this.waiting.push(entry);
+    });
   }
 
-  /** How many tasks are still running (or waiting to try again). */
+  /** How many tasks are running (or waiting to try again); those waiting for room are not counted. */
   get pending(): number {
     return this.running.size;
   }
 
-  /** Stops waiting between attempts and resolves once every task has succeeded or been given up. */
+  /** How many tasks wait for room. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Stops waiting between attempts and resolves once every task has succeeded or been given up, those that
+   * were waiting for room included (each still gets its attempts, the last one at once).
+   */
   async drain(): Promise<void> {
     this.closing.abort();
-    await Promise.allSettled([...this.running]);
+    while (this.running.size > 0 || this.waiting.length > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private start(name: string, task: () => Promise<void>): void {
+    const done: Promise<void> = this.attempts(name, task).finally(() => {
+      this.running.delete(done);
+      // The room goes to the first waiting task, started here: no later caller can take it in between.
+      const next = this.waiting.shift();
+      if (next) {
+        clearTimeout(next.timer);
+        this.start(next.name, next.task);
+        next.admitted();
+      }
+    });
+    this.running.add(done);
   }
 
   private async attempts(name: string, task: () => Promise<void>): Promise<void> {

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { AfterAnswer } from '../../../src/interfaces/http/after-answer';
+import { AfterAnswer, AfterAnswerFullError } from '../../../src/interfaces/http/after-answer';
 
 function capture() {
   const lines: { msg: string; task?: string; attempts?: number }[] = [];
@@ -12,7 +12,7 @@ describe('AfterAnswer', () => {
     const { logger } = capture();
     const after = new AfterAnswer({ logger });
     let ran = false;
-    after.run('t', async () => {
+    await after.admit('t', async () => {
       ran = true;
     });
     expect(after.pending).toBe(1);
@@ -24,7 +24,7 @@ describe('AfterAnswer', () => {
     const { logger, lines } = capture();
     const after = new AfterAnswer({ logger, initialDelayMs: 1, maxDelayMs: 2 });
     let calls = 0;
-    after.run('flaky', async () => {
+    await after.admit('flaky', async () => {
       calls += 1;
       if (calls < 3) throw new Error('database away');
     });
@@ -37,7 +37,7 @@ describe('AfterAnswer', () => {
     const { logger, lines } = capture();
     const after = new AfterAnswer({ logger, maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 1 });
     let calls = 0;
-    after.run('doomed', async () => {
+    await after.admit('doomed', async () => {
       calls += 1;
       throw new Error('never');
     });
@@ -50,7 +50,7 @@ describe('AfterAnswer', () => {
     const { logger } = capture();
     const after = new AfterAnswer({ logger, initialDelayMs: 60_000, maxDelayMs: 60_000 });
     let calls = 0;
-    after.run('slow to recover', async () => {
+    await after.admit('slow to recover', async () => {
       calls += 1;
       throw new Error('still away');
     });
@@ -60,5 +60,69 @@ describe('AfterAnswer', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(calls).toBe(2);
     expect(after.pending).toBe(0);
+  });
+  /** A task that runs until `release` is called. */
+  function held() {
+    let release = (): void => undefined;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    return { task: () => done, release: () => release() };
+  }
+
+  it('runs at most maxPending tasks at once; one more waits, its caller with it, and starts when one ends, in arrival order', async () => {
+    const { logger } = capture();
+    const after = new AfterAnswer({ logger, maxPending: 2, admitTimeoutMs: 10_000 });
+    const first = held();
+    const second = held();
+    await after.admit('a', first.task);
+    await after.admit('b', second.task);
+    const started: string[] = [];
+    const admitted: string[] = [];
+    const third = held();
+    const fourth = held();
+    const waitingThird = after.admit('c', () => (started.push('c'), third.task())).then(() => admitted.push('c'));
+    const waitingFourth = after.admit('d', () => (started.push('d'), fourth.task())).then(() => admitted.push('d'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([after.pending, after.queued, started, admitted]).toEqual([2, 2, [], []]);
+    second.release();
+    await waitingThird;
+    expect([started, admitted, after.pending, after.queued]).toEqual([['c'], ['c'], 2, 1]);
+    first.release();
+    await waitingFourth;
+    expect([started, admitted, after.pending, after.queued]).toEqual([['c', 'd'], ['c', 'd'], 2, 0]);
+    third.release();
+    fourth.release();
+    await after.drain();
+    expect([after.pending, after.queued]).toEqual([0, 0]);
+  });
+
+  it('refuses a task that found no room within admitTimeoutMs, and never starts it', async () => {
+    const { logger } = capture();
+    const after = new AfterAnswer({ logger, maxPending: 1, admitTimeoutMs: 30 });
+    const busy = held();
+    await after.admit('busy', busy.task);
+    let ran = false;
+    const started = Date.now();
+    await expect(after.admit('late', async () => void (ran = true))).rejects.toBeInstanceOf(AfterAnswerFullError);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    expect(after.queued).toBe(0);
+    busy.release();
+    await after.drain();
+    expect(ran).toBe(false);
+  });
+
+  it('drain also waits for the tasks that were waiting for room', async () => {
+    const { logger } = capture();
+    const after = new AfterAnswer({ logger, maxPending: 1, admitTimeoutMs: 10_000 });
+    const busy = held();
+    await after.admit('busy', busy.task);
+    let ran = false;
+    const queued = after.admit('queued', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      ran = true;
+    });
+    setTimeout(() => busy.release(), 10);
+    await after.drain();
+    await queued;
+    expect(ran).toBe(true);
   });
 });

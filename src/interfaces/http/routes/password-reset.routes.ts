@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConfirmPasswordResetUseCase } from '../../../application/password-reset/confirm-password-reset.use-case';
 import type { RequestPasswordResetUseCase } from '../../../application/password-reset/request-password-reset.use-case';
-import { AfterAnswer } from '../after-answer';
+import { AfterAnswer, AfterAnswerFullError } from '../after-answer';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
+import { HttpProblemError } from '../problem';
 import { anyRequestProblems, bodyProblems, problemResponse, throttledProblem, unavailableProblem } from '../schemas';
 
 /** The one answer to every reset request, whatever the address: nothing in it tells whether an account exists. */
@@ -12,8 +13,9 @@ export const PASSWORD_RESET_ACCEPTED = {
 
 export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswordResetUseCase; confirmPasswordReset: ConfirmPasswordResetUseCase }) {
   return async (app: FastifyInstance): Promise<void> => {
-    // The look-up runs after the answer: its time (a write for a known address only) is not the answer's.
-    const afterAnswer = new AfterAnswer({ logger: app.log });
+    // The look-up runs after the answer: its time (a write for a known address only) is not the answer's. At most
+    // 100 look-ups are owed at once; a request beyond waits for room, and is refused (503) after 5 s without any.
+    const afterAnswer = new AfterAnswer({ logger: app.log, maxPending: 100, admitTimeoutMs: 5_000 });
     app.addHook('onClose', () => afterAnswer.drain());
 
     app.post<{ Body: { email: string } }>(
@@ -29,7 +31,8 @@ export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswor
             'Always 202 with the same body, whether or not an active account has the address (and for pending or deactivated ' +
             'users). For an active user the mailer sends a single-use link (PASSWORD_RESET_TTL); a newer request replaces an ' +
             'older link. The address is looked up after the answer, so its time is the same for every address. Limited per ' +
-            'client address (ADDRESS_RATE_LIMIT) and per target address (PASSWORD_RESET_RATE_LIMIT).',
+            'client address (ADDRESS_RATE_LIMIT) and per target address (PASSWORD_RESET_RATE_LIMIT). While 100 look-ups ' +
+            'are still owed, a request waits for room, and is answered 503 (Retry-After) after 5 s without any.',
           security: [],
           body: {
             type: 'object',
@@ -53,7 +56,12 @@ export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswor
       },
       async (request, reply) => {
         const accepted = await deps.requestPasswordReset.execute({ email: request.body.email });
-        afterAnswer.run('password-reset request', () => accepted.record());
+        try {
+          await afterAnswer.admit('password-reset request', () => accepted.record());
+        } catch (error) {
+          if (!(error instanceof AfterAnswerFullError)) throw error;
+          throw new HttpProblemError('SERVICE_UNAVAILABLE', 'Too many password-reset requests are being handled; try again shortly', { 'retry-after': '2' });
+        }
         return reply.code(202).header('cache-control', 'no-store').send(PASSWORD_RESET_ACCEPTED);
       },
     );
