@@ -4,8 +4,8 @@ const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${
 /**
  * `date.toISOString()`, the same string (`YYYY-MM-DDTHH:mm:ss.sssZ`), built from its UTC fields. Node's own took
  * 0.70 µs a call against 0.14 µs here (Node 24, 2 M calls), and a page of ten users formats twenty to thirty of
- * them per request. Years outside 0000–9999 (an expanded ±YYYYYY year) and invalid dates (a RangeError) are left
- * to `toISOString` itself.
+ * them per request. Years outside 1000–9999 (fewer than four digits, or the expanded ±YYYYYY form) and invalid
+ * dates (a RangeError) are left to `toISOString` itself.
  */
 export function isoTimestamp(date: Date): string {
   const year = date.getUTCFullYear();
