@@ -11,11 +11,15 @@ export const PASSWORD_RESET_ACCEPTED = {
   message: 'If an active account has this address, a link to choose a new password is on its way.',
 } as const;
 
+/** Look-ups owed after their answers at most, and how long a request beyond waits for room before its 503. */
+const OWED_LOOKUPS = 100;
+const ROOM_WAIT_SECONDS = 5;
+
 export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswordResetUseCase; confirmPasswordReset: ConfirmPasswordResetUseCase }) {
   return async (app: FastifyInstance): Promise<void> => {
     // The look-up runs after the answer: its time (a write for a known address only) is not the answer's. At most
-    // 100 look-ups are owed at once; a request beyond waits for room, and is refused (503) after 5 s without any.
-    const afterAnswer = new AfterAnswer({ logger: app.log, maxPending: 100, admitTimeoutMs: 5_000 });
+    // OWED_LOOKUPS are owed at once; a request beyond waits for room, and is refused (503) after ROOM_WAIT_SECONDS.
+    const afterAnswer = new AfterAnswer({ logger: app.log, maxPending: OWED_LOOKUPS, admitTimeoutMs: ROOM_WAIT_SECONDS * 1000 });
     app.addHook('onClose', () => afterAnswer.drain());
 
     app.post<{ Body: { email: string } }>(
@@ -31,8 +35,9 @@ export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswor
             'Always 202 with the same body, whether or not an active account has the address (and for pending or deactivated ' +
             'users). For an active user the mailer sends a single-use link (PASSWORD_RESET_TTL); a newer request replaces an ' +
             'older link. The address is looked up after the answer, so its time is the same for every address. Limited per ' +
-            'client address (ADDRESS_RATE_LIMIT) and per target address (PASSWORD_RESET_RATE_LIMIT). While 100 look-ups ' +
-            'are still owed, a request waits for room, and is answered 503 (Retry-After) after 5 s without any.',
+            'client address (ADDRESS_RATE_LIMIT) and per target address (PASSWORD_RESET_RATE_LIMIT). While ' +
+            `${OWED_LOOKUPS} look-ups are still owed, a request waits for room, and is answered 503 (Retry-After) after ` +
+            `${ROOM_WAIT_SECONDS} s without any.`,
           security: [],
           body: {
             type: 'object',
