@@ -18,7 +18,7 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
     if (Number(row?.acquired) !== 1) throw new Error(`could not take the migration lock within ${LOCK_WAIT_SECONDS}s`);
     try {
       // DDL commits implicitly on MySQL, so each migration is its own step.
-      return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
+      return (await againIfTableCreatedMeanwhile(() => dataSource.runMigrations({ transaction: 'each' }))).map((m) => m.name);
     } finally {
       await runner.query('SELECT RELEASE_LOCK(?)', [LOCK_NAME]);
     }
@@ -28,5 +28,21 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
 }
 
 export async function hasPendingMigrations(dataSource: DataSource): Promise<boolean> {
-  return dataSource.showMigrations();
+  return againIfTableCreatedMeanwhile(() => dataSource.showMigrations());
+}
+
+/**
+ * TypeORM creates its migrations table when it finds it missing, outside the lock (`showMigrations` as well as
+ * `runMigrations`): an api and the migrate step that reach a new database at the same moment both try, and one is
+ * refused "table already exists" (seen in CI: the api exited 1). The table is then there, so the work is asked again.
+ */
+export async function againIfTableCreatedMeanwhile<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const e = error as { code?: string; errno?: number; driverError?: { code?: string; errno?: number } };
+    const inner = e?.driverError ?? e;
+    if (inner?.code !== 'ER_TABLE_EXISTS_ERROR' && inner?.errno !== 1050) throw error;
+    return work();
+  }
 }
