@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Base32Plugin, CryptoPlugin } from '@otplib/core';
 import { verify } from '@otplib/totp';
 import { generateTOTP } from '@otplib/uri';
@@ -9,12 +9,18 @@ const PERIOD_SECONDS = 30;
 const SECRET_BYTES = 20;
 
 /**
+ * The key of each secret being checked, imported once: verify hands the HMAC the same decoded bytes for each step
+ * of the window, and an HMAC given raw bytes imports them again each time (about 9 µs of the 11 a code's HMAC takes).
+ */
+const importedKeys = new WeakMap<Uint8Array, KeyObject>();
+
+/**
  * otplib's own plugins (noble, scure) ship as ES modules only, which the CommonJS build and its tests cannot
  * load: node:crypto serves instead, and base32 (RFC 4648, what authenticator apps read) is a few lines.
  */
 const nodeCrypto: CryptoPlugin = {
   name: 'node-crypto',
-  hmac: (algorithm, key, data) => new Uint8Array(createHmac(algorithm, key).update(data).digest()),
+  hmac: (algorithm, key, data) => new Uint8Array(createHmac(algorithm, importedKeys.get(key) ?? key).update(data).digest()),
   randomBytes: (length) => new Uint8Array(randomBytes(length)),
   constantTimeEqual: (a, b) => {
     const left = typeof a === 'string' ? Buffer.from(a) : Buffer.from(a);
@@ -79,8 +85,11 @@ export class OtplibTotp implements Totp {
 
   async verify(secret: string, code: string, now: Date, afterStep: number | null): Promise<number | null> {
     try {
+      // Decoded once and imported once, for every step of the window (otplib decodes a base32 secret at each).
+      const bytes = base32.decode(secret);
+      importedKeys.set(bytes, createSecretKey(bytes));
       const result = await verify({
-        secret,
+        secret: bytes,
         token: code,
         crypto: nodeCrypto,
         base32,
