@@ -8,6 +8,7 @@ import { columnKey } from './login-attempt-key';
 import { passkeyRows } from './typeorm-passkey-rows';
 import { toDomain } from './user-record-mapping';
 import { userTableShape } from './user-read-statements';
+import { type PreparedRead, preparedReads } from './prepared-reads';
 
 /**
  * The statements of a sign-in's second factor, written once per DataSource as plain SQL: both steps run them on
@@ -23,9 +24,12 @@ export class MfaSignInStatements {
   private readonly secondStepSql: string;
   private readonly holderSql: string;
   private readonly useTimeStepSql: string;
+  /** The two reads of every sign-in (a user's factors, a ticket's holder), prepared once per connection. */
+  private readonly read: PreparedRead;
 
   constructor(dataSource: DataSource) {
     this.dataSource = dataSource;
+    this.read = preparedReads(dataSource);
     this.q = (name) => dataSource.driver.escape(name);
     const q = this.q;
     const factors = dataSource.getMetadata(MfaFactorSchema);
@@ -55,7 +59,7 @@ export class MfaSignInStatements {
   }
 
   async secondStepOf(manager: EntityManager, userId: string, withPasskeys: boolean): Promise<SecondStepFactors> {
-    const rows = (await manager.query(this.secondStepSql, [userId, userId, userId])) as Record<string, unknown>[];
+    const rows = await this.read(manager, this.secondStepSql, [userId, userId, userId]);
     const first = rows[0] ?? {};
     const factors = rows.filter((row) => row.f_id !== null && row.f_id !== undefined).map((row) => this.factor(row, 'f'));
     const passkeys = withPasskeys && Number(first.passkeys ?? 0) > 0 ? await passkeyRows.of(manager, userId) : [];
@@ -63,7 +67,7 @@ export class MfaSignInStatements {
   }
 
   async ticketHolder(manager: EntityManager, userId: string, accountKey: string): Promise<TicketHolder> {
-    const rows = (await manager.query(this.holderSql, [columnKey(accountKey), userId])) as Record<string, unknown>[];
+    const rows = await this.read(manager, this.holderSql, [columnKey(accountKey), userId]);
     const first = rows[0] ?? {};
     const present = first[`u_${this.user.columns.find((column) => column.propertyName === 'id')!.databaseName}`];
     const record = present === null || present === undefined ? null : this.user.hydrate(unprefixed(first, 'u'));

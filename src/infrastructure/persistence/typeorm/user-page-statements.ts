@@ -5,6 +5,7 @@ import type { UserListFilter } from '../../../application/ports/user-repository.
 import { LIST_REVISION_TABLE } from './user-list-buckets';
 import { searchStatementBound } from './search-time-limit';
 import { filterStatements } from './user-filter-statements';
+import { preparedReads } from './prepared-reads';
 import { userTableShape } from './user-read-statements';
 
 /** The filters the page index counts: a role, a status, both, or neither (the whole list). */
@@ -99,6 +100,8 @@ export class UserPageStatements {
 function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
   const { q, table, columns, id, filterColumns, hydrate } = userTableShape(dataSource);
   const bounded = searchStatementBound(dataSource, searchTimeLimitSeconds);
+  // The placed statements: a text per filter shape, run at every page, so each is prepared once per connection.
+  const read = preparedReads(dataSource);
   const { roleId, status } = filterColumns;
   const selected = columns.map((c) => `u.${q(c.databaseName)}`).join(', ');
   // The sum of the slots' revisions: each only grows, so an equal sum is an unchanged index (user-list-buckets.ts).
@@ -149,7 +152,7 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
     const sql = filtered(filter)
       ? `SELECT (${revisionSql}) AS list_revision, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${id} >= ? ORDER BY ${id} ASC LIMIT ? OFFSET ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`
       : `SELECT (${revisionSql}) AS list_revision, ${selected} FROM ${from(filter, 'u')} WHERE ${where.sql} AND u.${id} >= ? ORDER BY u.${id} ASC LIMIT ? OFFSET ?`;
-    const rows = (await manager.query(sql, [...where.values, start, limit, skip])) as Record<string, unknown>[];
+    const rows = await read(manager, sql, [...where.values, start, limit, skip]);
     return { records: rows.map(hydrate), revision: rows.length > 0 ? Number(rows[0]!.list_revision) : null };
   };
 
@@ -175,14 +178,14 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
       const where = conditions(filter);
       // The count and the revision are scalar subqueries of the page's own statement: one round trip, one snapshot.
       const sql = `SELECT (${revisionSql}) AS list_revision, (${countSql(filter)}) AS matched_before, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${id} > ? ORDER BY ${id} ASC LIMIT ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
-      const rows = (await manager.query(sql, [...where.values, start, after, ...where.values, after, limit])) as Record<string, unknown>[];
+      const rows = await read(manager, sql, [...where.values, start, after, ...where.values, after, limit]);
       if (rows.length === 0) return null;
       return { records: rows.map(hydrate), before: Number(rows[0]!.matched_before), revision: Number(rows[0]!.list_revision) };
     },
     async countFrom(manager: EntityManager, filter: IndexedFilter, start: string, upTo: string) {
       const where = conditions(filter);
       const sql = `SELECT (${revisionSql}) AS list_revision, (${countSql(filter)}) AS n`;
-      const [row] = (await manager.query(sql, [...where.values, start, upTo])) as Record<string, unknown>[];
+      const [row] = await read(manager, sql, [...where.values, start, upTo]);
       return { n: Number(row?.n ?? 0), revision: Number(row?.list_revision) };
     },
     async afterCounted(manager: EntityManager, filter: UserListFilter, after: string, limit: number): Promise<CountedAfter> {

@@ -5,6 +5,7 @@ import { BatchedLookup } from './batched-lookup';
 import type { UserRecord } from './records';
 import { UserSchema } from './records';
 import { searchStatementBound } from './search-time-limit';
+import { preparedReads } from './prepared-reads';
 import { filterStatements } from './user-filter-statements';
 
 /** A page of the users a filter matches, and how many it matches (null when the page is empty). */
@@ -125,8 +126,12 @@ function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number):
   const select = `SELECT ${columns.map((c) => q(c.databaseName)).join(', ')} FROM ${table}`;
   const many = async (manager: EntityManager, sql: string, parameters: unknown[]) =>
     ((await manager.query(sql, parameters)) as Record<string, unknown>[]).map(hydrate);
-  const one = async (manager: EntityManager, sql: string, parameters: unknown[]) =>
-    (await many(manager, sql, parameters))[0] ?? null;
+  // A user by id or by username: fixed texts read on every sign-in and every change, prepared once per connection.
+  const read = preparedReads(dataSource);
+  const one = async (manager: EntityManager, sql: string, parameters: unknown[]) => {
+    const [row] = await read(manager, sql, parameters);
+    return row === undefined ? null : hydrate(row);
+  };
 
   const byIdSql = `${select} WHERE ${id} = ?`;
   const byUsernameSql = `${select} WHERE ${column('usernameKey')} = ?`;
