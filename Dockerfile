@@ -28,6 +28,10 @@ ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false
 # package.json's config.nodeFlags, as `npm start` runs: a smaller young generation (docs/BENCHMARKS.md, the RSS row).
 ENV NODE_OPTIONS=--max-semi-space-size=4
+# package.json's config.mallocEnv, as `npm start` runs: glibc's mmap threshold fixed at its default, so a large block
+# freed once (argon2id's 19 MiB) does not raise it for good and leave every later allocation in heaps that keep what
+# they freed (a list load after sign-ins: 374 MB resident without it, 182 MB with it; docs/DECISIONS.md, "Node.js").
+ENV MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 # Owned by root and not writable by the service user; the only writable paths are /data and /tmp,
 # so the container runs with a read-only root filesystem (mount /data and /tmp as volumes).

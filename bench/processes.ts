@@ -1,7 +1,8 @@
 /**
  * The processes under test, each its own OS process: the targets forked from bench/target.ts (api,
  * api-noauth, bare, argon) and driven over IPC, and the real mailer (`npm run start:mailer`'s script).
- * Every one runs with the node flags of `npm start` and the image (`package.json` `config.nodeFlags`).
+ * Every one runs with the node flags and the allocator settings of `npm start` and the image (`package.json`
+ * `config.nodeFlags` and `config.mallocEnv`).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -9,10 +10,13 @@ import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const CONFIG = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config: { nodeFlags: string; mallocEnv: string } }).config;
 /** Node's flags for every process the harness starts: those `npm start` and the image run the service with. */
-export const NODE_FLAGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config: { nodeFlags: string } }).config.nodeFlags
-  .split(/\s+/)
-  .filter(Boolean);
+export const NODE_FLAGS = CONFIG.nodeFlags.split(/\s+/).filter(Boolean);
+/** The allocator's settings `npm start` and the image run the service with (`config.mallocEnv`, NAME=value pairs). */
+export const MALLOC_ENV: Record<string, string> = Object.fromEntries(
+  CONFIG.mallocEnv.split(/\s+/).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 
 export const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -55,7 +59,7 @@ export function startTarget(name: string, mode: string, env: Record<string, stri
   const child = fork(path.join(__dirname, 'target.js'), [], {
     // BENCH_CPU_PROF=<dir>: each target writes a V8 CPU profile there when it stops (chrome://inspect or speedscope reads it).
     execArgv: process.env.BENCH_CPU_PROF ? [...NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : NODE_FLAGS,
-    env: { PATH: process.env.PATH ?? '', ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}), BENCH_MODE: mode, LOG_LEVEL, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', ...MALLOC_ENV, ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}), BENCH_MODE: mode, LOG_LEVEL, HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   children.push(child);
@@ -127,7 +131,7 @@ export function startMailer(env: Record<string, string>): Promise<Mailer> {
   withServiceAssets();
   const script = path.join(__dirname, '..', 'src', 'interfaces', 'mailer', 'main.js');
   const child = spawn(process.execPath, [...NODE_FLAGS, script], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', MAILER_METRICS_PORT: '0', ...env, LOG_LEVEL: 'info' },
+    env: { PATH: process.env.PATH ?? '', ...MALLOC_ENV, HOST: '127.0.0.1', MAILER_METRICS_PORT: '0', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

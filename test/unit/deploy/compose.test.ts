@@ -39,14 +39,17 @@ describe('docker-compose.yml', () => {
     expect(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^ENTRYPOINT \["\/app\/docker-entrypoint\.sh"\]$/m);
   });
 
-  it('runs node in the image with the flags `npm start` and the benchmarks use (package.json config.nodeFlags)', () => {
+  it('runs node in the image with the flags and allocator settings `npm start` and the benchmarks use (package.json config)', () => {
     const { config, scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-      config: { nodeFlags: string };
+      config: { nodeFlags: string; mallocEnv: string };
       scripts: Record<string, string>;
     };
     expect(config.nodeFlags).toMatch(/^--max-semi-space-size=\d+$/);
-    expect(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).toMatch(new RegExp(`^ENV NODE_OPTIONS=${config.nodeFlags}$`, 'm'));
-    for (const script of ['start', 'start:mailer']) expect(scripts[script]).toMatch(/^node \$npm_package_config_nodeFlags /);
+    expect(config.mallocEnv).toMatch(/^MALLOC_MMAP_THRESHOLD_=\d+$/);
+    const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(new RegExp(`^ENV NODE_OPTIONS=${config.nodeFlags}$`, 'm'));
+    expect(dockerfile).toMatch(new RegExp(`^ENV ${config.mallocEnv}$`, 'm'));
+    for (const script of ['start', 'start:mailer']) expect(scripts[script]).toMatch(/^env \$npm_package_config_mallocEnv node \$npm_package_config_nodeFlags /);
   });
 
   it('starts in order: database and broker healthy, then the migration done, then api and mailer', () => {
