@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { isMysqlFamily } from './data-source';
 
 type Rows = Record<string, unknown>[];
 type Done = (error: Error | null, rows?: unknown) => void;
@@ -22,7 +23,7 @@ export type PreparedRead = (manager: EntityManager, sql: string, parameters: unk
  * `timezone: 'Z'` dates, decimals as strings), which the list's tests hold on every database.
  */
 export function preparedReads(dataSource: DataSource): PreparedRead {
-  if (!['mysql', 'mariadb'].includes(dataSource.driver.options.type)) {
+  if (!isMysqlFamily(dataSource)) {
     return (manager, sql, parameters) => manager.query(sql, parameters) as Promise<Rows>;
   }
   const run = (target: Executes, sql: string, parameters: unknown[]) =>
