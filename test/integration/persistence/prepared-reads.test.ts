@@ -62,4 +62,17 @@ describe.each(ALL_TARGETS)('prepared reads on $name', (target) => {
       await runner.release();
     }
   });
+
+  it("refuses a read on a released transaction's manager, as `query` does, instead of reading outside it", async () => {
+    const read = preparedReads(db.dataSource);
+    const runner = db.dataSource.createQueryRunner();
+    await runner.connect();
+    await runner.release();
+    const sql = 'SELECT COUNT(*) AS n FROM users';
+    const outcome = (reading: Promise<unknown>) => reading.then(() => 'answered', (error: Error) => `refused: ${error.message}`);
+    const byQuery = await outcome(runner.manager.query(sql));
+    // The servers' runners refuse once released; SQLite's one connection has nothing to release, and answers alike.
+    if (server) expect(byQuery).toMatch(/^refused: .*released/i);
+    expect(await outcome(read(runner.manager, sql, []))).toBe(byQuery);
+  });
 });

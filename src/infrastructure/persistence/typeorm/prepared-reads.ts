@@ -23,19 +23,19 @@ export type PreparedRead = (manager: EntityManager, sql: string, parameters: unk
  * `timezone: 'Z'` dates, decimals as strings), which the list's tests hold on every database.
  */
 export function preparedReads(dataSource: DataSource): PreparedRead {
-  if (!isMysqlFamily(dataSource)) {
-    return (manager, sql, parameters) => manager.query(sql, parameters) as Promise<Rows>;
-  }
+  const query: PreparedRead = (manager, sql, parameters) => manager.query(sql, parameters) as Promise<Rows>;
+  if (!isMysqlFamily(dataSource)) return query;
   const run = (target: Executes, sql: string, parameters: unknown[]) =>
     new Promise<Rows>((resolve, reject) => {
       target.execute(sql, parameters, (error, rows) => (error ? reject(error) : resolve(rows as Rows)));
     });
   return async (manager, sql, parameters) => {
     const runner = manager.queryRunner;
-    // In a transaction: on its connection, to see what it sees. Otherwise any of the pool's.
-    if (runner && !runner.isReleased) return run((await runner.connect()) as Executes, sql, parameters);
+    // A transaction's manager reads on its connection, to see what it sees; once released, TypeORM's `query` refuses
+    // it with its own error (never a read outside the transaction).
+    if (runner) return runner.isReleased ? query(manager, sql, parameters) : run((await runner.connect()) as Executes, sql, parameters);
     // TypeORM's pool (MysqlDriver.pool); absent only while the data source is not connected, where `query` says so.
     const pool = (dataSource.driver as unknown as { pool?: Executes }).pool;
-    return pool ? run(pool, sql, parameters) : (manager.query(sql, parameters) as Promise<Rows>);
+    return pool ? run(pool, sql, parameters) : query(manager, sql, parameters);
   };
 }
