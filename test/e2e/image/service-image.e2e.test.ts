@@ -76,10 +76,23 @@ async function json(url: string, init: { method?: string; body?: unknown; token?
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
 
-async function run<T extends StartedTestContainer>(start: Promise<T>): Promise<T> {
-  const container = await start;
-  started.push(container);
-  return container;
+/**
+ * Starts one of the service's containers and keeps it for afterAll. Its output is gathered from the start: when the
+ * start fails (a wait that times out, a one-shot that exits non-zero) testcontainers removes the container and its
+ * log with it, so the error carries what the process printed.
+ */
+async function run(container: AccessControlContainer): Promise<StartedAccessControlContainer> {
+  let output = '';
+  container.withLogConsumer((stream) =>
+    stream
+      .on('data', (chunk: Buffer | string) => (output = (output + chunk.toString()).slice(-20_000)))
+      .on('error', () => undefined),
+  );
+  const running = await container.start().catch((error: Error) => {
+    throw new Error(`${error.message}\nthe ${container.process} container printed:\n${output || '(nothing)'}`);
+  });
+  started.push(running);
+  return running;
 }
 
 describe('the image', () => {
@@ -99,7 +112,6 @@ describe('the image', () => {
     const api = await run(
       new AccessControlContainer('api', IMAGE)
         .withEnvironment({ ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ADMIN_EMAIL: ADMIN.email })
-        .start(),
     );
     report.embeddedReadyMs = Date.now() - t0;
     const signIn = await json(`${api.url()}/v1/auth/signin`, { body: { username: ADMIN.username, password: ADMIN.password } });
@@ -123,7 +135,6 @@ describe('the image', () => {
         .withTmpFs({ '/tmp': 'rw,mode=1777', '/data': 'rw' })
         .withNetwork(network)
         .withEnvironment({ DATABASE_URL: db.internalUrl, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ADMIN_EMAIL: ADMIN.email })
-        .start(),
     );
     const signIn = await json(`${api.url()}/v1/auth/signin`, { body: { username: ADMIN.username, password: ADMIN.password } });
     expect(signIn.status).toBe(200);
@@ -149,7 +160,7 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
       PUBLIC_URL: 'http://access-control.test',
       LOG_LEVEL: 'info',
     };
-    await run(new AccessControlContainer('migrate', IMAGE).withNetwork(network).withEnvironment(common).start());
+    await run(new AccessControlContainer('migrate', IMAGE).withNetwork(network).withEnvironment(common));
     const t0 = Date.now();
     api = await run(
       new AccessControlContainer('api', IMAGE)
@@ -157,7 +168,6 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
         // /data as a named volume, as `docker run -v ac-data:/data` and the compose file mount it.
         .withBindMounts([{ source: volume, target: '/data', mode: 'rw' }])
         .withEnvironment({ ...common, MIGRATE_ON_START: 'false', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ADMIN_EMAIL: ADMIN.email })
-        .start(),
     );
     report[`${kind}.apiReadyMs`] = Date.now() - t0;
     const t1 = Date.now();
@@ -165,7 +175,6 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
       new AccessControlContainer('mailer', IMAGE)
         .withNetwork(network)
         .withEnvironment({ ...common, SMTP_URL: 'smtp://smtp:1025', MAIL_FROM: 'Access Control <no-reply@example.test>' })
-        .start(),
     );
     report[`${kind}.mailerReadyMs`] = Date.now() - t1;
   });
@@ -205,7 +214,6 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
         .withBindMounts([{ source: mounts[0].Name!, target: '/data', mode: 'rw' }])
         // The same settings (the token's issuer is PUBLIC_URL), the same volume, a new container.
         .withEnvironment({ ...common, MIGRATE_ON_START: 'false' })
-        .start(),
     );
     const users = await json(`${api.url()}/v1/users`, { token: signIn.body.accessToken });
     expect(users.status).toBe(200);
