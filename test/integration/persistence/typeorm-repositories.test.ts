@@ -31,6 +31,19 @@ describe.each(ALL_TARGETS)('persistence on $name', (target) => {
       expect(await runMigrations(db.dataSource)).toEqual([]);
     });
 
+    it('index a role’s users once, by (role_id, id, status): the (role_id, id) prefix of it is dropped (1765900000000)', async () => {
+      const runner = db.dataSource.createQueryRunner();
+      try {
+        const byRole = (await runner.getTable('users'))!.indices.filter((i) => i.columnNames[0] === 'role_id').map((i) => [i.name, i.columnNames]);
+        expect(byRole.sort()).toEqual([
+          ['ix_users_role_id_status', ['role_id', 'id', 'status']],
+          ['ix_users_role_status_id', ['role_id', 'status', 'id']],
+        ]);
+      } finally {
+        await runner.release();
+      }
+    });
+
     it('seed the admin and member roles and the permissions of PRODUCT.md and of user administration (#11)', async () => {
       const roles = await new TypeOrmRoleRepository({ manager: db.dataSource.manager, sqliteWriteQueue: db.adapters.services.sqliteWriteQueue }).findAll();
       expect(roles.map((r) => [r.id, r.name, [...r.permissions].sort()])).toEqual([

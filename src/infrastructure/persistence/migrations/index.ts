@@ -20,6 +20,7 @@ import { Passkeys1765600000000 } from './1765600000000-passkeys';
 import { MfaTicketPassword1765650000000 } from './1765650000000-mfa-ticket-password';
 import { UserListSlots1765700000000 } from './1765700000000-user-list-slots';
 import { SignInTicketUse1765800000000 } from './1765800000000-sign-in-ticket-use';
+import { DropRoleIdIndex1765900000000 } from './1765900000000-drop-role-id-index';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   MfaTicketPassword1765650000000,
   UserListSlots1765700000000,
   SignInTicketUse1765800000000,
+  DropRoleIdIndex1765900000000,
 ];

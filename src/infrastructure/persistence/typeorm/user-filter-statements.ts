@@ -18,8 +18,9 @@ export interface FilterColumns {
 }
 
 /**
- * The SQL of the user list's filters. Each filter reads an index of migration 1764300000000: the role
- * `(role_id, id)` or `(role_id, status, id)`, the status `(status, id)`, the e-mail the unique `email_key`.
+ * The SQL of the user list's filters. Each filter reads an index: the role `(role_id, id, status)` (migration
+ * 1765200000000; the `(role_id, id)` before it is dropped by 1765900000000) or `(role_id, status, id)`, the status
+ * `(status, id)`, the e-mail the unique `email_key`.
  * The prefix search is a range on each of the three keys (name, e-mail, username), one SELECT per key joined
  * by UNION (which also drops a user found by two keys), never LIKE: SQLite serves no LIKE from an index on a
  * binary collation, and `%` or `_` in the prefix would be wildcards. The keys are compared code point by code
@@ -56,7 +57,8 @@ export function filterStatements(c: FilterColumns, filter: UserListFilter): Filt
     // A role alone: the page says "not erased" by the e-mail key (erased users have none, every other user has
     // one) rather than by the status. `status <> 'deleted'` is a range on (role_id, status, id), which MySQL 8
     // and MariaDB then read whole, covering, and sort by id (every page sorts the role's users); with no
-    // condition on the status they read (role_id, id) in id order and stop after the page (EXPLAIN at 1 M users).
+    // condition on the status they read (role_id, id, status) in id order and stop after the page (EXPLAIN at 1 M
+    // users).
     // The count keeps the status: the covering index counts without reading rows.
     const roleAlone = filter.roleId !== undefined && filter.status === undefined && filter.emailKey === undefined;
     const pageConditions = roleAlone ? [`${c.roleId} = ?`, `${c.emailKey} IS NOT NULL`].join(' AND ') : conditions;
