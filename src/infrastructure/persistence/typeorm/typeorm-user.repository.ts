@@ -256,11 +256,11 @@ export class TypeOrmUserRepository implements UserRepository {
   private async listPlaced(offset: number, limit: number, filter: IndexedFilter): Promise<{ items: User[]; total: number }> {
     await this.index.ready();
     for (let attempt = 0; attempt < PLACEMENT_ATTEMPTS; attempt++) {
-      const placed = this.index.place(filter, offset);
+      const placed = this.index.place(filter, offset, limit);
       if (placed.start === null) {
         if ((await this.pages.revision(this.manager)) === placed.revision) return { items: [], total: placed.total };
       } else {
-        const page = await this.pages.seekBatched(filter, placed.start, placed.skip, limit);
+        const page = await this.pages.seekBatched(filter, { start: placed.start, end: placed.end }, placed.skip, limit);
         if (page.revision === placed.revision) return { items: page.records.map(toDomain), total: placed.total };
       }
       await this.index.refresh();

@@ -11,6 +11,11 @@ export interface Placement {
   /** Null when the position is past the end. */
   start: string | null;
   skip: number;
+  /**
+   * The first id of the bucket after the one holding the page's last match: every match from `start` to the page's
+   * end lies below it, by this copy's counts. Null when that bucket is the last (no bound).
+   */
+  end: string | null;
 }
 
 /**
@@ -57,19 +62,25 @@ export class UserListIndex {
     if (this.revision < 0) await this.refresh();
   }
 
-  /** Where the match at `offset` (0-based) of `filter` lies, in this copy. */
-  place(filter: IndexedFilter, offset: number): Placement {
+  /** Where the page of `limit` matches from the match at `offset` (0-based) of `filter` lies, in this copy. */
+  place(filter: IndexedFilter, offset: number, limit: number): Placement {
     const sums = this.sumsOf(filter);
     const total = sums[sums.length - 1]!;
-    if (offset >= total) return { revision: this.revision, total, start: null, skip: 0 };
-    // The last bucket whose running sum is at or below the offset: it holds the match (empty buckets before it do not).
+    if (offset >= total) return { revision: this.revision, total, start: null, skip: 0, end: null };
+    const first = this.bucketHolding(sums, offset);
+    const last = this.bucketHolding(sums, Math.min(offset + limit, total) - 1);
+    return { revision: this.revision, total, start: this.starts[first]!, skip: offset - sums[first]!, end: this.starts[last + 1] ?? null };
+  }
+
+  /** The last bucket whose running sum is at or below the offset: it holds the match (empty buckets before it do not). */
+  private bucketHolding(sums: Float64Array, offset: number): number {
     let [lo, hi] = [0, this.starts.length - 1];
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if (sums[mid]! <= offset) lo = mid;
       else hi = mid - 1;
     }
-    return { revision: this.revision, total, start: this.starts[lo]!, skip: offset - sums[lo]! };
+    return lo;
   }
 
   /** The bucket holding `id`, the matches of `filter` in the buckets before it, and the filter's total. */

@@ -11,6 +11,18 @@ import { userTableShape } from './user-read-statements';
 /** The filters the page index counts: a role, a status, both, or neither (the whole list). */
 export type IndexedFilter = Pick<UserListFilter, 'roleId' | 'status'>;
 
+/**
+ * Where a seek reads: from a bucket's first id (`start`), and below `end`, the first id of the bucket after the
+ * page's last match (null: to the end of the list). The bound changes no answer while the counts that placed the
+ * page are the statement's (the revisions agree), and spares MySQL and MariaDB the range estimate of an open
+ * range: two B-tree dives, one to the index's far end, and up to ten pages read between them (2026-12-05, at 1 M
+ * users and a 128 MB pool: 4.8 pages read from disk per seek open, 2.0 bounded).
+ */
+export interface SeekRange {
+  start: string;
+  end: string | null;
+}
+
 /** A page read from a bucket's start, and the index revision its statement saw (null: the page came back empty). */
 export interface SeekedPage {
   records: UserRecord[];
@@ -51,14 +63,14 @@ export class UserPageStatements {
     this.searchTimeLimitSeconds = searchTimeLimitSeconds;
   }
 
-  /** The page of `limit` matches of `filter` that starts `skip` matches after the first at or above `start`. */
-  seek(manager: EntityManager, filter: IndexedFilter, start: string, skip: number, limit: number): Promise<SeekedPage> {
-    return this.built().seek(manager, filter, start, skip, limit);
+  /** The page of `limit` matches of `filter` that starts `skip` matches after the first at or above `range.start`. */
+  seek(manager: EntityManager, filter: IndexedFilter, range: SeekRange, skip: number, limit: number): Promise<SeekedPage> {
+    return this.built().seek(manager, filter, range, skip, limit);
   }
 
   /** The same outside any transaction: identical pages asked for at once share one query (BatchedLookup, never a cache). */
-  seekBatched(filter: IndexedFilter, start: string, skip: number, limit: number): Promise<SeekedPage> {
-    return this.built().seekBatched(filter, start, skip, limit);
+  seekBatched(filter: IndexedFilter, range: SeekRange, skip: number, limit: number): Promise<SeekedPage> {
+    return this.built().seekBatched(filter, range, skip, limit);
   }
 
   /**
@@ -145,23 +157,25 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
   const countSql = (filter: IndexedFilter): string =>
     `SELECT COUNT(*) FROM ${from(filter)} WHERE ${conditions(filter).sql} AND ${id} >= ? AND ${id} <= ?`;
 
-  const seek = async (manager: EntityManager, filter: IndexedFilter, start: string, skip: number, limit: number): Promise<SeekedPage> => {
+  const seek = async (manager: EntityManager, filter: IndexedFilter, { start, end }: SeekRange, skip: number, limit: number): Promise<SeekedPage> => {
     const where = conditions(filter);
+    const range = (column: string) => (end === null ? `${column} >= ?` : `${column} >= ? AND ${column} < ?`);
+    const bounds = end === null ? [start] : [start, end];
     // The whole list walks the primary key itself (its rows lie in id order); a filter walks its index for the
     // ids (covering: skipped entries cost no row read), then reads the page's rows by primary key.
     const sql = filtered(filter)
-      ? `SELECT (${revisionSql}) AS list_revision, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${id} >= ? ORDER BY ${id} ASC LIMIT ? OFFSET ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`
-      : `SELECT (${revisionSql}) AS list_revision, ${selected} FROM ${from(filter, 'u')} WHERE ${where.sql} AND u.${id} >= ? ORDER BY u.${id} ASC LIMIT ? OFFSET ?`;
-    const rows = await read(manager, sql, [...where.values, start, limit, skip]);
+      ? `SELECT (${revisionSql}) AS list_revision, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${range(id)} ORDER BY ${id} ASC LIMIT ? OFFSET ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`
+      : `SELECT (${revisionSql}) AS list_revision, ${selected} FROM ${from(filter, 'u')} WHERE ${where.sql} AND ${range(`u.${id}`)} ORDER BY u.${id} ASC LIMIT ? OFFSET ?`;
+    const rows = await read(manager, sql, [...where.values, ...bounds, limit, skip]);
     return { records: rows.map(hydrate), revision: rows.length > 0 ? Number(rows[0]!.list_revision) : null };
   };
 
-  type Key = { filter: IndexedFilter; start: string; skip: number; limit: number };
+  type Key = { filter: IndexedFilter; range: SeekRange; skip: number; limit: number };
   const seeks = new BatchedLookup<string, SeekedPage>(async (keys) => {
     const loaded = await Promise.all(
       keys.map(async (key) => {
-        const { filter, start, skip, limit } = JSON.parse(key) as Key;
-        return [key, await seek(dataSource.manager, filter, start, skip, limit)] as const;
+        const { filter, range, skip, limit } = JSON.parse(key) as Key;
+        return [key, await seek(dataSource.manager, filter, range, skip, limit)] as const;
       }),
     );
     return new Map(loaded);
@@ -169,9 +183,9 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
 
   return {
     seek,
-    async seekBatched({ roleId, status: wanted }: IndexedFilter, start: string, skip: number, limit: number): Promise<SeekedPage> {
+    async seekBatched({ roleId, status: wanted }: IndexedFilter, { start, end }: SeekRange, skip: number, limit: number): Promise<SeekedPage> {
       // Every field named in a fixed order: two equal requests are one key.
-      const key: Key = { filter: { roleId, status: wanted }, start, skip, limit };
+      const key: Key = { filter: { roleId, status: wanted }, range: { start, end }, skip, limit };
       return (await seeks.get(JSON.stringify(key)))!;
     },
     async after(manager: EntityManager, filter: IndexedFilter, start: string, after: string, limit: number): Promise<PageAfter | null> {
