@@ -134,5 +134,19 @@ describe.each(ALL_TARGETS)('TypeOrmUserRepository on $name', (target) => {
       const original = added.find((user) => user.id === sample.id)!;
       expect(sample.toSnapshot()).toEqual(original.toSnapshot());
     }, 120_000);
+
+    it('bounds a placed seek by the first bucket start above the page’s last match, and leaves the last bucket open', async () => {
+      const index = db.adapters.services.userListIndex;
+      await index.refresh();
+      const live = ((await db.dataSource.query("SELECT id FROM users WHERE status <> 'deleted' ORDER BY id")) as { id: string }[]).map((row) => row.id);
+      const starts = ((await db.dataSource.query('SELECT start_id FROM user_list_buckets ORDER BY start_id')) as { start_id: string }[]).map((row) => row.start_id);
+      expect(starts.length).toBeGreaterThan(2);
+      for (const [offset, limit] of [[0, 10], [250, 10], [120, 300], [live.length - 12, 10], [live.length - 1, 10]] as const) {
+        const placed = index.place({}, offset, limit);
+        const last = live[Math.min(offset + limit, live.length) - 1]!;
+        expect({ offset, limit, end: placed.end }).toEqual({ offset, limit, end: starts.find((start) => start > last) ?? null });
+        expect(placed.start! <= live[offset]!).toBe(true);
+      }
+    }, 60_000);
   });
 });
