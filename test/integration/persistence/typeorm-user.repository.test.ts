@@ -151,5 +151,31 @@ describe.each(ALL_TARGETS)('TypeOrmUserRepository on $name', (target) => {
         expect(placed.start! <= live[offset]!).toBe(true);
       }
     }, 60_000);
+
+    it('bounds a page after a cursor above its last match, at most one bucket past it, and leaves it open where no bucket follows', async () => {
+      const index = db.adapters.services.userListIndex;
+      const users = db.adapters.users();
+      await index.refresh();
+      const live = ((await db.dataSource.query("SELECT id FROM users WHERE status <> 'deleted' ORDER BY id")) as { id: string }[]).map((row) => row.id);
+      const counted = (await db.dataSource.query('SELECT DISTINCT start_id FROM user_list_slot_counts')) as { start_id: string }[];
+      const starts = [...new Set(['', ...counted.map((row) => row.start_id)])].sort();
+      expect(starts.length).toBeGreaterThan(4);
+      const bounded: boolean[] = [];
+      for (const [position, limit] of [[0, 10], [120, 10], [126, 10], [200, 100], [live.length - 12, 10], [live.length - 2, 10]] as const) {
+        const after = live[position]!;
+        const { end } = index.bucketOf({}, after, limit);
+        const page = live.slice(position + 1, position + 1 + limit);
+        const last = page.at(-1) ?? after;
+        // Every id of the page below the bound, and the bound no further than the second bucket start past the page.
+        expect({ position, limit, held: end === null || last < end }).toEqual({ position, limit, held: true });
+        const second = starts.filter((start) => start > last)[1] ?? null;
+        if (second !== null) expect({ position, end: end !== null && end <= second }).toEqual({ position, end: true });
+        bounded.push(end !== null);
+        const listed = await users.listAfter({ after, limit });
+        expect({ position, ids: listed.items.map((u) => u.id), before: listed.before }).toEqual({ position, ids: page, before: position + 1 });
+      }
+      // The first cursors are far from the last bucket; the last ones are in it.
+      expect(bounded).toEqual([true, true, true, true, false, false]);
+    }, 60_000);
   });
 });

@@ -223,10 +223,11 @@ export class TypeOrmUserRepository implements UserRepository {
         const indexed = { roleId: filter.roleId, status: filter.status };
         await this.index.ready();
         for (let attempt = 0; attempt < PLACEMENT_ATTEMPTS; attempt++) {
-          const bucket = this.index.bucketOf(indexed, after);
+          const bucket = this.index.bucketOf(indexed, after, limit);
           // The page past the cursor, with how many matches the cursor's bucket holds up to the cursor and the
-          // revision, in one statement: the position of the cursor is exact when the revision is the index copy's.
-          const { records, before, revision } = await this.pages.after(this.manager, indexed, bucket.start, after, limit);
+          // revision, in one statement: the position of the cursor, and the page's bound above, are exact when the
+          // revision is the index copy's.
+          const { records, before, revision } = await this.pages.after(this.manager, indexed, bucket, after, limit);
           if (revision !== bucket.revision) {
             await this.index.refresh();
             continue;

@@ -83,8 +83,13 @@ export class UserListIndex {
     return lo;
   }
 
-  /** The bucket holding `id`, the matches of `filter` in the buckets before it, and the filter's total. */
-  bucketOf(filter: IndexedFilter, id: string): { revision: number; start: string; before: number; total: number } {
+  /**
+   * The bucket holding `id`, the matches of `filter` in the buckets before it, the filter's total, and `end`: a bound
+   * above the page of `limit` matches after `id` (null: none). The page's first match is at most the first match
+   * past this bucket (position `sums[b + 1]`), so its last is at most `limit - 1` further on, and lies below the
+   * start of the bucket after the one holding that position.
+   */
+  bucketOf(filter: IndexedFilter, id: string, limit: number): { revision: number; start: string; before: number; total: number; end: string | null } {
     const sums = this.sumsOf(filter);
     let [lo, hi] = [0, this.starts.length - 1];
     while (lo < hi) {
@@ -92,7 +97,10 @@ export class UserListIndex {
       if (this.starts[mid]! <= id) lo = mid;
       else hi = mid - 1;
     }
-    return { revision: this.revision, start: this.starts[lo] ?? '', before: sums[lo] ?? 0, total: sums[sums.length - 1] ?? 0 };
+    const total = sums[sums.length - 1] ?? 0;
+    const last = Math.min((sums[lo + 1] ?? total) + limit, total) - 1;
+    const end = last < 0 ? null : (this.starts[Math.max(this.bucketHolding(sums, last), lo) + 1] ?? null);
+    return { revision: this.revision, start: this.starts[lo] ?? '', before: sums[lo] ?? 0, total, end };
   }
 
   private sumsOf({ roleId, status }: IndexedFilter): Float64Array {

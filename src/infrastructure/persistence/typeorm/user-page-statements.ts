@@ -75,14 +75,15 @@ export class UserPageStatements {
   }
 
   /**
-   * The first `limit` matches of `filter` with an id above `after`, in one statement with how many matches have an id
-   * from `start` to `after` (a bucket's, at most) and the index revision. Past the last match the page is empty, the
-   * statement returns no row, and the count and the revision come from `countFrom`.
+   * The first `limit` matches of `filter` with an id above `after` (and below `range.end`, when there is one), in one
+   * statement with how many matches have an id from `range.start` to `after` (a bucket's, at most) and the index
+   * revision. Past the last match the page is empty, the statement returns no row, and the count and the revision
+   * come from `countFrom`.
    */
-  async after(manager: EntityManager, filter: IndexedFilter, start: string, after: string, limit: number): Promise<PageAfter> {
-    const page = await this.built().after(manager, filter, start, after, limit);
+  async after(manager: EntityManager, filter: IndexedFilter, range: SeekRange, after: string, limit: number): Promise<PageAfter> {
+    const page = await this.built().after(manager, filter, range, after, limit);
     if (page !== null) return page;
-    const { n, revision } = await this.countFrom(manager, filter, start, after);
+    const { n, revision } = await this.countFrom(manager, filter, range.start, after);
     return { records: [], before: n, revision };
   }
 
@@ -189,11 +190,13 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
       const key: Key = { filter: { roleId, status: wanted }, range: { start, end }, skip, limit };
       return (await seeks.get(JSON.stringify(key)))!;
     },
-    async after(manager: EntityManager, filter: IndexedFilter, start: string, after: string, limit: number): Promise<PageAfter | null> {
+    async after(manager: EntityManager, filter: IndexedFilter, { start, end }: SeekRange, after: string, limit: number): Promise<PageAfter | null> {
       const where = conditions(filter);
       // The count and the revision are scalar subqueries of the page's own statement: one round trip, one snapshot.
-      const sql = `SELECT (${revisionSql}) AS list_revision, (${countSql(filter)}) AS matched_before, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${id} > ? ORDER BY ${id} ASC LIMIT ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
-      const rows = await read(manager, sql, [...where.values, start, after, ...where.values, after, limit]);
+      // Bounded above as a seek is (SeekRange), so the server's range estimate reads no page past the bound.
+      const below = end === null ? '' : ` AND ${id} < ?`;
+      const sql = `SELECT (${revisionSql}) AS list_revision, (${countSql(filter)}) AS matched_before, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${id} > ?${below} ORDER BY ${id} ASC LIMIT ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
+      const rows = await read(manager, sql, [...where.values, start, after, ...where.values, after, ...(end === null ? [] : [end]), limit]);
       if (rows.length === 0) return null;
       return { records: rows.map(hydrate), before: Number(rows[0]!.matched_before), revision: Number(rows[0]!.list_revision) };
     },
