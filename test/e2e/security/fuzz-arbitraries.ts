@@ -178,20 +178,66 @@ export function formBodies(schema: JsonSchema | undefined, tokens: string[]): fc
 
 export const QUERY_KEYS = ['page', 'page_size', 'group', 'name', 'filter[group]', 'filter[name]', 'filter[group][]', 'filter[group][x]', 'filter', 'page[]', '__proto__', '__proto__[polluted]', 'constructor[prototype][polluted]', 'token',
   // The user list's filters (#11).
-  'role', 'status', 'email', 'q', 'filter[role]', 'filter[status]', 'filter[email]', 'filter[q]', 'filter[q][]', 'q[]'];
+  'role', 'status', 'email', 'q', 'filter[role]', 'filter[status]', 'filter[email]', 'filter[q]', 'filter[q][]', 'q[]',
+  // The user list's cursor (#26), and the audit trail's filters and cursor (#23).
+  'after', 'after[]', 'actor', 'target', 'action', 'outcome', 'from', 'to', 'request_id', 'cursor', 'cursor[]'];
+/** Values of the cursors and the audit filters: ids, instants (real, impossible, far off), outcomes, actions, cursor-shaped strings. */
+const QUERY_VALUES = ['01a1fc99-0000-7000-8000-000000000000', '01A1FC99-0000-7000-8000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  '2000-01-01T00:00:00Z', '2099-01-01T00:00:00Z', '2026-02-30T25:61:00Z', '2026-01-01', '2026-01-01T00:00:00+14:00', '-271821-04-20T00:00:00Z',
+  'success', 'failure', 'user.signed_in', 'user.*', 'eyJ0IjoxfQ', 'AAAAAAAAAAAAAAAA', 'x'.repeat(200)];
 export const queryStrings = fc.oneof(
   fc.constant(''),
   fc
     .array(
       fc.tuple(
         fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUERY_KEYS) }, { weight: 1, arbitrary: safeString(10) }),
-        fc.oneof(fc.constantFrom('1', '100', '101', '0', '-1', '1e3', ' 7', '0x10', '99999999999', 'users', 'permissions', 'users:read', '', 'admin', 'member', 'active', 'pending', 'deactivated', 'admin@example.com', '%', '_', 'é', '😀', ' '), safeString(20)),
+        fc.oneof(fc.constantFrom('1', '100', '101', '0', '-1', '1e3', ' 7', '0x10', '99999999999', 'users', 'permissions', 'users:read', '', 'admin', 'member', 'active', 'pending', 'deactivated', 'admin@example.com', '%', '_', 'é', '😀', ' '), fc.constantFrom(...QUERY_VALUES), safeString(20)),
         fc.boolean(),
       ),
       { maxLength: 6 },
     )
     .map((pairs) => '?' + pairs.map(([k, v, raw]) => (raw ? `${k.replace(/[^\x21-\x7e]|[#%&=]/g, '')}=${v.replace(/[^\x21-\x7e]|[#%&]/g, '')}` : `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)).join('&')),
 );
+
+/** A documented query parameter of a route (the OpenAPI operation's `parameters`, `in: query`). */
+export interface QueryParameter {
+  in: string;
+  name: string;
+  required?: boolean;
+  schema: JsonSchema & { format?: string; enum?: unknown[]; pattern?: string };
+}
+
+/** A value that mostly fits a query parameter's schema, sometimes sits just outside a bound, sometimes is junk. */
+function queryValue(schema: QueryParameter['schema']): fc.Arbitrary<string> {
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  const junk = fc.oneof(fc.constantFrom(...QUERY_VALUES), safeString(20));
+  if (type === 'integer') {
+    const [min, max] = [schema.minimum ?? 0, schema.maximum ?? 1000];
+    return fc.oneof({ weight: 3, arbitrary: fc.integer({ min: min - 1, max: Math.min(max, 2_000_000) + 1 }).map(String) }, { weight: 1, arbitrary: junk });
+  }
+  // Instants mostly since 2020, most of them ahead (an export of all that came after a past one is the whole trail).
+  if (schema.format === 'date-time') return fc.oneof({ weight: 3, arbitrary: fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()) }, { weight: 1, arbitrary: junk });
+  if (schema.enum) return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...schema.enum.map(String)) }, { weight: 1, arbitrary: junk });
+  if (schema.pattern) {
+    const [min, max] = [schema.minLength ?? 0, schema.maxLength ?? 64];
+    const fitting = fc.stringMatching(new RegExp(schema.pattern)).filter((v) => v.length >= min && v.length <= max && safe(v));
+    return fc.oneof({ weight: 3, arbitrary: fitting }, { weight: 1, arbitrary: junk });
+  }
+  return junk;
+}
+
+/**
+ * Query strings from a route's documented parameters: its required ones always, each other one half the time, with
+ * values that mostly fit (so a route with a strict query, as the audit export's, is reached past validation). None
+ * documented: the generic query strings.
+ */
+export function documentedQueries(parameters: readonly QueryParameter[]): fc.Arbitrary<string> {
+  const query = parameters.filter((p) => p.in === 'query');
+  if (query.length === 0) return queryStrings;
+  const model = Object.fromEntries(query.map((p) => [p.name, queryValue(p.schema)]));
+  const required = query.filter((p) => p.required).map((p) => p.name);
+  return fc.record(model, { requiredKeys: required }).map((values) => '?' + Object.entries(values).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'));
+}
 
 export const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/problem+json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/jsonx', 'application/xml', '*/*', ''];
 export const printable = fc.string({ maxLength: 60, unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }).filter(safe);

@@ -9,12 +9,14 @@ import {
   authorizations,
   bodies,
   CONTENT_TYPES,
+  documentedQueries,
   FORM_MEDIA,
   formBodies,
   type JsonSchema,
   LEAKS,
   oauthForms,
   printable,
+  type QueryParameter,
   queryStrings,
   safeString,
   tokenForms,
@@ -33,7 +35,7 @@ jest.setTimeout(Math.max(120_000, RUNS * 22 * 50));
 const UNKNOWN_ROUTE_STATUSES = [400, 401, 404, 413, 415, 431] as const;
 interface Operation {
   responses?: Record<string, unknown>;
-  parameters?: { in: string; name: string; schema: JsonSchema }[];
+  parameters?: QueryParameter[];
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
 }
 interface Route {
@@ -102,7 +104,21 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/me/mfa/webauthn', authenticated: true },
   { method: 'PATCH', path: '/v1/me/mfa/webauthn/{id}', authenticated: true },
   { method: 'DELETE', path: '/v1/me/mfa/webauthn/{id}', authenticated: true },
+  // Enrollment of an authenticator app, then its confirmation with fuzzed codes (a right one by chance confirms it),
+  // and the recovery codes' regeneration: all on fuzz-mfa's token, before the app's removal.
+  { method: 'POST', path: '/v1/me/mfa/totp', authenticated: true },
+  { method: 'POST', path: '/v1/me/mfa/totp/confirm', authenticated: true },
+  { method: 'POST', path: '/v1/me/mfa/recovery-codes', authenticated: true },
   { method: 'DELETE', path: '/v1/me/mfa/totp', authenticated: true },
+  // An admin's reset of another user's factors: the ids are pending users, service accounts and a passkey, never
+  // fuzz-mfa, whose sessions it would end.
+  { method: 'DELETE', path: '/v1/users/{id}/mfa', authenticated: true },
+  // The audit trail (#23): its filters, instants and cursors from the query strings.
+  { method: 'GET', path: '/v1/audit-events', authenticated: true },
+  { method: 'GET', path: '/v1/audit-events/export', authenticated: true },
+  // The console's session (its cookie and CSRF header absent or junk): refused before any session is read.
+  { method: 'POST', path: '/v1/auth/console-session/refresh', authenticated: false },
+  { method: 'DELETE', path: '/v1/auth/console-session', authenticated: false },
   { method: 'POST', path: '/v1/resources', authenticated: true },
 ];
 
@@ -200,9 +216,9 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     if (process.env.FUZZ_REPORT) console.log(JSON.stringify([...statuses].map(([route, counts]) => [route, Object.fromEntries(counts)]), null, 1));
   });
 
-  it('reads every fuzzed route from the OpenAPI document (47 documented, 1 unknown)', () => {
+  it('reads every fuzzed route from the OpenAPI document (55 documented, 1 unknown)', () => {
     const documented = ROUTES.filter((r) => doc.paths[r.path]?.[r.method.toLowerCase()]);
-    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(47);
+    expect(documented.map((r) => `${r.method} ${r.path}`)).toHaveLength(55);
     expect(doc.paths['/v1/resources']).toBeUndefined();
   });
 
@@ -237,7 +253,7 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
               : route.path.startsWith('/v1/auth/signin/mfa')
                 ? fc.oneof(bodies(bodySchema), fc.constantFrom(...mfaTickets).map((t) => JSON.stringify({ mfa_token: t })))
                 : bodies(bodySchema),
-        queryStrings,
+        fc.oneof(queryStrings, documentedQueries(operation?.parameters ?? [])),
         fc.oneof({ weight: 3, arbitrary: fc.constant(media) }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
         authorizations(token),
         ids,
@@ -285,7 +301,7 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     // The fuzz reached past authentication and validation: some answers came from the handlers.
     // (The password change's handler refuses a wrong current password with a 400 of its own: WRONG_CURRENT_PASSWORD.)
     // (So do the factors' removals: a wrong password or code is a 400 of their own.)
-    const refusesWithA400 = ['/v1/me/password', '/v1/me/mfa/totp', '/v1/me/mfa/webauthn/{id}', '/v1/me/mfa/webauthn'];
+    const refusesWithA400 = ['/v1/me/password', '/v1/me/mfa/totp', '/v1/me/mfa/totp/confirm', '/v1/me/mfa/webauthn/{id}', '/v1/me/mfa/webauthn'];
     if (route.authenticated && route.path !== '/v1/resources' && !refusesWithA400.includes(route.path)) expect([...counts.keys()].some((s) => s !== 400 && s !== 401 && s !== 413 && s !== 415)).toBe(true);
     // The form was rendered again with what the fuzz entered, not only dead-link pages.
     // The token endpoint's grant was reached: refresh tokens were looked up and refused (or exchanged).
