@@ -68,8 +68,16 @@ export class UserListIndex {
     const total = sums[sums.length - 1]!;
     if (offset >= total) return { revision: this.revision, total, start: null, skip: 0, end: null };
     const first = this.bucketHolding(sums, offset);
-    const last = this.bucketHolding(sums, Math.min(offset + limit, total) - 1);
-    return { revision: this.revision, total, start: this.starts[first]!, skip: offset - sums[first]!, end: this.starts[last + 1] ?? null };
+    const end = this.boundAbove(sums, Math.min(offset + limit, total) - 1, first);
+    return { revision: this.revision, total, start: this.starts[first]!, skip: offset - sums[first]!, end };
+  }
+
+  /**
+   * The start of the bucket after the one holding the match at `position` (or after bucket `from`, if that is later):
+   * every match up to that position lies below it. Null when that bucket is the last.
+   */
+  private boundAbove(sums: Float64Array, position: number, from: number): string | null {
+    return this.starts[Math.max(this.bucketHolding(sums, position), from) + 1] ?? null;
   }
 
   /** The last bucket whose running sum is at or below the offset: it holds the match (empty buckets before it do not). */
@@ -99,7 +107,7 @@ export class UserListIndex {
     }
     const total = sums[sums.length - 1] ?? 0;
     const last = Math.min((sums[lo + 1] ?? total) + limit, total) - 1;
-    const end = last < 0 ? null : (this.starts[Math.max(this.bucketHolding(sums, last), lo) + 1] ?? null);
+    const end = last < 0 ? null : this.boundAbove(sums, last, lo);
     return { revision: this.revision, start: this.starts[lo] ?? '', before: sums[lo] ?? 0, total, end };
   }
 
