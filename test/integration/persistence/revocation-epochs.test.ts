@@ -43,6 +43,9 @@ describe.each(ALL_TARGETS)('revocation epochs on $name', (target) => {
     const unitOfWork = db.adapters.unitOfWork();
     const factor = { id: ids.next(), userId: user.id, type: 'totp' as const, sealedSecret: 'v1.a.b.c', createdAt: new Date(), confirmedAt: null, lastUsedStep: null };
     const before = await epochOf(user.id);
+    await unitOfWork.run((scope) => scope.mfa.savePending({ ...factor, id: ids.next() }));
+    expect(await epochOf(user.id)).toBe(before);
+    // Replacing a pending enrollment (started again) narrows no access either.
     await unitOfWork.run((scope) => scope.mfa.savePending(factor));
     expect(await epochOf(user.id)).toBe(before);
     await unitOfWork.run((scope) => scope.mfa.confirm(user.id, factor.id, new Date()));

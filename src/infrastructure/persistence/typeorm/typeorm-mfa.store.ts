@@ -50,10 +50,11 @@ export class TypeOrmMfaStore implements MfaStore {
   savePending(factor: MfaFactor): Promise<boolean> {
     return this.transaction(async (manager) => {
       const factors = manager.getRepository(MfaFactorSchema);
-      const { affected } = await factors.delete({ userId: factor.userId, type: factor.type, confirmedAt: IsNull() });
+      // A pending factor signs nobody in, so replacing one narrows no access: the epoch stays (and the answer does
+      // not wait out the revocation window).
+      await factors.delete({ userId: factor.userId, type: factor.type, confirmedAt: IsNull() });
       if ((await factors.countBy({ userId: factor.userId, type: factor.type })) > 0) return false;
       await factors.insert({ ...factor });
-      if (affected) await bumpRevocationEpoch(manager, factor.userId);
       return true;
     });
   }
