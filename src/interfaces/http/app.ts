@@ -151,7 +151,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
 
   await app.register(observability, { metrics: cradle.metrics });
   if (config.revocationWindowSeconds > 0) await app.register(revocationWindow, { settle: () => cradle.revocationWatch.settle() });
-  const headers = securityHeaders();
+  const headers = securityHeaders({ publicUrl: config.publicUrl });
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
