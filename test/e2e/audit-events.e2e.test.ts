@@ -86,6 +86,21 @@ describe('the audit trail over HTTP (#23)', () => {
     expect(lines.map((l) => l.action)).toEqual(['user.updated']);
   });
 
+  it('reads a leap second (`23:59:60`) as the instant after `23:59:59`, not as a range that matches nothing', async () => {
+    const { user } = await member();
+    await app.request('PATCH', `/v1/users/${user.id}`, { token: admin, json: { name: 'Leap' } });
+    const year = new Date().getUTCFullYear();
+    for (const to of [`${year}-12-31T23:59:60Z`, `${year}-12-31T23:59:60.5Z`]) {
+      const listed = await events(`?target=${user.id}&to=${encodeURIComponent(to)}`);
+      expect({ to, status: listed.status, actions: listed.body.audit_events.map((e: { action: string }) => e.action) }).toEqual({ to, status: 200, actions: ['user.updated'] });
+      const exported = await app.request('GET', `/v1/audit-events/export?from=${year}-01-01T00:00:00Z&to=${encodeURIComponent(to)}&target=${user.id}`, { token: admin });
+      expect({ to, lines: exported.text.trim().split('\n').length }).toEqual({ to, lines: 1 });
+    }
+    // The same time with a second to spare before it: the entry is after it, so nothing.
+    const before = await events(`?target=${user.id}&to=${encodeURIComponent(`${year - 1}-12-31T23:59:60Z`)}`);
+    expect(before.body.audit_events).toEqual([]);
+  });
+
   it('is for holders of audit:read only', async () => {
     const { username, password } = await member();
     const token = await app.signIn(username, password);

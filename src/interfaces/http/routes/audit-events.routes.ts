@@ -91,8 +91,8 @@ async function* lines(entries: AsyncIterable<AuditEntry>): AsyncIterable<string>
 }
 
 function toFilter(query: AuditQuery): AuditFilter {
-  const from = query.from === undefined ? undefined : Date.parse(query.from);
-  const to = query.to === undefined ? undefined : Date.parse(query.to);
+  const from = query.from === undefined ? undefined : instantOf('from', query.from);
+  const to = query.to === undefined ? undefined : instantOf('to', query.to);
   if (from !== undefined && to !== undefined && from > to) throw new ValidationError([{ field: 'to', message: 'must not be before from' }]);
   return {
     ...(query.actor !== undefined ? { actorId: query.actor } : {}),
@@ -103,6 +103,18 @@ function toFilter(query: AuditQuery): AuditFilter {
     ...(from !== undefined ? { from } : {}),
     ...(to !== undefined ? { to } : {}),
   };
+}
+
+/**
+ * An RFC 3339 time the schema let through, in ms. A leap second (`23:59:60`, which `Date.parse` reads as nothing) is
+ * the instant after `23:59:59`, as POSIX time counts it; anything else `Date.parse` cannot read is a 400, never a
+ * filter that silently matches nothing.
+ */
+function instantOf(field: string, text: string): number {
+  const leap = /^(.*T\d\d:\d\d:)60(\.\d+)?(.*)$/i.exec(text);
+  const ms = leap ? Date.parse(`${leap[1]}59${leap[2] ?? ''}${leap[3]}`) + 1000 : Date.parse(text);
+  if (!Number.isFinite(ms)) throw new ValidationError([{ field, message: 'is not a time this service can read' }]);
+  return ms;
 }
 
 /** A page's end as the client carries it: opaque, base64url of `<ms>.<id>`. */

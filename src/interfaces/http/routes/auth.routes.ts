@@ -82,7 +82,7 @@ export function authRoutes(deps: {
           tags: ['auth'],
           summary: 'Sign in with username and password',
           description:
-            'Returns an EdDSA-signed JWT access token. Unknown user, wrong password, a locked account and a not-yet-joined ' +
+            'Returns a JWT access token signed with the service’s key (ES256 by default; RS256 or EdDSA by the key configured), verifiable against /.well-known/jwks.json. Unknown user, wrong password, a locked account and a not-yet-joined ' +
             'user get the same 401. For a user with a second factor (not locked), the right and a wrong password both answer 401 ' +
             '`MFA_REQUIRED`, alike: only the second step tells, and it refuses a wrong password’s ticket as a wrong code. Too many requests from one address: 429 with Retry-After. Besides the contract’s ' +
             'fields the answer carries `refreshToken`, exchanged at POST /v1/auth/refresh for new tokens.',
