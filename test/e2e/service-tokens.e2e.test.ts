@@ -260,6 +260,9 @@ describe('service tokens (#21)', () => {
     const signedOut = await viaPost(a);
     expect((await app.request('POST', '/v1/auth/signout', { token: signedOut })).status).toBe(204);
     expect((await app.request('GET', '/v1/users', { token: signedOut })).status).toBe(200);
+    // Nor is a sign-out audited that did not happen (it was, as a user's, naming the account as a user).
+    const trail = await app.request('GET', `/v1/audit-events?actor=${a.id}&action=auth.signed_out`, { token: admin });
+    expect({ status: trail.status, entries: trail.body.audit_events }).toEqual({ status: 200, entries: [] });
     // The admin's token still reads its own account.
     expect((await app.request('GET', '/v1/me', { token: admin })).status).toBe(200);
   });

@@ -271,7 +271,9 @@ export function authRoutes(deps: {
           operationId: 'signOut',
           tags: ['auth'],
           summary: 'Sign out: every access and refresh token of the caller stops working at once, on every replica',
-          description: 'Bumps the caller’s token version: all of its tokens (every device), refresh tokens included, are refused from now on.',
+          description:
+            'Bumps the caller’s token version: all of its tokens (every device), refresh tokens included, are refused from now on. ' +
+            'A service account’s token has no session: 204, nothing changes (it ends at its expiry, or by disabling the account).',
           security: [{ bearerAuth: [] }],
           response: { 204: { description: 'Signed out', type: 'null' }, ...protectedProblems, ...bodyProblems },
         },
