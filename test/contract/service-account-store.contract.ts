@@ -123,8 +123,14 @@ export function describeServiceAccountStoreContract(
       expect(read).toEqual(changed);
       expect(read).not.toHaveProperty('description');
       expect(read).toMatchObject({ roleId: SEEDED_ROLES.admin, disabled: true, keys: [KEY], updatedAt: LATER });
+      // Disabled at LATER: its tokens of LATER's second and before are not its, even once it is enabled again.
+      expect(read!.tokensValidFrom).toBe(Math.floor(LATER.getTime() / 1000) + 1);
+      const enabled = await change(created.id, (account) => account.change({ disabled: false, ...by(LATER) }));
+      expect(await accounts.findById(created.id)).toEqual(enabled);
+      expect(enabled).toMatchObject({ disabled: false, tokensValidFrom: Math.floor(LATER.getTime() / 1000) + 1 });
       expect(read!.secrets).toEqual([{ id: added.id, hash: added.hash, createdAt: LATER, expiresAt: added.expiresAt }]);
       expect(read!.version).toBe(created.version + 4);
+      expect(created).not.toHaveProperty('tokensValidFrom');
     });
 
     test('keeps a secret’s last use across an update of the account', async () => {

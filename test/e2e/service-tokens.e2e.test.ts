@@ -172,10 +172,22 @@ describe('service tokens (#21)', () => {
     expectOAuthError(await viaAssertion(await assertion(), { client_id: a.clientId, client_secret: a.secret }), 400, 'invalid_request');
   });
 
-  it('follows the account at every request: a new role’s permissions, disabled, enabled again, deleted', async () => {
+  it('follows the account at every request: a new role’s permissions, disabled (its tokens stay ended when enabled again), deleted', async () => {
     const a = await account(['users:read']);
     const accessToken = await viaPost(a);
     expect((await app.request('GET', '/v1/users', { token: accessToken })).status).toBe(200);
+    // A second replica (its own key, cache and revocation signal) with a token of its own, used before the disabling.
+    const second = await startTestApp({}, {}, app.database);
+    const viaSecond = async () => {
+      const response = await second.request('POST', '/oauth/token', {
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: a.clientId, client_secret: a.secret }).toString(),
+        headers: { 'content-type': FORM },
+      });
+      expect(response.status).toBe(200);
+      return response.body.access_token as string;
+    };
+    const there = await viaSecond();
+    expect((await second.request('GET', '/v1/users', { token: there })).status).toBe(200);
 
     const member = await app.request('PATCH', `/v1/service-accounts/${a.id}`, { token: admin, json: { role: 'member' } });
     expect(member.status).toBe(200);
@@ -189,10 +201,27 @@ describe('service tokens (#21)', () => {
     // A disabled account gets no new token either (one answer for every failed authentication).
     expectOAuthError(await token({ grant_type: 'client_credentials', client_id: a.clientId, client_secret: a.secret }), 401, 'invalid_client');
     await app.request('PATCH', `/v1/service-accounts/${a.id}`, { token: admin, json: { disabled: false } });
-    expect((await app.request('GET', '/v1/users', { token: accessToken })).status).toBe(200);
+    // Enabled again within the second it was disabled in: the new token is issued in the next second, so it works.
+    const renewed = await viaPost(a);
+    expect((await app.request('GET', '/v1/users', { token: renewed })).status).toBe(200);
+    // The token the disabling ended stays ended (a leaked one does not come back), here and to introspection.
+    expect((await app.request('GET', '/v1/users', { token: accessToken })).status).toBe(401);
+    const introspector = await account(['tokens:introspect']);
+    const introspected = await app.request('POST', '/oauth/introspect', {
+      body: new URLSearchParams({ token: accessToken }).toString(),
+      headers: { 'content-type': FORM, ...basic(introspector.clientId, introspector.secret) },
+    });
+    expect({ status: introspected.status, body: introspected.body }).toEqual({ status: 200, body: { active: false } });
+    // The other replica judges its own tokens the same.
+    try {
+      expect((await second.request('GET', '/v1/users', { token: there })).status).toBe(401);
+      expect((await second.request('GET', '/v1/users', { token: await viaSecond() })).status).toBe(200);
+    } finally {
+      await second.api.close();
+    }
 
     expect((await app.request('DELETE', `/v1/service-accounts/${a.id}`, { token: admin })).status).toBe(204);
-    expect((await app.request('GET', '/v1/users', { token: accessToken })).status).toBe(401);
+    expect((await app.request('GET', '/v1/users', { token: renewed })).status).toBe(401);
   });
 
   it('records an invite by the account with invited_by its id', async () => {

@@ -11,11 +11,18 @@ export interface Actor {
   readonly permissions: readonly string[];
   /** A service account's client id; absent for a user. */
   readonly clientId?: string;
+  /** A service account's: its tokens issued (`iat`) before this second are not its (it was disabled since). */
+  readonly tokensValidFrom?: number;
 }
 
 /** Whether the caller is a service account (its token came from the client credentials grant). */
 export function isServiceAccount(actor: Actor): boolean {
   return actor.clientId !== undefined;
+}
+
+/** Whether a token issued at `issuedAt` (its `iat`; absent: not asked) may act as this actor: a service account's not before its last disabling. */
+export function takesTokenIssuedAt(actor: Actor, issuedAt: number | undefined): boolean {
+  return issuedAt === undefined || actor.tokensValidFrom === undefined || issuedAt >= actor.tokensValidFrom;
 }
 
 /** The actor with only the permissions its token's scope also names (a service token's `scope`). */

@@ -1,7 +1,7 @@
 import type { RoleRepository } from '../ports/role-repository.port';
 import type { ServiceAccountRepository } from '../ports/service-account-repository.port';
 import type { UserRepository } from '../ports/user-repository.port';
-import { type Actor, narrowedToScope } from './actor';
+import { type Actor, narrowedToScope, takesTokenIssuedAt } from './actor';
 
 /** What a verified user's access token says about its bearer. */
 export interface UserTokenSubject {
@@ -22,6 +22,12 @@ export interface ServiceTokenSubject {
   clientId: string;
   /** The token's `scope`: the permissions it may use; absent: all its role holds. */
   scope?: readonly string[];
+  /**
+   * The token's `iat` (seconds): a token issued before the account's last disabling is refused, enabled again or
+   * not. Absent only where the account is resolved for all its tokens at once (a cache, which checks each token's
+   * against the actor's `tokensValidFrom`).
+   */
+  issuedAt?: number;
 }
 
 /** What a verified access token says about its bearer; a user's token has no `kind` (or `user`). */
@@ -36,7 +42,7 @@ export const isServiceTokenSubject = (token: TokenSubject): token is ServiceToke
  * deactivated), or signed out since the token was issued (its token version moved on).
  * A service token resolves to its service account (never a user: the two are looked up in their own
  * tables by the token's kind): null when it was deleted or disabled, or its client id is not the
- * token's; its permissions are its role's now, narrowed to the token's scope.
+ * token's, or the token was issued before the account's last disabling; its permissions are its role's now, narrowed to the token's scope.
  */
 export class AuthenticateActorUseCase {
   private readonly users: UserRepository;
@@ -65,6 +71,12 @@ export class AuthenticateActorUseCase {
     const [account, roles] = await Promise.all([this.serviceAccounts.findById(token.subject), this.roles.findAll()]);
     if (!account || account.disabled || account.clientId !== token.clientId) return null;
     const role = roles.find((r) => r.id === account.roleId) ?? (await this.roles.findById(account.roleId));
-    return narrowedToScope({ userId: account.id, clientId: account.clientId, permissions: role ? role.permissions : [] }, token.scope);
+    const actor: Actor = {
+      userId: account.id,
+      clientId: account.clientId,
+      permissions: role ? role.permissions : [],
+      ...(account.tokensValidFrom !== undefined ? { tokensValidFrom: account.tokensValidFrom } : {}),
+    };
+    return takesTokenIssuedAt(actor, token.issuedAt) ? narrowedToScope(actor, token.scope) : null;
   }
 }

@@ -94,7 +94,7 @@ export class IntrospectTokenUseCase {
     if (claims.kind === 'service') {
       // A service's token: active when the API's own authentication takes it now (the account enabled, the same
       // client id); its scope is its role's permissions now, narrowed to the token's.
-      const actor = await this.actors.execute({ kind: 'service', subject: claims.subject, clientId: claims.clientId, scope: claims.scope });
+      const actor = await this.actors.execute({ kind: 'service', subject: claims.subject, clientId: claims.clientId, scope: claims.scope, issuedAt: claims.issuedAt });
       return actor ? { ...common, client_id: claims.clientId, scope: actor.permissions.join(' ') } : INACTIVE;
     }
     const user = await currentUser(this.deps.userRepository, claims.subject, claims.tokenVersion);

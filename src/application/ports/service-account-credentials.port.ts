@@ -4,6 +4,8 @@ export interface AuthenticatedServiceAccount {
   clientId: string;
   roleId: string;
   method: 'client_secret' | 'private_key_jwt';
+  /** The account's: tokens issued before this second are not its (ServiceAccountState.tokensValidFrom). */
+  tokensValidFrom?: number;
   /**
    * The client assertion's key, not yet remembered: present only when the caller asked to remember it itself
    * (`rememberWithGrant`), and then the caller must (ServiceAccountCredentialStore.rememberAssertion) before

@@ -45,6 +45,15 @@ export class IssueServiceTokenUseCase {
     this.clock = deps.clock;
   }
 
+  /**
+   * An account enabled again within the second it was disabled in: a token issued now would carry that second as its
+   * `iat` and be refused from birth, so the grant waits for the next second (at most one, and only then).
+   */
+  private async notBefore(tokensValidFrom: number | undefined): Promise<void> {
+    const wait = tokensValidFrom === undefined ? 0 : tokensValidFrom * 1000 - this.clock.now().getTime();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 1000)));
+  }
+
   async execute({ account, scope }: { account: AuthenticatedServiceAccount; scope?: string }): Promise<ServiceToken> {
     const role = await this.roles.findById(account.roleId);
     const held = role ? role.permissions : [];
@@ -57,6 +66,7 @@ export class IssueServiceTokenUseCase {
       if (error instanceof InvalidScopeError) await this.commit(account, { ...fact, action: AuditActions.serviceTokenRefused, outcome: 'failure', code: 'invalid_scope' });
       throw error;
     }
+    await this.notBefore(account.tokensValidFrom);
     const issued = await this.tokens.issueServiceToken({ subject: account.id, clientId: account.clientId, scope: granted });
     await this.commit(account, { ...fact, action: AuditActions.serviceTokenGranted, code: account.method, changes: [{ field: 'scope', before: null, after: granted }] });
     return {

@@ -34,6 +34,11 @@ export interface ServiceAccountState {
   description?: string;
   roleId: string;
   disabled: boolean;
+  /**
+   * Tokens issued (`iat`, seconds) before this second are not the account's: set when it is disabled, to the second
+   * after, so enabling it again does not bring back the tokens that disabling ended. Absent: never disabled.
+   */
+  tokensValidFrom?: number;
   keys: PublicJwk[];
   secrets: ServiceAccountSecretState[];
   /** Optimistic version, 1 at creation: every change (secrets and keys included) moves it on. */
@@ -56,6 +61,19 @@ export interface NewSecret {
   id: string;
   hash: string;
   expiresAt?: Date;
+}
+
+/**
+ * The first second whose tokens a disabling at `now` leaves the account: the next whole second. A token's `iat`
+ * counts whole seconds, so every token issued up to `now` (its `iat` at most `now`'s second) is ended.
+ */
+export function tokensValidFromDisabling(now: Date): number {
+  return Math.floor(now.getTime() / 1000) + 1;
+}
+
+/** Whether a token issued at `issuedAt` (seconds, its `iat`) is still the account's: not issued before its last disabling. */
+export function acceptsTokenIssuedAt(account: Pick<ServiceAccountState, 'tokensValidFrom'>, issuedAt: number): boolean {
+  return account.tokensValidFrom === undefined || issuedAt >= account.tokensValidFrom;
 }
 
 /** Enough to rotate with overlap (old and new), and a bound on what one authentication compares. */
@@ -160,6 +178,7 @@ export class ServiceAccount extends AggregateRoot {
     }
     if (input.disabled !== undefined && input.disabled !== this.state.disabled) {
       next.disabled = input.disabled;
+      if (input.disabled) next.tokensValidFrom = tokensValidFromDisabling(input.now);
       changes.disabled = input.disabled;
       previous.disabled = this.state.disabled;
     }

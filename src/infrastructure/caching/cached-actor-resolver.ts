@@ -1,4 +1,4 @@
-import { type Actor, narrowedToScope } from '../../application/auth/actor';
+import { type Actor, narrowedToScope, takesTokenIssuedAt } from '../../application/auth/actor';
 import {
   isServiceTokenSubject,
   type ServiceTokenSubject,
@@ -110,13 +110,14 @@ export class CachedActorResolver implements ActorResolver {
     }
     if (!service) return cached.tokenVersion === token.tokenVersion ? cached.actor : this.inner.execute(token);
     const actor = cached.actor;
-    if (!actor || actor.clientId !== token.clientId) return null;
+    if (!actor || actor.clientId !== token.clientId || !takesTokenIssuedAt(actor, token.issuedAt)) return null;
     return narrowedToScope(actor, token.scope);
   }
 
   /**
    * A service token: its account's actor is kept unnarrowed under a key of its own (a user's entry is never
-   * taken for it) with its client id and the account's version, and narrowed to each token's scope. Current
+   * taken for it) with its client id and the account's version, and narrowed to each token's scope; a token issued
+   * before the account's last disabling (its `iat` before the actor's `tokensValidFrom`) is refused. Current
    * at every request on every replica: the account's version (a primary-key read, as the roles' revision)
    * is compared each time, so a change anywhere (role, disabled, deleted) is read afresh at the next request.
    */
@@ -136,8 +137,8 @@ export class CachedActorResolver implements ActorResolver {
       cached = await this.cache.get(key, load);
     }
     const actor = cached.actor;
-    if (actor && actor.clientId !== token.clientId) return null;
-    return actor ? narrowedToScope(actor, token.scope) : null;
+    if (!actor || actor.clientId !== token.clientId || !takesTokenIssuedAt(actor, token.issuedAt)) return null;
+    return narrowedToScope(actor, token.scope);
   }
 
   clear(): void {

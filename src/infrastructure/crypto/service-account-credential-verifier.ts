@@ -130,5 +130,11 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
 }
 
 function authenticated(account: ServiceAccountState, method: AuthenticatedServiceAccount['method']): AuthenticatedServiceAccount {
-  return { id: account.id, clientId: account.clientId, roleId: account.roleId, method };
+  return {
+    id: account.id,
+    clientId: account.clientId,
+    roleId: account.roleId,
+    method,
+    ...(account.tokensValidFrom !== undefined ? { tokensValidFrom: account.tokensValidFrom } : {}),
+  };
 }

@@ -21,6 +21,7 @@ import { MfaTicketPassword1765650000000 } from './1765650000000-mfa-ticket-passw
 import { UserListSlots1765700000000 } from './1765700000000-user-list-slots';
 import { SignInTicketUse1765800000000 } from './1765800000000-sign-in-ticket-use';
 import { DropRoleIdIndex1765900000000 } from './1765900000000-drop-role-id-index';
+import { ServiceAccountTokensValidFrom1766000000000 } from './1766000000000-service-account-tokens-valid-from';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   UserListSlots1765700000000,
   SignInTicketUse1765800000000,
   DropRoleIdIndex1765900000000,
+  ServiceAccountTokensValidFrom1766000000000,
 ];

@@ -10,6 +10,8 @@ export interface ServiceAccountRecord {
   description: string | null;
   roleId: string;
   disabled: number;
+  /** Seconds since the epoch (bigint: drivers may answer it as text); null: never disabled. */
+  tokensValidFrom: number | string | null;
   /** The registered public keys, a JSON array of JWKs; null when none. */
   jwks: string | null;
   version: number;
@@ -48,6 +50,7 @@ export const ServiceAccountSchema = new EntitySchema<ServiceAccountRecord>({
     description: { type: String, length: 500, nullable: true },
     roleId: { type: String, length: 36, name: 'role_id' },
     disabled: { type: 'int', default: 0 },
+    tokensValidFrom: { type: 'bigint', nullable: true, name: 'tokens_valid_from' },
     jwks: { type: 'text', nullable: true },
     version: { type: 'int', default: 1 },
     createdAt: { ...datetime, name: 'created_at' },

@@ -228,6 +228,7 @@ function toRecord(state: ServiceAccountState): ServiceAccountRecord {
     description: state.description ?? null,
     roleId: state.roleId,
     disabled: state.disabled ? 1 : 0,
+    tokensValidFrom: state.tokensValidFrom ?? null,
     jwks: state.keys.length > 0 ? JSON.stringify(state.keys) : null,
     version: state.version,
     createdAt: state.createdAt,
@@ -245,6 +246,7 @@ function toState(record: ServiceAccountRecord, secrets: ServiceAccountSecretReco
     ...(record.description !== null ? { description: record.description } : {}),
     roleId: record.roleId,
     disabled: Number(record.disabled) === 1,
+    ...(record.tokensValidFrom !== null ? { tokensValidFrom: Number(record.tokensValidFrom) } : {}),
     keys: record.jwks ? (JSON.parse(record.jwks) as PublicJwk[]) : [],
     secrets: secrets.map((s) => ({
       id: s.id,

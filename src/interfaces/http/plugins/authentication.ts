@@ -126,7 +126,8 @@ function tokenSubject(sub: string, claims: Record<string, unknown>): TokenSubjec
   if (claims.ver !== undefined) throw new Error('both kinds');
   if (typeof claims.client_id !== 'string' || claims.client_id.length === 0) throw new Error('bad client');
   if (typeof claims.scope !== 'string' || !/^([^ ]+( [^ ]+)*)?$/.test(claims.scope)) throw new Error('bad scope');
-  return { kind: 'service', subject: sub, clientId: claims.client_id, scope: claims.scope === '' ? [] : claims.scope.split(' ') };
+  if (typeof claims.iat !== 'number' || !Number.isFinite(claims.iat)) throw new Error('bad issue time');
+  return { kind: 'service', subject: sub, clientId: claims.client_id, scope: claims.scope === '' ? [] : claims.scope.split(' '), issuedAt: claims.iat };
 }
 
 const VERIFIED_TOKENS_MAX = 10_000;

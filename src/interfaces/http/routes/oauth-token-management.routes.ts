@@ -140,7 +140,7 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
         if (client.method !== 'none') await authenticateClient(deps, client, request);
         const outcome = await deps.revokeToken.execute({ token: parameters.token! });
         if (outcome === 'unsupported') {
-          throw new OAuthError('unsupported_token_type', 'A service’s access token cannot be revoked: disable the service account or delete its secret');
+          throw new OAuthError('unsupported_token_type', 'A service’s access token cannot be revoked: disable the service account (its tokens stay ended when it is enabled again) or delete it');
         }
         return reply.code(200).send();
       },

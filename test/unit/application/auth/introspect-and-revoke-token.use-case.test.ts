@@ -142,9 +142,10 @@ describe('IntrospectTokenUseCase (RFC 7662)', () => {
 
   it('asks the API’s own resolution about a service’s token, and answers its client id and narrowed scope', async () => {
     const { introspect, caller, accessToken, services } = setup();
-    const service = accessToken({ kind: 'service', subject: 'svc-1', clientId: 'client-1', scope: ['users:read'] } as Partial<VerifiedAccessToken>);
+    const service = accessToken({ kind: 'service', subject: 'svc-1', clientId: 'client-1', scope: ['users:read'], issuedAt: 1_800_000_000 } as Partial<VerifiedAccessToken>);
     await expect(introspect.execute({ caller, token: service })).resolves.toMatchObject({ active: true, sub: 'svc-1', client_id: 'client-1', scope: 'users:read', token_type: 'Bearer' });
-    expect(services).toEqual([{ kind: 'service', subject: 'svc-1', clientId: 'client-1', scope: ['users:read'] }]);
+    // With its issue time: a token of before the account's last disabling is not active (AuthenticateActorUseCase).
+    expect(services).toEqual([{ kind: 'service', subject: 'svc-1', clientId: 'client-1', scope: ['users:read'], issuedAt: 1_800_000_000 }]);
     const disabled = accessToken({ kind: 'service', subject: 'svc-2', clientId: 'client-2', scope: [] } as Partial<VerifiedAccessToken>);
     await expect(introspect.execute({ caller, token: disabled })).resolves.toEqual({ active: false });
   });

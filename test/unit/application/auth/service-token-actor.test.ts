@@ -74,6 +74,16 @@ describe('a service token resolved to its account (#21)', () => {
     await expect(authenticateWithout.execute(serviceToken())).resolves.toBeNull();
   });
 
+  it('refuses a token issued before the account was last disabled, once it is enabled again too; a later one works', async () => {
+    const { authenticate, serviceAccounts } = setup();
+    serviceAccounts.save(account({ tokensValidFrom: 1_800_000_001 }));
+    await expect(authenticate.execute({ ...serviceToken(), issuedAt: 1_800_000_000 } as TokenSubject)).resolves.toBeNull();
+    await expect(authenticate.execute({ ...serviceToken(), issuedAt: 1_800_000_001 } as TokenSubject)).resolves.toMatchObject({ userId: ACCOUNT_ID });
+    // Never disabled: any issue time.
+    serviceAccounts.save(account());
+    await expect(authenticate.execute({ ...serviceToken(), issuedAt: 1 } as TokenSubject)).resolves.toMatchObject({ userId: ACCOUNT_ID });
+  });
+
   it("never takes a user's token for a service account's, nor a service token for a user's", async () => {
     const { authenticate, users } = setup();
     const admin = UserMother.joined({ role: RoleMother.admin() });
@@ -130,6 +140,21 @@ describe('a service token through the actor cache (#21)', () => {
     await expect(resolver.execute(serviceToken())).resolves.toBeNull();
     const gone = new CachedActorResolver(context.authenticate, { ttlMs: 60_000, serviceAccountVersion: async () => null });
     await expect(gone.execute(serviceToken())).resolves.toBeNull();
+  });
+
+  it('judges each token’s issue time against the cached account, whichever token loaded it', async () => {
+    const context = setup();
+    context.serviceAccounts.save(account({ tokensValidFrom: 1_800_000_001, version: 2 }));
+    const resolver = new CachedActorResolver(context.authenticate, {
+      ttlMs: 60_000,
+      serviceAccountVersion: async (id) => (await context.serviceAccounts.findById(id))?.version ?? null,
+    });
+    // A token of after the disabling loads the entry; one of before is refused from it, and the other way round.
+    expect(await resolver.execute({ ...serviceToken(), issuedAt: 1_800_000_005 } as TokenSubject)).not.toBeNull();
+    await expect(resolver.execute({ ...serviceToken(), issuedAt: 1_800_000_000 } as TokenSubject)).resolves.toBeNull();
+    const other = new CachedActorResolver(context.authenticate, { ttlMs: 60_000 });
+    await expect(other.execute({ ...serviceToken(), issuedAt: 1_800_000_000 } as TokenSubject)).resolves.toBeNull();
+    expect(await other.execute({ ...serviceToken(), issuedAt: 1_800_000_005 } as TokenSubject)).not.toBeNull();
   });
 
   it("keeps a user's entry and a service account's apart", async () => {
