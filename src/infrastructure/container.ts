@@ -364,7 +364,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     accessTokenVerifier: asFunction(({ verificationKeys }: Cradle) => new JwtAccessTokenVerifier(verificationKeys, config.jwt)).singleton(),
     revokeToken: asClass(RevokeTokenUseCase).singleton(),
     introspectToken: asFunction(
-      ({ accessTokenVerifier, refreshTokenStore, secretTokens, userRepository, roleRepository, serviceAccountRepository, clock }: Cradle) =>
+      ({ accessTokenVerifier, refreshTokenStore, secretTokens, userRepository, roleRepository, serviceAccountRepository, clock, mfaPolicy }: Cradle) =>
         new IntrospectTokenUseCase({
           accessTokenVerifier,
           refreshTokenStore,
@@ -375,6 +375,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
           roleRepository,
           clock,
           issuer: config.jwt.issuer,
+          mfaPolicy,
         }),
     ).singleton(),
   });

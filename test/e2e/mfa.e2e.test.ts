@@ -281,6 +281,22 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     for (const secret of [p.secret, ...p.recoveryCodes, first.body.mfa_token]) expect(text).not.toContain(secret);
   });
 
+  it('a password change since the password step ends its ticket, as it ends the user’s tokens', async () => {
+    const p = await enrolled();
+    const challenged = await signIn(p.username, p.password);
+    expect(challenged.body.code).toBe('MFA_REQUIRED');
+    // The owner, signed in elsewhere, changes the password meanwhile.
+    const changed = await app.request('POST', '/v1/me/password', { token: p.token, json: { current_password: p.password, new_password: `${p.password}-changed` } });
+    expect(changed.status).toBe(200);
+    for (const json of [{ code: oathtoolTotp(p.secret, 1, p.confirmedAt) }, { recovery_code: p.recoveryCodes[0] }]) {
+      const refused = await secondStep({ mfa_token: challenged.body.mfa_token, ...json });
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 401, code: 'INVALID_MFA_TOKEN' });
+    }
+    // The recovery code was not used up by the refusal: the new password's ticket takes it.
+    const again = await signIn(p.username, `${p.password}-changed`);
+    expect((await secondStep({ mfa_token: again.body.mfa_token, recovery_code: p.recoveryCodes[0] })).status).toBe(200);
+  });
+
   it('a password reset does not bypass the factor: the new password still asks for a code', async () => {
     const p = await enrolled();
     const { passwordHasher, userRepository, clock } = app.api.container.cradle;
@@ -308,7 +324,6 @@ describe('MFA_REQUIRED_PERMISSIONS: enroll before anything else (#24)', () => {
     const refused = await app.request('GET', '/v1/users', { token: limited });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('MFA_ENROLLMENT_REQUIRED');
-    expect((await app.request('POST', '/v1/auth/signout', { token: limited })).status).toBe(403);
     expect((await app.request('GET', '/v1/me', { token: limited })).status).toBe(200);
 
     const started = await app.request('POST', '/v1/me/mfa/totp', { token: limited });
@@ -325,6 +340,69 @@ describe('MFA_REQUIRED_PERMISSIONS: enroll before anything else (#24)', () => {
     const done = await app.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: challenged.body.mfa_token, code: oathtoolTotp(started.body.secret, 1) } });
     expect(done.status).toBe(200);
     expect((await app.request('GET', '/v1/users', { token: done.body.accessToken })).status).toBe(200);
+  });
+
+  const admin: Role = { id: SEEDED_ROLES.admin, name: 'admin', permissions: [] };
+  let people = 0;
+  /** A user of a role the policy covers, with an authenticator app (enrolled with its enrollment-only token) and a whole session. */
+  const guardedUser = async () => {
+    people += 1;
+    const username = `guarded-${people}`;
+    const password = `${username}-long-password`;
+    await app.addJoinedUser({ username, password, email: `${username}@example.com`, role: admin });
+    const limited = await app.request('POST', '/v1/auth/signin', { json: { username, password } });
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: limited.body.accessToken });
+    const confirmedAt = new Date();
+    expect((await app.request('POST', '/v1/me/mfa/totp/confirm', { token: limited.body.accessToken, json: { code: oathtoolTotp(started.body.secret, 0, confirmedAt) } })).status).toBe(200);
+    const challenged = await app.request('POST', '/v1/auth/signin', { json: { username, password } });
+    const whole = await app.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: challenged.body.mfa_token, code: oathtoolTotp(started.body.secret, 1, confirmedAt) } });
+    expect(whole.status).toBe(200);
+    return { username, password, token: whole.body.accessToken as string };
+  };
+
+  it('a password change issues its new session by the policy: a whole token does not renew itself once its last factor is gone', async () => {
+    const user = await guardedUser();
+    expect((await app.request('GET', '/v1/users', { token: user.token })).status).toBe(200);
+    expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: user.token, json: { password: user.password } })).status).toBe(204);
+    // The token in hand keeps working to its expiry (as after any role change); the session a password change starts is enrollment-only.
+    const changed = await app.request('POST', '/v1/me/password', { token: user.token, json: { current_password: user.password, new_password: `${user.password}-2` } });
+    expect(changed.status).toBe(200);
+    const renewed = await app.request('GET', '/v1/users', { token: changed.body.accessToken });
+    expect({ status: renewed.status, code: renewed.body.code }).toEqual({ status: 403, code: 'MFA_ENROLLMENT_REQUIRED' });
+    const refreshed = await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: changed.body.refreshToken } });
+    expect((await app.request('GET', '/v1/users', { token: refreshed.body.accessToken })).status).toBe(403);
+  });
+
+  it('introspection answers an enrollment-only token, and a refresh token that gives one, with no scope and mfa_enrollment', async () => {
+    const user = await guardedUser();
+    const role = `introspector${people}`;
+    expect((await app.request('POST', '/v1/roles', { token: user.token, json: { name: role, permissions: ['tokens:introspect'] } })).status).toBe(201);
+    const service = await app.request('POST', '/v1/service-accounts', { token: user.token, json: { name: `introspector-${people}`, role } });
+    expect(service.status).toBe(201);
+    const introspect = (token: string) =>
+      app.request('POST', '/oauth/introspect', {
+        body: new URLSearchParams({ token, client_id: service.body.client_id, client_secret: service.body.client_secret }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    // A whole token: the role's permissions.
+    const whole = await introspect(user.token);
+    expect(whole.body).toMatchObject({ active: true, scope: expect.stringContaining('users:delete') });
+    expect(whole.body).not.toHaveProperty('mfa_enrollment');
+    expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: user.token, json: { password: user.password } })).status).toBe(204);
+    const limited = await app.request('POST', '/v1/auth/signin', { json: { username: user.username, password: user.password } });
+    for (const token of [limited.body.accessToken, limited.body.refreshToken]) {
+      const answer = await introspect(token);
+      expect({ status: answer.status, active: answer.body.active, scope: answer.body.scope, mfa: answer.body.mfa_enrollment }).toEqual({ status: 200, active: true, scope: '', mfa: true });
+    }
+  });
+
+  it('an enrollment-only token may sign out, which ends its session', async () => {
+    await app.addJoinedUser({ username: 'leaver', password: 'leaver-long-password', email: 'leaver@example.com', role: admin });
+    const limited = await app.request('POST', '/v1/auth/signin', { json: { username: 'leaver', password: 'leaver-long-password' } });
+    expect((await app.request('GET', '/v1/users', { token: limited.body.accessToken })).status).toBe(403);
+    expect((await app.request('POST', '/v1/auth/signout', { token: limited.body.accessToken })).status).toBe(204);
+    expect((await app.request('GET', '/v1/me', { token: limited.body.accessToken })).status).toBe(401);
+    expect((await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: limited.body.refreshToken } })).status).toBe(401);
   });
 
   it('a role outside the policy signs in as before', async () => {

@@ -4,6 +4,7 @@ import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import { assertAcceptablePassword } from '../../domain/users/password-policy';
 import { UserNotFoundError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
+import type { MfaPolicy } from '../mfa/mfa-policy';
 import type { Clock } from '../ports/clock.port';
 import type { CommonPasswords } from '../ports/common-passwords.port';
 import type { LoginAttempts } from '../ports/login-attempts.port';
@@ -36,6 +37,7 @@ export class ChangeOwnPasswordUseCase {
   private readonly sessions: SessionIssuer;
   private readonly clock: Clock;
   private readonly audit: AuditRecorder;
+  private readonly mfaPolicy: MfaPolicy | undefined;
 
   constructor(deps: {
     auditRecorder: AuditRecorder;
@@ -47,7 +49,10 @@ export class ChangeOwnPasswordUseCase {
     lockoutPolicy: LockoutPolicy;
     sessionIssuer: SessionIssuer;
     clock: Clock;
+    /** MFA_REQUIRED_PERMISSIONS (#24): the new session's token is decided as a sign-in's. */
+    mfaPolicy?: MfaPolicy;
   }) {
+    this.mfaPolicy = deps.mfaPolicy;
     this.audit = deps.auditRecorder;
     this.users = deps.userRepository;
     this.unitOfWork = deps.unitOfWork;
@@ -90,7 +95,7 @@ export class ChangeOwnPasswordUseCase {
 
     // Hashing is slow: done before the transaction, so no row stays locked meanwhile.
     const passwordHash = await this.hasher.hash(newPassword);
-    const tokenVersion = await this.unitOfWork.run(async ({ users, audit }) => {
+    const changed = await this.unitOfWork.run(async ({ users, audit }) => {
       const current = await users.findById(actor.userId);
       if (!current || !current.isJoined || current.status !== 'active') throw new UserNotFoundError();
       current.changePassword({ passwordHash, now: this.clock.now() });
@@ -98,8 +103,12 @@ export class ChangeOwnPasswordUseCase {
       await users.incrementTokenVersion(current.id);
       await this.audit.write(audit, { action: AuditActions.passwordChanged, actor: actorName, target: userTarget(current) });
       // Read back: a sign-out committed meanwhile moved it too, and the new session must carry the latest.
-      return (await users.findById(current.id))?.tokenVersion ?? current.tokenVersion + 1;
+      return { roleId: current.roleId, tokenVersion: (await users.findById(current.id))?.tokenVersion ?? current.tokenVersion + 1 };
     });
-    return this.sessions.start(actor.userId, tokenVersion);
+    // A new session is a token issued like a sign-in's: a role that needs a second factor the user does not hold
+    // gets an enrollment-only one (else a full token from before the role change, or from before the factor's
+    // removal, renewed itself here without end).
+    const enrollmentOnly = (await this.mfaPolicy?.enrollmentOnly({ id: actor.userId, roleId: changed.roleId })) ?? false;
+    return this.sessions.start(actor.userId, changed.tokenVersion, { enrollmentOnly });
   }
 }

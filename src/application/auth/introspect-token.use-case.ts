@@ -1,4 +1,5 @@
 import { Permissions } from '../../domain/permissions/permission';
+import type { MfaPolicy } from '../mfa/mfa-policy';
 import type { Clock } from '../ports/clock.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import { type Actor, requirePermission } from './actor';
@@ -22,6 +23,11 @@ export type Introspection =
       token_type: 'Bearer' | 'refresh_token';
       /** A user's token: the user's username. */
       username?: string;
+      /**
+       * A user's token that may only enroll a second factor (MFA_REQUIRED_PERMISSIONS, #24): its scope is empty. For a
+       * refresh token: the access tokens it would give now are such.
+       */
+      mfa_enrollment?: true;
     };
 
 /** Who asks: a service account whose client credentials were verified, and its role. */
@@ -46,6 +52,7 @@ export class IntrospectTokenUseCase {
   private readonly roles: RoleRepository;
   private readonly clock: Clock;
   private readonly issuer: string;
+  private readonly mfaPolicy: MfaPolicy | undefined;
 
   /**
    * `authenticateActor`: the API's resolution of a token's subject, uncached (a service token is active while its
@@ -57,8 +64,11 @@ export class IntrospectTokenUseCase {
       roleRepository: RoleRepository;
       clock: Clock;
       issuer: string;
+      /** MFA_REQUIRED_PERMISSIONS (#24): a refresh token's scope is what its next access token would carry. */
+      mfaPolicy?: MfaPolicy;
     },
   ) {
+    this.mfaPolicy = deps.mfaPolicy;
     this.deps = deps;
     this.actors = deps.authenticateActor;
     this.roles = deps.roleRepository;
@@ -77,10 +87,13 @@ export class IntrospectTokenUseCase {
       if (!isUsable(record, this.clock.now())) return INACTIVE;
       const user = await currentUser(this.deps.userRepository, record.userId, record.tokenVersion);
       if (!user) return INACTIVE;
+      // A refresh gives an enrollment-only token while the user's role needs a factor the user does not hold.
+      const enrollmentOnly = (await this.mfaPolicy?.enrollmentOnly(user)) ?? false;
       return {
         active: true,
         sub: user.id,
-        scope: await this.scopeOf(user.roleId),
+        scope: enrollmentOnly ? '' : await this.scopeOf(user.roleId),
+        ...(enrollmentOnly ? { mfa_enrollment: true as const } : {}),
         exp: seconds(record.expiresAt < record.idleExpiresAt ? record.expiresAt : record.idleExpiresAt),
         iat: seconds(record.createdAt),
         iss: this.issuer,
@@ -99,7 +112,9 @@ export class IntrospectTokenUseCase {
     }
     const user = await currentUser(this.deps.userRepository, claims.subject, claims.tokenVersion);
     if (!user) return INACTIVE;
-    return { ...common, scope: await this.scopeOf(user.roleId), ...(user.username ? { username: user.username } : {}) };
+    // An enrollment-only token can do nothing on the API but enroll a factor: no permission is its, whatever the role.
+    const scope = claims.enrollmentOnly ? '' : await this.scopeOf(user.roleId);
+    return { ...common, scope, ...(user.username ? { username: user.username } : {}), ...(claims.enrollmentOnly ? { mfa_enrollment: true as const } : {}) };
   }
 
   private async scopeOf(roleId: string): Promise<string> {

@@ -125,7 +125,7 @@ export class SignInUseCase {
       if (matches && !secondStep) await this.audit.record({ action: AuditActions.signInFailed, outcome: 'failure', code: 'no_role', actor: ANONYMOUS, target });
       throw new InvalidCredentialsError();
     }
-    if (secondStep && this.mfa) await this.mfa.demand(user.id, key, secondStep, { passwordMatched: matches });
+    if (secondStep && this.mfa) await this.mfa.demand(user.id, key, secondStep, { passwordMatched: matches, tokenVersion: user.tokenVersion });
     // demand always throws; never a session without the password, whatever changes above.
     if (!matches) throw new InvalidCredentialsError();
     // No confirmed factor here: a role the policy names gets a token that can only enroll one.

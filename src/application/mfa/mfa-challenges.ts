@@ -50,12 +50,12 @@ export class MfaChallenges {
    * length, the same methods and options (of the user's passkeys, their challenge stored), but one that no factor
    * completes. Nothing is written for the ticket itself.
    */
-  async demand(userId: string, accountKey: string, step: SecondStep, { passwordMatched }: { passwordMatched: boolean }): Promise<never> {
+  async demand(userId: string, accountKey: string, step: SecondStep, { passwordMatched, tokenVersion }: { passwordMatched: boolean; tokenVersion: number }): Promise<never> {
     // Microseconds, one more than the last ticket's when the clock has not moved on since: of two tickets this process
     // hands out, the later is never used up by the earlier's use (ClaimOptions.ticketIssuedAt).
     const issuedAtMicros = Math.max(this.clock.now().getTime() * 1000, this.lastIssuedMicros + 1);
     this.lastIssuedMicros = issuedAtMicros;
-    const token = this.tickets.issue({ userId, accountKey, issuedAtMicros, passwordMatched });
+    const token = this.tickets.issue({ userId, accountKey, issuedAtMicros, passwordMatched, tokenVersion });
     const webauthn = step.passkeys.length > 0 && this.passkeys ? await this.passkeys.signInOptions(userId, step.passkeys) : null;
     throw new MfaRequiredError(token, step.methods, MFA_CHALLENGE_TTL_SECONDS, webauthn);
   }

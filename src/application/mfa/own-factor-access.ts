@@ -47,6 +47,8 @@ export async function openTicket(deps: { mfaStore: Pick<MfaStore, 'ticketHolder'
   const user = read.holder;
   if (!claims || !user || !ticketWorks(claims, read.ticketsUsedThrough, deps.clock.now())) return null;
   if (!user.isJoined || user.status !== 'active' || Username.normalize(user.username ?? '') !== claims.accountKey) return null;
+  // A password change or reset, a sign-out or an admin's reset since the password step ends the ticket.
+  if (user.tokenVersion !== claims.tokenVersion) return null;
   return { claims, holder: user, factors: read.factors };
 }
 

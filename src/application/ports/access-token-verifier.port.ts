@@ -11,6 +11,8 @@ export type VerifiedAccessToken = {
       /** A user's token: `ver`, the user's token version when it was issued. */
       kind: 'user';
       tokenVersion: number;
+      /** `mfa_enrollment: true` (#24): the token may only enroll a second factor and read `/v1/me`. */
+      enrollmentOnly?: boolean;
     }
   | {
       /** A service account's token (client credentials): its `client_id` and `scope`. */

@@ -11,6 +11,11 @@ export interface SignInTicketClaims {
   issuedAtMicros: number;
   /** Whether that password was right: a wrong one's ticket reads the same to its holder, and nothing completes it. */
   passwordMatched: boolean;
+  /**
+   * The user's token version when the password step ran: a password change or reset, a sign-out everywhere or an
+   * admin's reset of the factors since (each moves it on) ends the ticket, as it ends the user's tokens.
+   */
+  tokenVersion: number;
 }
 
 /**

@@ -44,10 +44,11 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
       if (typeof iss !== 'string' || typeof aud !== 'string') return null;
       const common = { subject: sub, issuer: iss, audience: aud, issuedAt: iat, expiresAt: exp };
       // Each kind's own claims, the other's refused (as the bearer authentication reads them).
-      const { ver, client_id: clientId, scope } = claims;
+      const { ver, client_id: clientId, scope, mfa_enrollment: enrollment } = claims;
       if (clientId === undefined) {
         if (scope !== undefined || typeof ver !== 'number' || !Number.isSafeInteger(ver) || ver < 0) return null;
-        return { ...common, kind: 'user', tokenVersion: ver };
+        if (enrollment !== undefined && enrollment !== true) return null;
+        return { ...common, kind: 'user', tokenVersion: ver, ...(enrollment === true ? { enrollmentOnly: true } : {}) };
       }
       if (ver !== undefined || typeof clientId !== 'string' || clientId.length === 0) return null;
       if (typeof scope !== 'string' || !SCOPE.test(scope)) return null;

@@ -23,7 +23,7 @@ export class SealedSignInTickets implements SignInTickets {
     const nonce = randomBytes(NONCE_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
     cipher.setAAD(Buffer.from(FORM));
-    const payload = JSON.stringify({ u: claims.userId, k: claims.accountKey, t: claims.issuedAtMicros, m: claims.passwordMatched ? 1 : 0 });
+    const payload = JSON.stringify({ u: claims.userId, k: claims.accountKey, t: claims.issuedAtMicros, m: claims.passwordMatched ? 1 : 0, v: claims.tokenVersion });
     const body = Buffer.concat([cipher.update(payload, 'utf8'), cipher.final()]);
     return `${FORM}.${Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64url')}`;
   }
@@ -37,9 +37,11 @@ export class SealedSignInTickets implements SignInTickets {
       decipher.setAAD(Buffer.from(FORM));
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
       const plain = Buffer.concat([decipher.update(sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8');
-      const { u, k, t, m } = JSON.parse(plain) as { u?: unknown; k?: unknown; t?: unknown; m?: unknown };
+      const { u, k, t, m, v } = JSON.parse(plain) as { u?: unknown; k?: unknown; t?: unknown; m?: unknown; v?: unknown };
       if (typeof u !== 'string' || typeof k !== 'string' || typeof t !== 'number' || !Number.isSafeInteger(t) || (m !== 0 && m !== 1)) return null;
-      return { userId: u, accountKey: k, issuedAtMicros: t, passwordMatched: m === 1 };
+      // No token version (a ticket of the version before 2026-12-05, five minutes at most): not one this version honours.
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return null;
+      return { userId: u, accountKey: k, issuedAtMicros: t, passwordMatched: m === 1, tokenVersion: v };
     } catch {
       // A tag that does not verify: forged, changed, or sealed with another key.
       return null;

@@ -183,7 +183,7 @@ describe('the second step gives nothing away about why an mfa_token is refused (
     const { signInTickets, loginAttempts, lockoutPolicy, clock } = app.api.container.cradle;
     // Sealed as the password step seals them (the real key), for the holder's account.
     const ticketFor = (userId: string, accountKey: string, ageMs: number) =>
-      signInTickets.issue({ userId, accountKey, issuedAtMicros: (clock.now().getTime() - ageMs) * 1000, passwordMatched: true });
+      signInTickets.issue({ userId, accountKey, issuedAtMicros: (clock.now().getTime() - ageMs) * 1000, passwordMatched: true, tokenVersion: 0 });
     const holder = await app.addJoinedUser({ username: 'holder', password: 'holder-password-1', email: 'holder@example.com', role: member });
     tickets.used = ticketFor(holder.id, 'holder', 0);
     // Used up as a completed second step uses it: with the counters its password step claimed.

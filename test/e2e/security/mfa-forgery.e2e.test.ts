@@ -50,7 +50,7 @@ describe('the second step refuses forged, expired, replayed and malformed input'
     // One character of the sealed body changed (not the last, whose low bits base64url may not carry).
     const flipped = `${real.token.slice(0, 10)}${real.token[10] === 'A' ? 'B' : 'A'}${real.token.slice(11)}`;
     refused(await secondStep({ mfa_token: flipped, code: oathtoolTotp(people.ada.secret) }), 401, 'INVALID_MFA_TOKEN');
-    const claims = { userId: people.ada.id, accountKey: 'ada', issuedAtMicros: clock.now().getTime() * 1000, passwordMatched: true };
+    const claims = { userId: people.ada.id, accountKey: 'ada', issuedAtMicros: clock.now().getTime() * 1000, passwordMatched: true, tokenVersion: 0 };
     refused(await secondStep({ mfa_token: new SealedSignInTickets(randomBytes(32)).issue(claims), code: oathtoolTotp(people.ada.secret) }), 401, 'INVALID_MFA_TOKEN');
     // A ticket of ours naming ada's id under bob's name (no password step hands that out): the name must be the holder's.
     refused(await secondStep({ mfa_token: signInTickets.issue({ ...claims, accountKey: 'bob' }), code: oathtoolTotp(people.ada.secret) }), 401, 'INVALID_MFA_TOKEN');

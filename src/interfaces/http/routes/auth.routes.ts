@@ -267,6 +267,9 @@ export function authRoutes(deps: {
     app.post(
       '/auth/signout',
       {
+        // An enrollment-only token may end its own session (as DELETE /v1/auth/console-session may): signing out
+        // only ever narrows access.
+        config: { mfaEnrollment: true },
         schema: {
           operationId: 'signOut',
           tags: ['auth'],

@@ -61,13 +61,19 @@ const introspectionSchema = {
     active: { type: 'boolean', description: 'Whether the token is valid now; nothing else is said of an inactive one' },
     sub: { type: 'string', description: 'The user’s id, or the service account’s' },
     client_id: { type: 'string', description: 'A service’s token: its client id' },
-    scope: { type: 'string', description: 'The permissions of the subject’s role now, space-separated' },
+    scope: { type: 'string', description: 'The permissions of the subject’s role now, space-separated (none for an enrollment-only token)' },
     exp: { type: 'integer', description: 'When it expires (seconds since the epoch); a refresh token: the earlier of its idle and absolute end' },
     iat: { type: 'integer', description: 'When it was issued (seconds since the epoch)' },
     iss: { type: 'string', description: 'The issuer (every token’s `iss`)' },
     aud: { type: 'string', description: 'An access token’s audience' },
     token_type: { type: 'string', enum: ['Bearer', 'refresh_token'], description: '`Bearer` for an access token, `refresh_token` for a refresh token' },
     username: { type: 'string', description: 'A user’s token: the user’s username' },
+    mfa_enrollment: {
+      type: 'boolean',
+      enum: [true],
+      description:
+        'A user’s token that may only enroll a second factor (MFA_REQUIRED_PERMISSIONS): its scope is empty, and a resource server grants it nothing. A refresh token: the access tokens it gives now are such',
+    },
   },
 } as const;
 

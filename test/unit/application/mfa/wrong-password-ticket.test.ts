@@ -42,8 +42,8 @@ describe('a wrong password for a user with a factor answers as the right one, wi
     expect(rightCalls).toEqual(['secondStepOf', 'addWebAuthnChallenge']);
     // The clock stood still between the two: the later ticket is a microsecond later.
     const issued = rig.clock.now().getTime() * 1000;
-    expect(rig.signInTickets.open(right.mfaToken)).toEqual({ userId: rig.ada.id, accountKey: 'ada', issuedAtMicros: issued, passwordMatched: true });
-    expect(rig.signInTickets.open(wrong.mfaToken)).toEqual({ userId: rig.ada.id, accountKey: 'ada', issuedAtMicros: issued + 1, passwordMatched: false });
+    expect(rig.signInTickets.open(right.mfaToken)).toEqual({ userId: rig.ada.id, accountKey: 'ada', issuedAtMicros: issued, passwordMatched: true, tokenVersion: rig.ada.tokenVersion });
+    expect(rig.signInTickets.open(wrong.mfaToken)).toEqual({ userId: rig.ada.id, accountKey: 'ada', issuedAtMicros: issued + 1, passwordMatched: false, tokenVersion: rig.ada.tokenVersion });
   });
 
   it('audits the wrong password as before (no mfa_required entry) and counts it toward the lockout', async () => {
