@@ -77,7 +77,18 @@ export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaR
         )
       );
     }).singleton(),
-    secretCipher: asFunction(({ mfaKey }: MfaCradle) => new AesGcmSecretCipher(mfaKey)).singleton(),
+    secretCipher: asFunction(({ mfaKey }: MfaCradle) => {
+      // At most one line a minute: every code of every such user would otherwise log one.
+      let loggedAt = Number.NEGATIVE_INFINITY;
+      return new AesGcmSecretCipher(mfaKey, (reason) => {
+        if (Date.now() - loggedAt < 60_000) return;
+        loggedAt = Date.now();
+        logger.error(
+          { reason },
+          'a second factor’s secret does not open with MFA_ENCRYPTION_KEY (lost or rotated?): its codes are refused as wrong; restore the key, or reset the users’ factors (DELETE /v1/users/{id}/mfa)',
+        );
+      });
+    }).singleton(),
     // Sealed with a key derived from the same one: every replica that opens a factor opens a ticket.
     signInTickets: asFunction(({ mfaKey }: MfaCradle) => new SealedSignInTickets(mfaKey)).singleton(),
     // The issuer an authenticator app shows beside the account: the service's host.

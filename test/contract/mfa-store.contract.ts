@@ -132,6 +132,13 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       expect(await mfa.removeFactors(userId)).toBe(0);
     });
 
+    test('a pending enrollment is no factor: removing it alone answers 0', async () => {
+      const userId = await holder();
+      await mfa.savePending(pending(userId));
+      expect(await mfa.removeFactors(userId, 'totp')).toBe(0);
+      expect(await mfa.removeFactors(userId)).toBe(0);
+    });
+
     test('a sign-in’s password step reads the factors, the passkeys (when asked) and the unused recovery codes at once', async () => {
       const userId = await holder();
       expect(await mfa.secondStepOf(userId, { passkeys: true })).toEqual({ factors: [], passkeys: [], recoveryCodes: 0 });

@@ -127,6 +127,16 @@ export function describePasskeyStoreContract(name: string, makeSubject: MakeStor
       expect(await mfa.remainingRecoveryCodes(userId)).toBe(0);
     });
 
+    test('a pending enrollment keeps no recovery code: they go with the last passkey', async () => {
+      const userId = await holder();
+      const key = passkey(userId);
+      await mfa.addPasskey(key);
+      await mfa.replaceRecoveryCodes(userId, [tokenHash()], AT);
+      await mfa.savePending({ id: newId(), userId, type: 'totp', sealedSecret: 'v1.x', createdAt: AT, confirmedAt: null, lastUsedStep: null });
+      await mfa.removePasskey(userId, key.id);
+      expect(await mfa.remainingRecoveryCodes(userId)).toBe(0);
+    });
+
     test('removing every factor takes the passkeys too, counted', async () => {
       const userId = await holder();
       await mfa.addPasskey(passkey(userId));

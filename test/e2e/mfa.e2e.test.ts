@@ -297,6 +297,37 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     expect((await secondStep({ mfa_token: again.body.mfa_token, recovery_code: p.recoveryCodes[0] })).status).toBe(200);
   });
 
+  it('a replica whose MFA_ENCRYPTION_KEY opens no secret refuses codes as wrong (400, counted), never a 500; recovery codes still work', async () => {
+    const p = await enrolled();
+    // Its own DATA_DIR, so its own generated key: the factor's secret was sealed with another.
+    const rotated = await startTestApp({ LOCKOUT_THRESHOLD: '6' }, {}, app.database);
+    try {
+      const challenged = await rotated.request('POST', '/v1/auth/signin', { json: { username: p.username, password: p.password } });
+      expect(challenged.body.code).toBe('MFA_REQUIRED');
+      for (const code of [oathtoolTotp(p.secret, 1, p.confirmedAt), '000000']) {
+        const refused = await rotated.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: challenged.body.mfa_token, code } });
+        expect({ code, status: refused.status, problem: refused.body.code }).toEqual({ code, status: 400, problem: 'INVALID_MFA_CODE' });
+      }
+      const recovered = await rotated.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: challenged.body.mfa_token, recovery_code: p.recoveryCodes[0] } });
+      expect(recovered.status).toBe(200);
+      // Removing the factor with a code is refused the same way (the password still works).
+      const removal = await rotated.request('DELETE', '/v1/me/mfa/totp', { token: recovered.body.accessToken, json: { code: oathtoolTotp(p.secret, 1, p.confirmedAt) } });
+      expect({ status: removal.status, code: removal.body.code }).toEqual({ status: 400, code: 'INVALID_MFA_CODE' });
+    } finally {
+      await rotated.api.close();
+    }
+  });
+
+  it('an admin’s reset of a user with only a pending enrollment is 409 MFA_NOT_ENABLED, and the user stays signed in', async () => {
+    const p = await person();
+    expect((await app.request('POST', '/v1/me/mfa/totp', { token: p.token })).status).toBe(201);
+    const reset = await app.request('DELETE', `/v1/users/${p.id}/mfa`, { token: admin });
+    expect({ status: reset.status, code: reset.body.code }).toEqual({ status: 409, code: 'MFA_NOT_ENABLED' });
+    expect((await app.request('GET', '/v1/me', { token: p.token })).status).toBe(200);
+    const own = await app.request('DELETE', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password } });
+    expect({ status: own.status, code: own.body.code }).toEqual({ status: 409, code: 'MFA_NOT_ENABLED' });
+  });
+
   it('a password reset does not bypass the factor: the new password still asks for a code', async () => {
     const p = await enrolled();
     const { passwordHasher, userRepository, clock } = app.api.container.cradle;

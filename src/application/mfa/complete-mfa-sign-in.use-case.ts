@@ -165,7 +165,9 @@ export class CompleteMfaSignInUseCase {
     if (!looksLikeTotpCode(code)) return null;
     const factor = factors.find((f) => f.type === 'totp' && isConfirmed(f));
     if (!factor) return null;
-    const step = await this.deps.totp.verify(this.deps.secretCipher.open(factor.sealedSecret), code, now, factor.lastUsedStep);
+    // A secret that does not open (a lost or rotated key) verifies no code: refused as a wrong one, counted as one.
+    const secret = this.deps.secretCipher.open(factor.sealedSecret);
+    const step = secret === null ? null : await this.deps.totp.verify(secret, code, now, factor.lastUsedStep);
     return step === null ? null : { factorId: factor.id, step };
   }
 

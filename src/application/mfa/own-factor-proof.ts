@@ -55,7 +55,8 @@ export class OwnFactorProof {
     if (!looksLikeTotpCode(code)) return false;
     const factor = (await this.deps.mfaStore.factorsOf(userId)).find((f) => f.type === 'totp' && isConfirmed(f));
     if (!factor) return false;
-    const step = await this.deps.totp.verify(this.deps.secretCipher.open(factor.sealedSecret), code, this.deps.clock.now(), factor.lastUsedStep);
+    const secret = this.deps.secretCipher.open(factor.sealedSecret);
+    const step = secret === null ? null : await this.deps.totp.verify(secret, code, this.deps.clock.now(), factor.lastUsedStep);
     return step !== null && (await this.deps.mfaStore.useTimeStep(factor.id, step));
   }
 }

@@ -70,7 +70,9 @@ export class ConfirmTotpEnrollmentUseCase {
     const pending = factors[0];
     if (!pending) throw new MfaEnrollmentNotStartedError();
     const now = clock.now();
-    const step = looksLikeTotpCode(code) ? await totp.verify(secretCipher.open(pending.sealedSecret), code, now, pending.lastUsedStep) : null;
+    // A pending secret that does not open (the key changed since the start) verifies no code: start again.
+    const secret = looksLikeTotpCode(code) ? secretCipher.open(pending.sealedSecret) : null;
+    const step = secret === null ? null : await totp.verify(secret, code, now, pending.lastUsedStep);
     const actorName = userActor(user)!;
     if (step === null) {
       await auditRecorder.record({ action: AuditActions.mfaEnrolled, outcome: 'failure', code: 'invalid_code', actor: actorName, target: userTarget(user) });

@@ -43,8 +43,9 @@ export interface MfaStore {
    */
   useTimeStep(factorId: string, step: number): Promise<boolean>;
   /**
-   * Deletes the user's factors (of `type`; without one, every factor and passkey) and, when no factor and no passkey
-   * remains, its recovery codes; how many factors and passkeys went.
+   * Deletes the user's factors (of `type`; without one, every factor and passkey), pending enrollments included,
+   * and, when no confirmed factor and no passkey remains, its recovery codes; how many confirmed factors and passkeys
+   * went (a pending enrollment alone is 0: nobody held a factor).
    */
   removeFactors(userId: string, type?: MfaFactorType): Promise<number>;
   /** The user's recovery codes become these (hashes): every older one dies. */

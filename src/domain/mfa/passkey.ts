@@ -42,7 +42,8 @@ export function counterAdvances(stored: number, received: number): boolean {
 /** A name as shown: trimmed, never empty (the default names the order of registration). */
 export function passkeyName(given: string | undefined, ordinal: number): string {
   const trimmed = (given ?? '').trim();
-  return trimmed.length > 0 ? trimmed.slice(0, PASSKEY_NAME_MAX_LENGTH) : `Passkey ${ordinal}`;
+  // By code points, as the schema's maxLength counts: a UTF-16 cut could split an emoji's surrogate pair.
+  return trimmed.length > 0 ? Array.from(trimmed).slice(0, PASSKEY_NAME_MAX_LENGTH).join('') : `Passkey ${ordinal}`;
 }
 
 export class PasskeyNotFoundError extends DomainError {

@@ -10,13 +10,17 @@ const VERSION = 'v1';
 
 /**
  * AES-256-GCM: a fresh 96-bit nonce per secret, the tag checked on opening, so a changed row or another key
- * fails loudly instead of yielding a wrong secret. Stored as `v1.<nonce>.<tag>.<ciphertext>` (base64url).
+ * yields no secret (null, and `onUnreadable` told) instead of a wrong one. Stored as `v1.<nonce>.<tag>.<ciphertext>` (base64url).
  */
 export class AesGcmSecretCipher implements SecretCipher {
   /** A KeyObject made once: each cipher made from it skips the raw key's import (a third of a small seal's time). */
   private readonly key: KeyObject;
 
-  constructor(key: Buffer) {
+  /** `onUnreadable`: told of each secret that does not open (the operator's sign of a lost or rotated key). */
+  constructor(
+    key: Buffer,
+    private readonly onUnreadable: (reason: string) => void = () => undefined,
+  ) {
     if (key.length !== 32) throw new Error('MFA_ENCRYPTION_KEY must be 32 bytes');
     this.key = createSecretKey(key);
   }
@@ -28,12 +32,20 @@ export class AesGcmSecretCipher implements SecretCipher {
     return [VERSION, nonce.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
   }
 
-  open(sealed: string): string {
+  open(sealed: string): string | null {
     const [version, nonce, tag, body] = sealed.split('.');
-    if (version !== VERSION || !nonce || !tag || body === undefined) throw new Error('a sealed MFA secret is not in the v1 form');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(nonce, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    if (version !== VERSION || !nonce || !tag || body === undefined) {
+      this.onUnreadable('not in the v1 form');
+      return null;
+    }
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(nonce, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      this.onUnreadable('its tag does not verify with this key');
+      return null;
+    }
   }
 }
 

@@ -49,7 +49,6 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
       if (existing?.confirmedAt) return false;
       if (existing) t.factors.delete(existing.id);
       t.factors.set(factor.id, { ...factor });
-      if (existing) this.revocationBumps.push(factor.userId);
       return true;
     });
   }
@@ -83,8 +82,9 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
       const passkeys = type ? [] : [...t.passkeys.values()].filter((p) => p.userId === userId);
       for (const p of passkeys) t.passkeys.delete(p.id);
       dropCodesWithoutFactor(t, userId);
-      if (gone.length + passkeys.length > 0) this.revocationBumps.push(userId);
-      return gone.length + passkeys.length;
+      const removed = gone.filter((f) => f.confirmedAt !== null).length + passkeys.length;
+      if (removed > 0) this.revocationBumps.push(userId);
+      return removed;
     }, false);
   }
 
@@ -250,6 +250,6 @@ function cloneTables(t: Tables): Tables {
 
 /** The recovery codes go with the user's last factor or passkey. */
 function dropCodesWithoutFactor(t: Tables, userId: string): void {
-  if ([...t.factors.values()].some((f) => f.userId === userId) || [...t.passkeys.values()].some((p) => p.userId === userId)) return;
+  if ([...t.factors.values()].some((f) => f.userId === userId && f.confirmedAt !== null) || [...t.passkeys.values()].some((p) => p.userId === userId)) return;
   for (const [hash, c] of t.codes) if (c.userId === userId) t.codes.delete(hash);
 }

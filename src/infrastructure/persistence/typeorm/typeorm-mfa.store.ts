@@ -1,4 +1,4 @@
-import { type EntityManager, IsNull } from 'typeorm';
+import { type EntityManager, IsNull, Not } from 'typeorm';
 import type { MfaStore, SecondStepFactors, TicketHolder } from '../../../application/ports/mfa-store.port';
 import type { MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
 import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../../domain/mfa/passkey';
@@ -75,9 +75,12 @@ export class TypeOrmMfaStore implements MfaStore {
   removeFactors(userId: string, type?: MfaFactorType): Promise<number> {
     return this.transaction(async (manager) => {
       const factors = manager.getRepository(MfaFactorSchema);
-      const { affected } = await factors.delete(type ? { userId, type } : { userId });
+      const which = type ? { userId, type } : { userId };
+      // Counted before: a pending enrollment goes too, but is no factor anybody held.
+      const confirmed = await factors.countBy({ ...which, confirmedAt: Not(IsNull()) });
+      await factors.delete(which);
       const passkeys = type ? 0 : ((await manager.getRepository(WebAuthnCredentialSchema).delete({ userId })).affected ?? 0);
-      const removed = (affected ?? 0) + passkeys;
+      const removed = confirmed + passkeys;
       await passkeyRows.dropRecoveryCodesWithoutFactor(manager, userId);
       if (removed > 0) await bumpRevocationEpoch(manager, userId);
       return removed;

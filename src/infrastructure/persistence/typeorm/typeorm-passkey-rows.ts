@@ -1,4 +1,4 @@
-import { type EntityManager, In, LessThan, MoreThan } from 'typeorm';
+import { type EntityManager, In, IsNull, LessThan, MoreThan, Not } from 'typeorm';
 import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../../domain/mfa/passkey';
 import { MfaChallengeSchema, MfaFactorSchema, RecoveryCodeSchema, type WebAuthnCredentialRecord, WebAuthnCredentialSchema, WebAuthnChallengeSchema } from './mfa-records';
 import { bumpRevocationEpoch } from './revocation-epochs';
@@ -39,9 +39,9 @@ export const passkeyRows = {
     return true;
   },
 
-  /** The recovery codes go when the user holds no factor and no passkey any more. */
+  /** The recovery codes go when the user holds no confirmed factor and no passkey any more (a pending enrollment is none). */
   async dropRecoveryCodesWithoutFactor(manager: EntityManager, userId: string): Promise<void> {
-    const factors = await manager.getRepository(MfaFactorSchema).countBy({ userId });
+    const factors = await manager.getRepository(MfaFactorSchema).countBy({ userId, confirmedAt: Not(IsNull()) });
     const passkeys = await manager.getRepository(WebAuthnCredentialSchema).countBy({ userId });
     if (factors + passkeys === 0) await manager.getRepository(RecoveryCodeSchema).delete({ userId });
   },
