@@ -40,8 +40,12 @@ build: install
 # (mode 600) in $(DATA_DIR)/admin-password; it is never written to the log.
 run: build
 	@mkdir -p "$(DATA_DIR)"
-	@[ -s "$(DATA_DIR)/admin-password" ] || { umask 077; node -e "process.stdout.write(require('crypto').randomBytes(18).toString('base64url'))" > "$(DATA_DIR)/admin-password"; }
-	@echo "Bootstrap admin: username '$${ADMIN_USERNAME:-admin}', password in $(DATA_DIR)/admin-password"
+	@if [ -n "$${ADMIN_PASSWORD:-}" ]; then \
+	  echo "Bootstrap admin (made on this database's first start only): username '$${ADMIN_USERNAME:-admin}', password: the ADMIN_PASSWORD you set"; \
+	else \
+	  [ -s "$(DATA_DIR)/admin-password" ] || { umask 077; node -e "process.stdout.write(require('crypto').randomBytes(18).toString('base64url'))" > "$(DATA_DIR)/admin-password"; }; \
+	  echo "Bootstrap admin (made on this database's first start only): username '$${ADMIN_USERNAME:-admin}', password in $(DATA_DIR)/admin-password"; \
+	fi
 	@echo "Admin console: http://localhost:$${PORT:-3000}/console (sign in as the bootstrap admin)"
 	$(WITH_NODE) DATA_DIR="$(DATA_DIR)" \
 	ADMIN_USERNAME="$${ADMIN_USERNAME:-admin}" \

@@ -91,8 +91,9 @@ export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaR
     }).singleton(),
     // Sealed with a key derived from the same one: every replica that opens a factor opens a ticket.
     signInTickets: asFunction(({ mfaKey }: MfaCradle) => new SealedSignInTickets(mfaKey)).singleton(),
-    // The issuer an authenticator app shows beside the account: the service's host.
-    totp: asFunction(() => new OtplibTotp(new URL(config.publicUrl).host)).singleton(),
+    // The issuer an authenticator app shows beside the account: the service's host name (no port: the key URI format
+    // allows no colon in it).
+    totp: asFunction(() => new OtplibTotp(new URL(config.publicUrl).hostname)).singleton(),
     recoveryCodeGenerator: asClass(RandomRecoveryCodes).singleton(),
     mfaChallenges: asClass(MfaChallenges).singleton(),
     mfaPolicy: asFunction(

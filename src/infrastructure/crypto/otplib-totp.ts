@@ -69,14 +69,22 @@ const base32: Base32Plugin = {
 
 /** RFC 6238 through otplib: SHA-1, six digits, 30-second steps, one step of drift either way. */
 export class OtplibTotp implements Totp {
-  constructor(private readonly issuer: string) {}
+  private readonly issuer: string;
+
+  /**
+   * The key URI format allows no colon in the issuer nor in the account name (the label is `issuer:account`): a
+   * `host:port` issuer read as issuer `host` and account `port:name`. Colons become spaces.
+   */
+  constructor(issuer: string) {
+    this.issuer = withoutColons(issuer);
+  }
 
   newSecret(): string {
     return base32.encode(randomBytes(SECRET_BYTES));
   }
 
   uri(secret: string, accountName: string): string {
-    return generateTOTP({ issuer: this.issuer, label: accountName, secret, period: PERIOD_SECONDS, digits: 6, algorithm: 'sha1' });
+    return generateTOTP({ issuer: this.issuer, label: withoutColons(accountName), secret, period: PERIOD_SECONDS, digits: 6, algorithm: 'sha1' });
   }
 
   qrCode(uri: string): Promise<string> {
@@ -115,3 +123,5 @@ export class RandomRecoveryCodes implements RecoveryCodeGenerator {
     return `${chars.slice(0, 5)}-${chars.slice(5)}`;
   }
 }
+
+const withoutColons = (text: string) => text.replace(/:/g, ' ').trim();

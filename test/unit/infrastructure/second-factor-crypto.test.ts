@@ -56,6 +56,13 @@ describe('second-factor crypto (#24)', () => {
       expect(totp.uri(secret, 'ada@example.com')).toBe(`otpauth://totp/access-control.example:ada%40example.com?secret=${secret}&issuer=access-control.example`);
     });
 
+    it('puts no colon in the issuer or the account name, where the key URI format allows none', () => {
+      const secret = totp.newSecret();
+      const uri = new URL(new OtplibTotp('localhost:3000').uri(secret, 'odd:name'));
+      expect(decodeURIComponent(uri.pathname)).toBe('/localhost 3000:odd name');
+      expect(uri.searchParams.get('issuer')).toBe('localhost 3000');
+    });
+
     it('accepts the current code and one step of drift either way, not two', async () => {
       const secret = totp.newSecret();
       const now = new Date();

@@ -114,6 +114,22 @@ const fastifyError = (code: string | undefined, statusCode: number, message = 'F
   Object.assign(new Error(message), { code, statusCode });
 
 describe('the problem table', () => {
+  it('is the README’s Errors table: every code a client can get is listed under its status', () => {
+    const readme = readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Errors'), readme.indexOf('\n## ', readme.indexOf('### Errors')));
+    const rows = section.split('\n').filter((line) => /^\| \d{3}/.test(line));
+    const listed = new Map<string, number[]>();
+    for (const row of rows) {
+      const statuses = [...row.split('|')[1]!.matchAll(/\d{3}/g)].map((m) => Number(m[0]));
+      for (const match of row.split('|').slice(2).join('|').matchAll(/`([A-Z][A-Z_]+)`/g)) listed.set(match[1]!, statuses);
+    }
+    const missing = Object.entries(PROBLEMS)
+      .filter(([code]) => code !== 'INTERNAL')
+      .filter(([code, entry]) => !listed.get(code)?.includes(entry.status))
+      .map(([code, entry]) => `${entry.status} ${code}`);
+    expect(missing).toEqual([]);
+  });
+
   it('has an instance here for every DomainError code declared in src/domain and src/application', () => {
     const declared = declaredCodes('domain', 'application');
     expect(declared.length).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { accessSync, constants as fsConstants, mkdirSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../../config/config';
@@ -23,7 +23,10 @@ export function createDataSource(database: DatabaseConfig, settings: DataSourceS
   } as const;
 
   if (database.kind === 'sqlite') {
-    if (database.path !== ':memory:') ensureWritableDirectory(path.dirname(database.path));
+    if (database.path !== ':memory:') {
+      ensureWritableDirectory(path.dirname(database.path));
+      createPrivately(database.path);
+    }
     return new DataSource({ ...common, ...sqliteDriver(database.path, settings.sqliteDriver) });
   }
 
@@ -57,6 +60,19 @@ function ensureWritableDirectory(dir: string): void {
       `DATA_DIR: ${dir} is not writable by this user (uid ${process.getuid?.() ?? '?'}, ${code}); the embedded SQLite database lives there. ` +
         'Mount a volume the user can write (on Podman a tmpfs needs the U option), or set DATABASE_URL',
     );
+  }
+}
+
+/**
+ * A new embedded database file is made readable by its owner only (0600, whatever the umask): it holds the password
+ * hashes and the sealed secrets, as `admin-password` and the keys beside it are kept. SQLite gives its `-wal` and
+ * `-shm` files the database file's mode. An existing file keeps the mode it has (an operator's choice).
+ */
+function createPrivately(file: string): void {
+  try {
+    closeSync(openSync(file, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }
 
