@@ -101,6 +101,20 @@ describe('the audit trail over HTTP (#23)', () => {
     expect(before.body.audit_events).toEqual([]);
   });
 
+  it('names the actor and the target of a refused change as a successful one does', async () => {
+    const { user, username } = await member();
+    const stale = await app.request('PATCH', `/v1/users/${user.id}`, { token: admin, json: { name: 'Stale' }, headers: { 'if-match': '"99"' } });
+    expect(stale.status).toBe(409);
+    const roleId = (await app.request('POST', '/v1/roles', { token: admin, json: { name: `named${Date.now()}`, permissions: ['users:read'] } })).body._id as string;
+    const staleRole = await app.request('PATCH', `/v1/roles/${roleId}`, { token: admin, json: { permissions: [] }, headers: { 'if-match': '"99"' } });
+    expect(staleRole.status).toBe(409);
+    const refusals = (await events(`?outcome=failure&page_size=100`)).body.audit_events as { action: string; code: string; actor: { name: string | null }; target: { _id: string; snapshot: string | null } }[];
+    const userRefusal = refusals.find((e) => e.action === 'user.updated' && e.target._id === user.id)!;
+    expect({ code: userRefusal.code, actor: userRefusal.actor.name, target: userRefusal.target.snapshot }).toEqual({ code: 'USER_CHANGED_CONCURRENTLY', actor: 'admin', target: username });
+    const roleRefusal = refusals.find((e) => e.action === 'role.updated' && e.target._id === roleId)!;
+    expect({ code: roleRefusal.code, actor: roleRefusal.actor.name, named: roleRefusal.target.snapshot?.startsWith('named') }).toEqual({ code: 'ROLE_CHANGED_CONCURRENTLY', actor: 'admin', named: true });
+  });
+
   it('is for holders of audit:read only', async () => {
     const { username, password } = await member();
     const token = await app.signIn(username, password);

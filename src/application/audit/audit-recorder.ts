@@ -109,6 +109,30 @@ export class AuditRecorder {
   }
 
   /**
+   * A refused action's entry with the actor and the target named as they are now (a refusal is rare, and an auditor
+   * reads names): the actor through `users`, the target by `targetName`. By id alone when a read fails or finds
+   * nothing: the names are a courtesy, the ids are the record.
+   */
+  async refusedNamed(
+    actor: Actor,
+    action: AuditAction,
+    target: AuditTarget,
+    code: string,
+    names: { users?: Pick<UserRepository, 'findById'>; targetName?: () => Promise<string | null> },
+  ): Promise<void> {
+    let who = actorById(actor);
+    let named = target;
+    try {
+      if (names.users) who = await this.actorOf(actor, names.users);
+      const snapshot = names.targetName ? await names.targetName() : null;
+      if (snapshot !== null) named = { ...target, snapshot };
+    } catch {
+      // Named by id, as before: the refusal is written whatever.
+    }
+    await this.record({ action, outcome: 'failure', code, actor: who, target: named });
+  }
+
+  /**
    * The actor as the trail names it: a service account by its client id, a user by the username it has
    * now, read through `users` (a transaction's, inside a unit of work).
    */

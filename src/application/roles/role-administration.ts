@@ -11,10 +11,13 @@ import type { IdGenerator } from '../ports/id-generator.port';
 import type { PermissionRepository } from '../ports/permission-repository.port';
 import type { RoleRepository, RoleStore } from '../ports/role-repository.port';
 import type { TransactionScope, UnitOfWork } from '../ports/unit-of-work.port';
+import type { UserRepository } from '../ports/user-repository.port';
 
 /** What every use case that changes a role is built from. */
 export interface RoleChangeDeps {
   auditRecorder: AuditRecorder;
+  /** Names a refusal's actor in its entry; without it (tests), by id. */
+  userRepository?: Pick<UserRepository, 'findById'>;
   roleRepository: RoleRepository;
   permissionRepository: PermissionRepository;
   unitOfWork: UnitOfWork;
@@ -31,7 +34,10 @@ export abstract class RoleChange {
   protected readonly ids: IdGenerator;
   protected readonly audit: AuditRecorder;
 
+  private readonly users: Pick<UserRepository, 'findById'> | undefined;
+
   constructor(deps: RoleChangeDeps) {
+    this.users = deps.userRepository;
     this.audit = deps.auditRecorder;
     this.roles = deps.roleRepository;
     this.permissions = deps.permissionRepository;
@@ -73,7 +79,12 @@ export abstract class RoleChange {
     try {
       return await change();
     } catch (error) {
-      if (error instanceof DomainError) await this.audit.refused(actor, action, { type: 'role', id: roleId, snapshot: null }, error.code);
+      if (error instanceof DomainError) {
+        await this.audit.refusedNamed(actor, action, { type: 'role', id: roleId, snapshot: null }, error.code, {
+          ...(this.users ? { users: this.users } : {}),
+          ...(roleId !== null ? { targetName: async () => (await this.roles.findById(roleId))?.name ?? null } : {}),
+        });
+      }
       throw error;
     }
   }

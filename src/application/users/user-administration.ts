@@ -10,6 +10,7 @@ import type { Actor } from '../auth/actor';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { RoleRepository } from '../ports/role-repository.port';
+import type { UserRepository } from '../ports/user-repository.port';
 import type { TransactionScope, UnitOfWork } from '../ports/unit-of-work.port';
 
 /** What a change reads inside its unit of work: the users, and the roles as its transaction sees them. */
@@ -71,6 +72,8 @@ export interface UserActionInput {
 /** What every use case that changes one user is built from. */
 export interface UserChangeDeps {
   auditRecorder: AuditRecorder;
+  /** Names a refusal's actor and user in its entry; without it (tests), they are named by id. */
+  userRepository?: Pick<UserRepository, 'findById'>;
   roleRepository: RoleRepository;
   unitOfWork: UnitOfWork;
   clock: Clock;
@@ -84,8 +87,10 @@ export abstract class UserChange {
   protected readonly audit: AuditRecorder;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
+  private readonly users: Pick<UserRepository, 'findById'> | undefined;
 
   constructor(deps: UserChangeDeps) {
+    this.users = deps.userRepository;
     this.admin = new UserAdministration(deps.roleRepository);
     this.unitOfWork = deps.unitOfWork;
     this.audit = deps.auditRecorder;
@@ -103,7 +108,12 @@ export abstract class UserChange {
     try {
       return await change();
     } catch (error) {
-      if (error instanceof DomainError) await this.audit.refused(actor, action, { type: 'user', id: userId, snapshot: null }, error.code);
+      if (error instanceof DomainError) {
+        const users = this.users;
+        await this.audit.refusedNamed(actor, action, { type: 'user', id: userId, snapshot: null }, error.code, {
+          ...(users ? { users, targetName: async () => { const user = await users.findById(userId); return user ? userTarget(user).snapshot : null; } } : {}),
+        });
+      }
       throw error;
     }
   }
