@@ -50,7 +50,7 @@ export function auditRegistrations(config: Pick<Config, 'audit'>): Registrations
         new AuditSealer({ dataSource, sqliteWriteQueue, sealKey, onEventsCommitted: () => commitSignal.notify('audit') }),
     ).singleton(),
     auditRetentionSweeper: asFunction(
-      ({ dataSource, sqliteWriteQueue, clock }: Needs) => new AuditRetentionSweeper({ dataSource, sqliteWriteQueue, clock, retentionSeconds }),
+      ({ dataSource, sqliteWriteQueue, clock }: Needs) => new AuditRetentionSweeper({ dataSource, sqliteWriteQueue, clock, retentionSeconds, ...(sealKey ? { sealKey } : {}) }),
     ).singleton(),
     auditVerifier: asFunction(
       ({ dataSource, sqliteWriteQueue, clock }: Needs) => new AuditVerifier({ dataSource, sqliteWriteQueue, sealKey, now: () => clock.now().getTime() }),

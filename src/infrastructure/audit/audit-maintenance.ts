@@ -1,7 +1,7 @@
 import type { Clock } from '../../application/ports/clock.port';
 import { describeError, type Logger } from '../logging/logger';
 import type { AuditRetentionSweeper } from '../persistence/typeorm/audit/audit-retention-sweeper';
-import type { AuditSealer } from '../persistence/typeorm/audit/audit-sealer';
+import { AuditChainCutError, type AuditSealer } from '../persistence/typeorm/audit/audit-sealer';
 import { ClockAlarm } from '../system/clock-alarm';
 
 export interface AuditMaintenanceDeps {
@@ -23,6 +23,7 @@ export class AuditMaintenance {
   private alarm: ClockAlarm | undefined;
   private loop: Promise<void> | undefined;
   private nextSweepAt = 0;
+  private cutToldAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: AuditMaintenanceDeps) {}
 
@@ -44,7 +45,13 @@ export class AuditMaintenance {
     try {
       await auditSealer.sealAll();
     } catch (error) {
-      logger.warn({ reason: describeError(error) }, 'audit sealing failed; retrying at the next pass');
+      if (!(error instanceof AuditChainCutError)) {
+        logger.warn({ reason: describeError(error) }, 'audit sealing failed; retrying at the next pass');
+      } else if (clock.now().getTime() - this.cutToldAt >= 60_000) {
+        // Once a minute: every pass fails the same way until the replica restarts.
+        this.cutToldAt = clock.now().getTime();
+        logger.error({ reason: error.message }, 'the audit trail was cut behind the service: this replica seals no more entries until it restarts; run audit:verify');
+      }
     }
     const now = clock.now().getTime();
     if (now < this.nextSweepAt) return;

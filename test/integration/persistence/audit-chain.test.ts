@@ -3,7 +3,7 @@ import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import { AUDIT_EVENT_TYPE } from '../../../src/infrastructure/messaging/cloud-event';
 import { AUDIT_GENESIS_HASH } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
 import { AuditRetentionSweeper } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
-import { AuditSealer } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
+import { AuditChainCutError, AuditSealer } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
 import { AuditVerifier } from '../../../src/infrastructure/persistence/typeorm/audit/audit-verifier';
 import { StandaloneTypeOrmAuditTrail } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-trail';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
@@ -53,7 +53,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
   beforeEach(async () => {
     await query('DELETE FROM outbox_events WHERE type = ?', [AUDIT_EVENT_TYPE]);
     await query('DELETE FROM audit_events');
-    await query('UPDATE audit_chain SET last_seq = 0, last_hash = ?, floor_seq = 0, floor_hash = ? WHERE id = 1', [AUDIT_GENESIS_HASH, AUDIT_GENESIS_HASH]);
+    await query('UPDATE audit_chain SET last_seq = 0, last_hash = ?, floor_seq = 0, floor_hash = ?, floor_seal = NULL WHERE id = 1', [AUDIT_GENESIS_HASH, AUDIT_GENESIS_HASH]);
   });
 
   it('links committed entries in order and verifies them', async () => {
@@ -144,5 +144,45 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
     await write(2);
     await sealer().sealAll();
     expect(await verifier().verify()).toEqual({ ok: true, checked: 5, unsealed: 0 });
+  });
+
+  it('stops sealing, on a replica that saw the head further, once the chain’s end is cut and its head moved back', async () => {
+    const running = sealer();
+    await write(5);
+    expect(await running.sealAll()).toBe(5);
+    // The last two entries deleted and the head moved onto #3, copying its link: no key needed.
+    const [third] = await query<{ chain_hash: string }[]>('SELECT chain_hash FROM audit_events WHERE seq = 3');
+    await query('DELETE FROM audit_events WHERE seq > 3');
+    await query('UPDATE audit_chain SET last_seq = 3, last_hash = ? WHERE id = 1', [third!.chain_hash]);
+    // The verifier alone cannot tell (the head is an entry's); the replica that saw #5 can.
+    expect(await verifier().verify()).toEqual({ ok: true, checked: 3, unsealed: 0 });
+    const after = await write(1);
+    await expect(running.sealAll()).rejects.toBeInstanceOf(AuditChainCutError);
+    await expect(running.sealAll()).rejects.toBeInstanceOf(AuditChainCutError);
+    // So the entries written since stay unsealed, and verification names them once past the sealer's grace.
+    const later = new AuditVerifier({ dataSource: db.dataSource, sqliteWriteQueue: queue(), now: () => clock.now().getTime() + 11 * 60_000 });
+    expect((await later.verify()).firstBreak).toMatchObject({ reason: 'unsealed', id: after[0]!.id });
+    // Another sealer (a fresh process) sees nothing to compare with: moving forward is the others' work.
+    expect(await sealer().sealAll()).toBe(1);
+  });
+
+  it('catches a checkpoint moved by hand (the entries before it deleted, an existing link copied in), key or not', async () => {
+    const KEY = 'audit-seal-key-for-the-checkpoint-test';
+    await write(4, clock.now().getTime() - 400 * DAY);
+    await write(6);
+    await sealer(KEY).sealAll();
+    const sweeper = new AuditRetentionSweeper({ dataSource: db.dataSource, sqliteWriteQueue: queue(), clock, sealKey: KEY, retentionSeconds: 365 * 86_400 });
+    expect(await sweeper.sweep()).toBe(4);
+    // The sweeper's own checkpoint verifies.
+    expect(await verifier(KEY).verify()).toEqual({ ok: true, checked: 6, unsealed: 0 });
+    // Two more recent entries deleted, and the checkpoint moved onto the last of them: no key needed to copy a link.
+    const [victim] = await query<{ seq: number | string; chain_hash: string }[]>('SELECT seq, chain_hash FROM audit_events WHERE seq = 6');
+    await query('DELETE FROM audit_events WHERE seq <= 6');
+    await query('UPDATE audit_chain SET floor_seq = ?, floor_hash = ? WHERE id = 1', [Number(victim!.seq), victim!.chain_hash]);
+    const moved = await verifier(KEY).verify();
+    expect({ ok: moved.ok, reason: moved.firstBreak?.reason, seq: moved.firstBreak?.seq }).toEqual({ ok: false, reason: 'checkpoint_moved', seq: 6 });
+    // Nor does a seal copied from the real checkpoint, or none at all, pass.
+    await query('UPDATE audit_chain SET floor_seal = NULL WHERE id = 1');
+    expect((await verifier(KEY).verify()).firstBreak?.reason).toBe('checkpoint_moved');
   });
 });

@@ -22,6 +22,7 @@ import { UserListSlots1765700000000 } from './1765700000000-user-list-slots';
 import { SignInTicketUse1765800000000 } from './1765800000000-sign-in-ticket-use';
 import { DropRoleIdIndex1765900000000 } from './1765900000000-drop-role-id-index';
 import { ServiceAccountTokensValidFrom1766000000000 } from './1766000000000-service-account-tokens-valid-from';
+import { AuditCheckpointSeal1766100000000 } from './1766100000000-audit-checkpoint-seal';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   SignInTicketUse1765800000000,
   DropRoleIdIndex1765900000000,
   ServiceAccountTokensValidFrom1766000000000,
+  AuditCheckpointSeal1766100000000,
 ];

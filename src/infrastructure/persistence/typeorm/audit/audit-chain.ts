@@ -1,3 +1,4 @@
+import { createHash, createHmac } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { isMysqlFamily } from '../data-source';
 
@@ -7,17 +8,29 @@ export interface ChainState {
   lastHash: string;
   floorSeq: number;
   floorHash: string;
+  /** The checkpoint's seal (checkpointSeal); null while the checkpoint is the chain's start. */
+  floorSeal: string | null;
+}
+
+/**
+ * The retention checkpoint's seal: H(`floor`, its place, its link), an HMAC under AUDIT_SEAL_KEY when set. With the
+ * key, a checkpoint moved by hand (an existing entry's link copied into it, the entries before it deleted) has no
+ * valid seal; one moved back to an earlier real checkpoint leaves a gap before the first entry left.
+ */
+export function checkpointSeal(floorSeq: number, floorHash: string, key?: string): string {
+  return (key ? createHmac('sha256', key) : createHash('sha256')).update(JSON.stringify(['floor', floorSeq, floorHash]), 'utf8').digest('hex');
 }
 
 /** Reads the chain row; `forUpdate` holds it to the end of the transaction (MySQL/MariaDB; SQLite's writes take turns). */
 export async function readChain(manager: EntityManager, forUpdate = false): Promise<ChainState> {
   const lock = forUpdate && isMysqlFamily(manager.connection) ? ' FOR UPDATE' : '';
-  const [row] = (await manager.query(`SELECT last_seq, last_hash, floor_seq, floor_hash FROM audit_chain WHERE id = 1${lock}`)) as {
+  const [row] = (await manager.query(`SELECT last_seq, last_hash, floor_seq, floor_hash, floor_seal FROM audit_chain WHERE id = 1${lock}`)) as {
     last_seq: number | string;
     last_hash: string;
     floor_seq: number | string;
     floor_hash: string;
+    floor_seal: string | null;
   }[];
   if (!row) throw new Error('audit_chain has no row: run the migrations');
-  return { lastSeq: Number(row.last_seq), lastHash: row.last_hash, floorSeq: Number(row.floor_seq), floorHash: row.floor_hash };
+  return { lastSeq: Number(row.last_seq), lastHash: row.last_hash, floorSeq: Number(row.floor_seq), floorHash: row.floor_hash, floorSeal: row.floor_seal ?? null };
 }

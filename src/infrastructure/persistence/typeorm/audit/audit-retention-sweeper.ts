@@ -1,12 +1,14 @@
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../../../application/ports/clock.port';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
-import { readChain } from './audit-chain';
+import { checkpointSeal, readChain } from './audit-chain';
 
 export interface AuditRetentionSweeperDeps {
   dataSource: DataSource;
   sqliteWriteQueue: SqliteWriteQueue;
   clock: Clock;
+  /** AUDIT_SEAL_KEY: the checkpoint's seal is an HMAC under it (checkpointSeal). */
+  sealKey?: string;
   /** AUDIT_RETENTION, in seconds. */
   retentionSeconds: number;
   batchSize?: number;
@@ -16,7 +18,8 @@ export interface AuditRetentionSweeperDeps {
 /**
  * Removes sealed entries older than the retention from the start of the chain, a batch per transaction,
  * and moves the checkpoint (`floor_seq`, `floor_hash`: the last removed entry's place and link) in the
- * same transaction: verification starts there, so what remains still verifies. It cuts only a leading
+ * same transaction, sealed (`floor_seal`, checkpointSeal): verification starts there, so what remains still verifies,
+ * and a checkpoint moved by hand does not. It cuts only a leading
  * run of old entries in chain order; an old entry sealed after a newer one waits for it. Never an
  * unsealed entry.
  */
@@ -57,7 +60,7 @@ export class AuditRetentionSweeper {
         }
         if (!cut) return 0;
         await manager.query('DELETE FROM audit_events WHERE seq > ? AND seq <= ?', [chain.floorSeq, cut.seq]);
-        await manager.query('UPDATE audit_chain SET floor_seq = ?, floor_hash = ? WHERE id = 1', [cut.seq, cut.hash]);
+        await manager.query('UPDATE audit_chain SET floor_seq = ?, floor_hash = ?, floor_seal = ? WHERE id = 1', [cut.seq, cut.hash, checkpointSeal(cut.seq, cut.hash, this.deps.sealKey)]);
         return cut.seq - chain.floorSeq;
       }),
     );

@@ -30,8 +30,22 @@ export interface AuditSealerDeps {
  * as the API answers it, read from the row it links): once per entry, as an entry is sealed once, and never for an
  * entry whose change rolled back, as only committed rows are read. A request writes the entry alone.
  */
+/**
+ * The chain's head is behind one this process saw: entries were cut from its end behind the service's back, and the
+ * head moved back onto a surviving entry (which needs no key), or a backup was restored. This replica seals nothing
+ * more until it restarts, so new entries stay unsealed and `audit:verify` keeps naming them.
+ */
+export class AuditChainCutError extends Error {
+  constructor(seen: { seq: number }, head: { seq: number }) {
+    super(`the audit chain's head is #${head.seq}, behind #${seen.seq} that this replica saw: its end was cut, or a backup restored`);
+  }
+}
+
 export class AuditSealer {
   private readonly batchSize: number;
+  /** The furthest head this process read or wrote: a head found behind it (or another link at its place) is a cut. */
+  private seen: { seq: number; hash: string } | null = null;
+  private cut: AuditChainCutError | null = null;
 
   constructor(private readonly deps: AuditSealerDeps) {
     this.batchSize = deps.batchSize ?? 500;
@@ -53,6 +67,7 @@ export class AuditSealer {
     const sealed = await sqliteWriteQueue.serialize(() =>
       dataSource.transaction(async (manager) => {
         const chain = await readChain(manager, true);
+        this.checkNotCut(chain);
         const rows = (await manager.query(
           `${SELECT_SEALED} WHERE seq IS NULL ORDER BY occurred_at ASC, id ASC LIMIT ${this.batchSize}`,
         )) as AuditRow[];
@@ -84,11 +99,23 @@ export class AuditSealer {
           await manager.query('UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1', [lastSeq, lastHash]);
           await enqueueEvents(manager, rows);
         }
-        return rows.length;
+        return { count: rows.length, head: { seq: lastSeq, hash: lastHash } };
       }),
     );
-    if (sealed > 0) this.deps.onEventsCommitted?.();
-    return sealed;
+    this.seen = sealed.head;
+    if (sealed.count > 0) this.deps.onEventsCommitted?.();
+    return sealed.count;
+  }
+
+  /** Throws AuditChainCutError when the head is behind the furthest one seen, or another link stands at its place. */
+  private checkNotCut(chain: { lastSeq: number; lastHash: string }): void {
+    if (this.cut) throw this.cut;
+    const seen = this.seen;
+    if (!seen || chain.lastSeq > seen.seq) return;
+    if (chain.lastSeq < seen.seq || chain.lastHash !== seen.hash) {
+      this.cut = new AuditChainCutError(seen, { seq: chain.lastSeq });
+      throw this.cut;
+    }
   }
 }
 

@@ -1,13 +1,13 @@
 import type { DataSource } from 'typeorm';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
-import { readChain } from './audit-chain';
+import { checkpointSeal, readChain } from './audit-chain';
 import { type AuditRow, chainLink, SELECT_SEALED } from './audit-rows';
 
 export interface AuditBreak {
   /** The first entry that does not verify, or the place where one is missing. */
   seq: number;
   id: string | null;
-  reason: 'edited' | 'missing' | 'inserted' | 'head_moved' | 'unsealed';
+  reason: 'edited' | 'missing' | 'inserted' | 'head_moved' | 'unsealed' | 'checkpoint_moved';
   message: string;
 }
 
@@ -48,6 +48,16 @@ export class AuditVerifier {
     let previous = chain.floorHash;
     let checked = 0;
     const broken = (found: AuditBreak): AuditVerification => ({ ok: false, checked, unsealed: 0, firstBreak: found });
+    // A checkpoint past the chain's start must carry its seal: else the entries before it were deleted, and an
+    // existing link copied into it, by someone who is not the retention sweeper.
+    if (chain.floorSeq > 0 && chain.floorSeal !== checkpointSeal(chain.floorSeq, chain.floorHash, sealKey)) {
+      return broken({
+        seq: chain.floorSeq,
+        id: null,
+        reason: 'checkpoint_moved',
+        message: `the retention checkpoint (#${chain.floorSeq}) is not sealed as the sweeper seals it: moved by hand, with the entries before it deleted (or by a sweeper of a version before 2026-12-05)`,
+      });
+    }
     for (;;) {
       const rows = await read<AuditRow[]>(`${SELECT_SEALED} WHERE seq >= ? ORDER BY seq ASC LIMIT ${BATCH}`, [expected]);
       for (const row of rows) {
