@@ -14,12 +14,11 @@ import { hash } from '@node-rs/argon2';
 import autocannon from 'autocannon';
 import { ARGON2_OPTIONS } from '../src/infrastructure/crypto/argon2-password-hasher';
 import { AesGcmSecretCipher, loadOrCreateLocalMfaKey } from '../src/infrastructure/crypto/aes-gcm-secret-cipher';
-import { rebuildUserListBuckets } from '../src/infrastructure/persistence/typeorm/user-list-buckets';
 import { connectTo } from '../test/support/test-database';
 import { closedLoop, type LoadSpec, type Measure, median } from './load';
 import { log } from './processes';
 import { connect, costOf, databaseServerProcess, describeCost } from './probes';
-import { orderedUuidV7 } from './seed';
+import { orderedUuidV7, rebuildListIndexOn } from './seed';
 import { runStandalone, standaloneApi } from './standalone';
 
 export const MFA_MIN_RATIO = 0.9;
@@ -87,10 +86,7 @@ export async function seedMfaUsers(databaseUrl: string, dataDir: string, count: 
     }
     await connection.query('INSERT INTO users (id, email, email_key, name, name_key, username, username_key, password_hash, role_id, invited_at, joined_at, status) VALUES ?', [users]);
     await connection.query('INSERT INTO mfa_factors (id, user_id, type, sealed_secret, created_at, confirmed_at) VALUES ?', [factors]);
-    await rebuildUserListBuckets(async (sql, parameters) => {
-      const [rows] = await connection.query(sql, parameters);
-      return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
-    });
+    await rebuildListIndexOn(connection);
   } finally {
     await connection.end();
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { rebuildUserListBuckets } from '../src/infrastructure/persistence/typeorm/user-list-buckets';
+import type { Connection } from 'mysql2/promise';
 import { connectTo } from '../test/support/test-database';
 
 const MEMBER_ROLE = '01a1fc94-6d94-7441-a6a7-5c24f14ccb6a';
@@ -57,11 +58,26 @@ export async function seedUsers(databaseUrl: string, count: number, progress?: (
       if (progress && (start / BATCH) % 40 === 39) progress(start + rows.length);
     }
     // Written around the repository: the list's page index is built again from the table, as after any bulk import.
+    await rebuildListIndexOn(connection);
+  } finally {
+    await connection.end();
+  }
+}
+
+/**
+ * The list's page index built again from the table, as after any bulk import, in one transaction: the replicas
+ * serving the list must see the rebuild whole or not at all (user-list-buckets.ts).
+ */
+export async function rebuildListIndexOn(connection: Connection): Promise<void> {
+  await connection.query('START TRANSACTION');
+  try {
     await rebuildUserListBuckets(async (sql, parameters) => {
       const [rows] = await connection.query(sql, parameters);
       return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
     });
-  } finally {
-    await connection.end();
+    await connection.query('COMMIT');
+  } catch (error) {
+    await connection.query('ROLLBACK');
+    throw error;
   }
 }

@@ -18,7 +18,7 @@ import { TypeOrmServiceAccountRepository } from '../../src/infrastructure/persis
 import { SEEDED_PERMISSIONS, SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { TypeOrmRoleRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-role.repository';
 import { TypeOrmRefreshTokenStore } from '../../src/infrastructure/persistence/typeorm/typeorm-refresh-token.store';
-import { rebuildUserListBuckets } from '../../src/infrastructure/persistence/typeorm/user-list-buckets';
+import { rebuildUserListIndex } from '../../src/infrastructure/persistence/typeorm/user-list-buckets';
 import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
 import { UserListIndex } from '../../src/infrastructure/persistence/typeorm/user-list-index';
 import { UserPageStatements } from '../../src/infrastructure/persistence/typeorm/user-page-statements';
@@ -101,7 +101,7 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
     await db.query('DELETE FROM role_permissions WHERE role_id IN (SELECT id FROM roles WHERE built_in = 0)');
     await db.query('DELETE FROM roles WHERE built_in = 0');
     // The page index of the users just deleted: built again, empty (what the migration builds on an empty table).
-    await rebuildUserListBuckets((sql, parameters) => db.query(sql, parameters));
+    await rebuildUserListIndex(db);
     const adapters = new TypeOrmAdapters(db);
     return {
       users: adapters.users(),

@@ -1,5 +1,5 @@
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
-import { rebuildUserListBuckets } from '../../src/infrastructure/persistence/typeorm/user-list-buckets';
+import { rebuildUserListIndex } from '../../src/infrastructure/persistence/typeorm/user-list-buckets';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /** Users whose e-mail and username start with "broad": enough that counting the prefix takes far longer than 1 ms. */
@@ -32,7 +32,7 @@ describe('GET /v1/users?q=… past SEARCH_TIME_LIMIT', () => {
         `FROM (${digits}) a, (${digits}) b, (${digits}) c, (${digits}) d, (${digits}) e WHERE ${n} < ${BROAD_USERS}`,
       [SEEDED_ROLES.member, '2026-01-01 00:00:00.000'],
     );
-    await rebuildUserListBuckets((sql, parameters) => dataSource.query(sql, parameters));
+    await rebuildUserListIndex(dataSource);
   }, 120_000);
   afterAll(async () => app.close());
 

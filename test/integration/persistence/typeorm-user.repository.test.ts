@@ -1,7 +1,8 @@
+import { isMysqlFamily } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import type { User } from '../../../src/domain/users/user';
 import { UserSchema } from '../../../src/infrastructure/persistence/typeorm/records';
 import { toRecord as recordOf } from '../../../src/infrastructure/persistence/typeorm/typeorm-user.repository';
-import { rebuildUserListBuckets } from '../../../src/infrastructure/persistence/typeorm/user-list-buckets';
+import { rebuildUserListBuckets, rebuildUserListIndex } from '../../../src/infrastructure/persistence/typeorm/user-list-buckets';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { joinedUser, pendingUser } from '../../contract/contract-kit';
@@ -57,7 +58,7 @@ describe.each(ALL_TARGETS)('TypeOrmUserRepository on $name', (target) => {
       // Rows written around the repository, as a bulk import or an older version would have left them.
       const rows = Array.from({ length: 600 }, (_, i) => recordOf(pendingUser(`bulk${i}-${ids.next().slice(-6)}@example.com`)));
       for (let i = 0; i < rows.length; i += 100) await db.dataSource.getRepository(UserSchema).insert(rows.slice(i, i + 100));
-      await rebuildUserListBuckets((sql, parameters) => db.dataSource.query(sql, parameters));
+      await rebuildUserListIndex(db.dataSource);
       const users = new TypeOrmAdapters(db.dataSource).users();
       const ordered = ((await db.dataSource.query("SELECT id FROM users WHERE status <> 'deleted' ORDER BY id")) as { id: string }[]).map((row) => row.id);
       for (const offset of [0, 127, 128, 129, 300, ordered.length - 3, ordered.length]) {
@@ -66,6 +67,28 @@ describe.each(ALL_TARGETS)('TypeOrmUserRepository on $name', (target) => {
       }
       const buckets = (await db.dataSource.query('SELECT COUNT(*) AS n FROM user_list_buckets')) as { n: number | string }[];
       expect(Number(buckets[0]!.n)).toBe(Math.ceil(ordered.length / 128));
+    });
+
+    it('keeps a process’s copy exact when it reads the list in the middle of a rebuild (the rebuild is one transaction)', async () => {
+      // SQLite's one connection would read the rebuild's own uncommitted rows: the race is the servers'.
+      if (!isMysqlFamily(db.dataSource)) return;
+      const users = db.adapters.users();
+      await users.list({ offset: 0, limit: 1 });
+      const rows = Array.from({ length: 300 }, (_, i) => recordOf(pendingUser(`midrebuild${i}-${ids.next().slice(-6)}@example.com`)));
+      for (let i = 0; i < rows.length; i += 100) await db.dataSource.getRepository(UserSchema).insert(rows.slice(i, i + 100));
+      // A page read after each of the rebuild's statements, by this process, outside the rebuild's transaction.
+      await db.dataSource.transaction((manager) =>
+        rebuildUserListBuckets(async (sql, parameters) => {
+          const answer = (await manager.query(sql, parameters)) as Record<string, unknown>[];
+          await users.list({ offset: 0, limit: 1 });
+          return answer;
+        }),
+      );
+      const ordered = ((await db.dataSource.query("SELECT id FROM users WHERE status <> 'deleted' ORDER BY id")) as { id: string }[]).map((row) => row.id);
+      for (const offset of [0, 129, ordered.length - 2]) {
+        const page = await users.list({ offset, limit: 5 });
+        expect({ offset, total: page.total, ids: page.items.map((u) => u.id) }).toEqual({ offset, total: ordered.length, ids: ordered.slice(offset, offset + 5) });
+      }
     });
 
     it('adds a user while another transaction that added one (and wrote its index counts) is still open: no row all writers queue on', async () => {

@@ -49,10 +49,12 @@ export function countKeyOf(roleId: string, status: string): CountKey {
 export type RunQuery = (sql: string, parameters?: unknown[]) => Promise<Record<string, unknown>[]>;
 
 /**
- * Builds the index afresh from the users table, in the caller's transaction: the migration fills it for an
+ * Builds the index afresh from the users table, **in the caller's transaction** (the migration's; rebuildUserListIndex
+ * opens one; a driver connection runs it between `START TRANSACTION` and `COMMIT`): the migration fills it for an
  * existing database, and whoever writes users rows around the repository (a bulk import, bench/seed.ts) runs it
  * after. Buckets of BUCKET_FILL rows in id order, counted in slot 1; every slot's revision moves on so every process
- * reads the new index.
+ * reads the new index. Run statement by statement in autocommit, its steps show one at a time, and a process that
+ * read the moved revisions before the counts were back kept a wrong copy under the final revision (found 2026-12-05).
  */
 export async function rebuildUserListBuckets(query: RunQuery, options: { chunk?: number } = {}): Promise<void> {
   const chunk = options.chunk ?? 10_000;
@@ -100,4 +102,9 @@ export async function rebuildUserListBuckets(query: RunQuery, options: { chunk?:
       );
     }
   }
+}
+
+/** rebuildUserListBuckets in a transaction of its own, on the service's data source (a bulk import, a test). */
+export function rebuildUserListIndex(dataSource: { transaction<T>(run: (manager: { query(sql: string, parameters?: unknown[]): Promise<unknown> }) => Promise<T>): Promise<T> }): Promise<void> {
+  return dataSource.transaction((manager) => rebuildUserListBuckets(async (sql, parameters) => (await manager.query(sql, parameters)) as Record<string, unknown>[]));
 }
