@@ -71,6 +71,12 @@ describe('the audit trail over HTTP (#23)', () => {
       query = `?target=${user.id}&page_size=2&cursor=${page.body.next}`;
     }
     expect(seen).toEqual(['Three', 'Two', 'One']);
+    // The Link header names the same next page, filters and size kept, as the user list's does.
+    const first = await events(`?target=${user.id}&page_size=2`);
+    expect(first.headers.get('link')).toBe(`</v1/audit-events?target=${user.id}&page_size=2&cursor=${first.body.next}>; rel="next"`);
+    const linked = await app.request('GET', /^<([^>]+)>/.exec(first.headers.get('link')!)![1]!, { token: admin });
+    expect(linked.body.audit_events.map((e: { changes: { after: string }[] }) => e.changes[0]!.after)).toEqual(['One']);
+    expect(linked.headers.get('link')).toBeNull();
   });
 
   it('exports a time range as newline-delimited JSON, oldest first', async () => {

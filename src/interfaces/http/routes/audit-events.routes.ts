@@ -36,6 +36,7 @@ export function auditEventsRoutes(deps: { listAuditEvents: ListAuditEventsUseCas
             200: {
               type: 'object',
               required: ['audit_events', 'next'],
+              headers: { link: { type: 'string', description: 'RFC 8288: `<…?cursor=…>; rel="next"` (the same filters and `page_size`) while entries follow, as the user list answers' } },
               properties: {
                 audit_events: { type: 'array', items: auditEvent },
                 next: { type: ['string', 'null'], description: 'The `cursor` of the next page; null on the last one' },
@@ -46,7 +47,7 @@ export function auditEventsRoutes(deps: { listAuditEvents: ListAuditEventsUseCas
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { page_size: pageSize = DEFAULT_PAGE_SIZE, cursor } = request.query;
         const page = await deps.listAuditEvents.execute({
           actor: await app.authenticate(request),
@@ -54,7 +55,9 @@ export function auditEventsRoutes(deps: { listAuditEvents: ListAuditEventsUseCas
           pageSize,
           ...(cursor === undefined ? {} : { after: decodeCursor(cursor) }),
         });
-        return { audit_events: page.entries.map(toAuditEventView), next: page.next ? encodeCursor(page.next) : null };
+        const next = page.next ? encodeCursor(page.next) : null;
+        if (next !== null) reply.header('link', `<${nextPage(request.query, next)}>; rel="next"`);
+        return { audit_events: page.entries.map(toAuditEventView), next };
       },
     );
 
@@ -115,6 +118,14 @@ function instantOf(field: string, text: string): number {
   const ms = leap ? Date.parse(`${leap[1]}59${leap[2] ?? ''}${leap[3]}`) + 1000 : Date.parse(text);
   if (!Number.isFinite(ms)) throw new ValidationError([{ field, message: 'is not a time this service can read' }]);
   return ms;
+}
+
+/** The next page's path: the same filters and page size, and the cursor. */
+function nextPage(query: object, cursor: string): string {
+  const parameters = new URLSearchParams();
+  for (const [name, value] of Object.entries(query as Record<string, unknown>)) if (name !== 'cursor' && value !== undefined) parameters.set(name, String(value));
+  parameters.set('cursor', cursor);
+  return `/v1/audit-events?${parameters.toString()}`;
 }
 
 /** A page's end as the client carries it: opaque, base64url of `<ms>.<id>`. */
