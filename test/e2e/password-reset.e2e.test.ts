@@ -143,6 +143,27 @@ describe('password reset by mail (#10)', () => {
     expect((await confirm(newer)).status).toBe(204);
   });
 
+  it('a password change, or a deactivation, kills the outstanding link: a reactivation does not bring it back', async () => {
+    const changer = await person();
+    const link = await mailedToken(changer.email);
+    const token = (await signIn(changer.username, changer.password)).body.accessToken as string;
+    const changed = await app.request('POST', '/v1/me/password', { token, json: { current_password: changer.password, new_password: `${changer.password}-new` } });
+    expect(changed.status).toBe(200);
+    expect((await page(link)).status).toBe(404);
+    expect({ status: (await confirm(link)).status }).toEqual({ status: 404 });
+    expect((await signIn(changer.username, `${changer.password}-new`)).status).toBe(200);
+
+    const paused = await person();
+    const pausedLink = await mailedToken(paused.email);
+    const admin = await app.signIn();
+    expect((await app.request('POST', `/v1/users/${paused.id}/deactivate`, { token: admin })).status).toBe(200);
+    expect((await app.request('POST', `/v1/users/${paused.id}/reactivate`, { token: admin })).status).toBe(200);
+    expect((await page(pausedLink)).status).toBe(404);
+    const refused = await confirm(pausedLink);
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 404, code: 'PASSWORD_RESET_NOT_FOUND' });
+    expect((await signIn(paused.username, paused.password)).status).toBe(200);
+  });
+
   it('refuses a password the policy refuses (400) and keeps the link; an unknown token is 404', async () => {
     const p = await person();
     const token = await mailedToken(p.email);

@@ -95,12 +95,14 @@ export class ChangeOwnPasswordUseCase {
 
     // Hashing is slow: done before the transaction, so no row stays locked meanwhile.
     const passwordHash = await this.hasher.hash(newPassword);
-    const changed = await this.unitOfWork.run(async ({ users, audit }) => {
+    const changed = await this.unitOfWork.run(async ({ users, audit, passwordResets }) => {
       const current = await users.findById(actor.userId);
       if (!current || !current.isJoined || current.status !== 'active') throw new UserNotFoundError();
       current.changePassword({ passwordHash, now: this.clock.now() });
       await users.update(current);
       await users.incrementTokenVersion(current.id);
+      // An outstanding reset link would set another password over this one: it ends with the user's tokens.
+      await passwordResets.deleteForUser(current.id);
       await this.audit.write(audit, { action: AuditActions.passwordChanged, actor: actorName, target: userTarget(current) });
       // Read back: a sign-out committed meanwhile moved it too, and the new session must carry the latest.
       return { roleId: current.roleId, tokenVersion: (await users.findById(current.id))?.tokenVersion ?? current.tokenVersion + 1 };

@@ -27,6 +27,8 @@ export class DeactivateUserUseCase extends UserChange {
       if (user.deactivate(this.changeBy(actor))) {
         await users.update(user);
         await users.incrementTokenVersion(user.id);
+        // A reset link mailed before ends too: it read as unknown while deactivated, and came back with a reactivation.
+        await scope.passwordResets.deleteForUser(user.id);
         await this.audited(scope, actor, user, AuditActions.userDeactivated, [{ field: 'status', before, after: 'deactivated' }]);
         await outbox.append(user.pullDomainEvents());
       }

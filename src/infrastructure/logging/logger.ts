@@ -19,8 +19,8 @@ export const REDACTED_PATHS = [
   'databaseUrl',
 ];
 
-/** Query parameters whose values never reach a log line (invitation links carry a token). */
-const SECRET_QUERY = /([?&](?:token|access_token|password)=)[^&#]*/gi;
+/** Query parameters whose values never reach a log line (invitation links carry a token), by their name as decoded. */
+const SECRET_PARAMETER = /^(?:token|access_token|password)(?:\[.*\])?$/i;
 
 /**
  * An error as a log line may show it: its kind and code, and a message with any credentials in a
@@ -65,8 +65,32 @@ export function serializeError(error: unknown): { type: string; message: string;
   };
 }
 
+/**
+ * The URL with the value of every secret parameter masked. Names are compared decoded, as the query parser reads
+ * them: `%74oken=` is `token=` to the route, so it is to the log too.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[redacted]');
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const hash = url.indexOf('#', at);
+  const query = hash < 0 ? url.slice(at + 1) : url.slice(at + 1, hash);
+  const masked = query
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals < 0 ? pair : pair.slice(0, equals);
+      return equals >= 0 && SECRET_PARAMETER.test(decodedName(name)) ? `${name}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, at + 1)}${masked}${hash < 0 ? '' : url.slice(hash)}`;
+}
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
 }
 
 export function loggerOptions(level: string): LoggerOptions {

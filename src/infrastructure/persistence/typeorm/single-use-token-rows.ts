@@ -70,6 +70,11 @@ export class TypeOrmSingleUseTokenRows {
     await this.queue.outside(this.manager, insert);
   }
 
+  /** Deletes the user's link, if any (revoked, or killed by a change of the user's). */
+  async deleteForUser(userId: string): Promise<void> {
+    await this.queue.outside(this.manager, () => this.repository.delete({ userId }));
+  }
+
   async findByTokenHash(tokenHash: string): Promise<SingleUseTokenRow | null> {
     const record = await this.queue.outside(this.manager, () => this.repository.findOneBy({ tokenHash }));
     if (!record) return null;

@@ -9,10 +9,6 @@ export class TypeOrmInvitationRepository extends TypeOrmSingleUseTokenRows imple
     super(deps, InvitationSchema);
   }
 
-  async deleteForUser(userId: string): Promise<void> {
-    await this.queue.outside(this.manager, () => this.repository.delete({ userId }));
-  }
-
   async findForUser(userId: string): Promise<Invitation | null> {
     const record = await this.queue.outside(this.manager, () => this.repository.findOneBy({ userId }));
     if (!record) return null;
