@@ -67,13 +67,8 @@ export interface NewSecret {
  * The first second whose tokens a disabling at `now` leaves the account: the next whole second. A token's `iat`
  * counts whole seconds, so every token issued up to `now` (its `iat` at most `now`'s second) is ended.
  */
-export function tokensValidFromDisabling(now: Date): number {
+function tokensValidFromDisabling(now: Date): number {
   return Math.floor(now.getTime() / 1000) + 1;
-}
-
-/** Whether a token issued at `issuedAt` (seconds, its `iat`) is still the account's: not issued before its last disabling. */
-export function acceptsTokenIssuedAt(account: Pick<ServiceAccountState, 'tokensValidFrom'>, issuedAt: number): boolean {
-  return account.tokensValidFrom === undefined || issuedAt >= account.tokensValidFrom;
 }
 
 /** Enough to rotate with overlap (old and new), and a bound on what one authentication compares. */

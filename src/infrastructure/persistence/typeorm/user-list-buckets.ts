@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 /**
  * The user list's page index (issue #26): the ids split into consecutive ranges (buckets), each with how many
  * users of each (role, status) it holds, so that the row at any position of the list, whole or filtered by role
@@ -105,6 +106,6 @@ export async function rebuildUserListBuckets(query: RunQuery, options: { chunk?:
 }
 
 /** rebuildUserListBuckets in a transaction of its own, on the service's data source (a bulk import, a test). */
-export function rebuildUserListIndex(dataSource: { transaction<T>(run: (manager: { query(sql: string, parameters?: unknown[]): Promise<unknown> }) => Promise<T>): Promise<T> }): Promise<void> {
+export function rebuildUserListIndex(dataSource: DataSource): Promise<void> {
   return dataSource.transaction((manager) => rebuildUserListBuckets(async (sql, parameters) => (await manager.query(sql, parameters)) as Record<string, unknown>[]));
 }

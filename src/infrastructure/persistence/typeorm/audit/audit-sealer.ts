@@ -20,17 +20,6 @@ export interface AuditSealerDeps {
 }
 
 /**
- * Links committed entries into the hash chain, after the fact and off the request path: requests only
- * insert (no counter, no lock), and this pass, on whichever replica runs it, takes the chain row
- * `FOR UPDATE`, numbers the entries not yet sealed (in the order of their time, then id) and stores each
- * one's link: H(previous link, seq, every column). Two replicas sealing at once take turns on the chain
- * row; an entry sealed meanwhile (`seq IS NULL` no longer true) rolls the pass back.
- *
- * The same transaction puts each entry's event for the audit topic in the outbox (`AuditEventRecorded`, the entry
- * as the API answers it, read from the row it links): once per entry, as an entry is sealed once, and never for an
- * entry whose change rolled back, as only committed rows are read. A request writes the entry alone.
- */
-/**
  * The chain's head is behind one this process saw: entries were cut from its end behind the service's back, and the
  * head moved back onto a surviving entry (which needs no key), or a backup was restored. This replica seals nothing
  * more until it restarts, so new entries stay unsealed and `audit:verify` keeps naming them.
@@ -41,6 +30,17 @@ export class AuditChainCutError extends Error {
   }
 }
 
+/**
+ * Links committed entries into the hash chain, after the fact and off the request path: requests only
+ * insert (no counter, no lock), and this pass, on whichever replica runs it, takes the chain row
+ * `FOR UPDATE`, numbers the entries not yet sealed (in the order of their time, then id) and stores each
+ * one's link: H(previous link, seq, every column). Two replicas sealing at once take turns on the chain
+ * row; an entry sealed meanwhile (`seq IS NULL` no longer true) rolls the pass back.
+ *
+ * The same transaction puts each entry's event for the audit topic in the outbox (`AuditEventRecorded`, the entry
+ * as the API answers it, read from the row it links): once per entry, as an entry is sealed once, and never for an
+ * entry whose change rolled back, as only committed rows are read. A request writes the entry alone.
+ */
 export class AuditSealer {
   private readonly batchSize: number;
   /** The furthest head this process read or wrote: a head found behind it (or another link at its place) is a cut. */
