@@ -105,8 +105,11 @@ function parseValues({ status, email, q }: UserListQuery): UserListFilter {
   }
   if (q !== undefined) {
     // Keyed as every search key is (Email.normalize, Username.normalize, nameSearchKey: lower-cased and
-    // composed, NFC); trimmed, as stored names are and e-mails and usernames hold no white space.
-    const prefix = comparisonKey(q.trim());
+    // composed, NFC); trimmed, as stored names are and e-mails and usernames hold no white space. Text with an
+    // "@" is keyed as an address, its domain as DNS reads it, so a whole internationalised domain finds its
+    // users (their keys hold its ASCII form).
+    const text = q.trim();
+    const prefix = text.includes('@') ? Email.normalize(text) : comparisonKey(text);
     if (prefix === '') problems.push({ field: 'q', message: 'must not be blank' });
     else values.prefix = prefix;
   }

@@ -8,9 +8,35 @@ const MAX_LOCAL_LENGTH = 64;
 const LOCAL = /^[^\s@"(),:;<>[\\\]\p{Cc}]+$/u;
 const LABEL = /^(?!-)[\p{L}\p{N}-]{1,63}(?<!-)$/u;
 
+// A domain as DNS and mail servers read it is the same in any of its spellings: case, full-width letters,
+// and the ASCII form (`xn--…`) of an internationalised label.
+const ASCII_DOMAIN = /^[a-z0-9.-]*$/;
+const ACE_LABEL = /(^|\.)xn--/;
+const MAPPABLE_DOMAIN = /^[\p{L}\p{M}\p{N}.-]+$/u;
+
+/**
+ * The key of a domain, or null when it is no domain once mapped. An ASCII domain with no `xn--` label is its
+ * lower-case form. Any other is mapped as DNS resolves it, by UTS #46 (the WHATWG URL host parser, which browsers
+ * and Node share) to its ASCII form: `ｅｘａｍｐｌｅ.com`, `EXAMPLE.com` and `example.com` are one key, and so are
+ * `bücher.de` and `xn--bcher-kva.de`. The mapping must keep the labels as they are counted (no dot gained or lost,
+ * no IPv4 address read out of numbers).
+ */
+function domainKey(domain: string): string | null {
+  const lower = comparisonKey(domain);
+  if (ASCII_DOMAIN.test(lower) && !ACE_LABEL.test(lower)) return lower;
+  if (!MAPPABLE_DOMAIN.test(domain)) return null;
+  let host: string;
+  try {
+    host = new URL(`http://${domain}/`).hostname;
+  } catch {
+    return null;
+  }
+  return ASCII_DOMAIN.test(host) && host.split('.').length === domain.split('.').length ? host : null;
+}
+
 /**
  * An e-mail address as given (trimmed, in Unicode's composed form NFC), with the key that makes it
- * unique case-insensitively and whatever the spelling of its accents.
+ * unique case-insensitively, whatever the spelling of its accents and of its domain.
  */
 export class Email {
   private constructor(
@@ -33,9 +59,16 @@ export class Email {
     return new Email(value, normalized);
   }
 
-  /** The key of an address: trimmed, lower-cased and composed (NFC), so look-alike spellings are one key. */
+  /**
+   * The key of an address: trimmed, the local part lower-cased and composed (NFC), the domain as DNS reads it
+   * (`domainKey`), so look-alike spellings of one mailbox are one key. Any text has a key: what is no address is
+   * lower-cased and composed whole.
+   */
   static normalize(value: string): string {
-    return comparisonKey(value.trim());
+    const text = value.trim();
+    const at = text.lastIndexOf('@');
+    const domain = at < 0 ? null : domainKey(text.slice(at + 1));
+    return domain === null ? comparisonKey(text) : `${comparisonKey(text.slice(0, at))}@${domain}`;
   }
 
   private static isValid(value: string): boolean {
@@ -47,6 +80,6 @@ export class Email {
     if (local.length > MAX_LOCAL_LENGTH || !LOCAL.test(local)) return false;
     if (local.startsWith('.') || local.endsWith('.') || local.includes('..')) return false;
     const labels = domain.split('.');
-    return labels.length >= 2 && labels.every((label) => LABEL.test(label));
+    return labels.length >= 2 && labels.every((label) => LABEL.test(label)) && domainKey(domain) !== null;
   }
 }

@@ -5,6 +5,7 @@ import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/m
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { ALL_TARGETS, migratedDatabase } from './database-targets';
+import { upWithWarnings } from './migration-warnings';
 
 const ids = new UuidV7IdGenerator();
 const member = { id: SEEDED_ROLES.member, name: 'member', permissions: [] };
@@ -22,22 +23,7 @@ describe.each(ALL_TARGETS)('the migration that composes identifier keys on $name
   const row = async (id: string): Promise<Row> =>
     ((await db.dataSource.query('SELECT email, email_key, username, username_key, name, name_key FROM users WHERE id = ?', [id])) as Row[])[0]!;
 
-  /** Runs the migration's `up` alone, answering the warnings it emitted. */
-  async function migrate(): Promise<{ message: string; code?: string; name: string }[]> {
-    const warnings: { message: string; code?: string; name: string }[] = [];
-    const emitWarning = jest.spyOn(process, 'emitWarning').mockImplementation((warning, options) => {
-      const { type, code } = (options ?? {}) as { type?: string; code?: string };
-      warnings.push({ message: String(warning), code, name: type ?? 'Warning' });
-    });
-    const runner = db.dataSource.createQueryRunner();
-    try {
-      await new NormaliseIdentifiers1764700000000().up(runner);
-    } finally {
-      await runner.release();
-      emitWarning.mockRestore();
-    }
-    return warnings;
-  }
+  const migrate = () => upWithWarnings(db.dataSource, new NormaliseIdentifiers1764700000000());
 
   /** A row as the previous version wrote it: keys lower-cased, never composed. */
   async function legacyUser(fields: { email: string; username?: string; name?: string }): Promise<string> {

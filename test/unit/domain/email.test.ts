@@ -99,6 +99,34 @@ describe('Email', () => {
     });
 
     it.each([
+      ['full-width letters', 'ada@\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com', 'ada@example.com'],
+      ['full-width capitals', 'ada@\uff25\uff38\uff21\uff2d\uff30\uff2c\uff25.com', 'ada@example.com'],
+      ['a label in its ASCII form', 'ada@xn--bcher-kva.de', 'ada@b\u00fccher.de'],
+      ['a label in its ASCII form, in capitals', 'ada@XN--BCHER-KVA.DE', 'ada@B\u00dcCHER.de'],
+      ['a ligature', 'ada@\ufb01sh.com', 'ada@fish.com'],
+    ])('keys a domain written with %s as DNS reads it: one mailbox, one key', (_label, spelling, other) => {
+      expect(Email.parse(spelling).normalized).toBe(Email.parse(other).normalized);
+      expect(Email.normalize(` ${spelling} `)).toBe(Email.parse(other).normalized);
+      // Unlike the domain, the local part is the mail server's to read: only case and composition are folded.
+      expect(Email.parse(spelling.replace('ada', '\uff41da')).normalized).not.toBe(Email.parse(other).normalized);
+    });
+
+    it('keys an internationalised domain by its ASCII form and keeps the address as given', () => {
+      const email = Email.parse('Ada@B\u00fccher.de');
+      expect(email.value).toBe('Ada@B\u00fccher.de');
+      expect(email.normalized).toBe('ada@xn--bcher-kva.de');
+    });
+
+    it.each([
+      ['full-width digits read as an IPv4 address', 'ada@\uff11.\uff12'],
+      ['an internationalised domain ending in a number', 'ada@b\u00fccher.123'],
+    ])('refuses a domain with %s', (_label, raw) => {
+      expect(() => Email.parse(raw)).toThrow(ValidationError);
+      // Its key is still defined (a look-up by any text answers), the text lower-cased and composed.
+      expect(Email.normalize(raw)).toBe(raw.toLowerCase());
+    });
+
+    it.each([
       ['a zero-width space', 'bob\u200b@example.com'],
       ['a zero-width non-joiner', 'bo\u200cb@example.com'],
       ['a zero-width joiner', 'bo\u200db@example.com'],

@@ -23,6 +23,7 @@ import { SignInTicketUse1765800000000 } from './1765800000000-sign-in-ticket-use
 import { DropRoleIdIndex1765900000000 } from './1765900000000-drop-role-id-index';
 import { ServiceAccountTokensValidFrom1766000000000 } from './1766000000000-service-account-tokens-valid-from';
 import { AuditCheckpointSeal1766100000000 } from './1766100000000-audit-checkpoint-seal';
+import { EmailDomainKeys1766200000000 } from './1766200000000-email-domain-keys';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   DropRoleIdIndex1765900000000,
   ServiceAccountTokensValidFrom1766000000000,
   AuditCheckpointSeal1766100000000,
+  EmailDomainKeys1766200000000,
 ];

@@ -87,6 +87,20 @@ describe('ListUsersUseCase filters', () => {
     expect(await list({ q: 'Jose\u0301 Sua\u0301' })).toMatchObject({ ids: [jose.id], total: 1 });
   });
 
+  it('finds a user of an internationalised domain by e-mail and by q with the domain in any spelling', async () => {
+    const { users, ids, list } = setup();
+    const ana = UserMother.joined({ id: ids.next(), name: 'Ana', username: 'ana', email: 'ana@b\u00fccher.de' });
+    users.seed(ana);
+
+    for (const spelling of ['ana@xn--bcher-kva.de', 'ANA@B\u00dcCHER.DE', 'ana@bu\u0308cher.de']) {
+      expect({ spelling, ...(await list({ email: spelling })) }).toMatchObject({ spelling, ids: [ana.id], total: 1 });
+      expect({ spelling, ...(await list({ q: spelling })) }).toMatchObject({ spelling, ids: [ana.id], total: 1 });
+    }
+    // Full-width letters in the domain: the same mailbox.
+    expect(await list({ q: 'ana@\uff42\u00fccher.de' })).toMatchObject({ ids: [ana.id], total: 1 });
+    expect(await list({ q: 'ana@xn--bch' })).toMatchObject({ ids: [ana.id], total: 1 });
+  });
+
   it('refuses a blank q, naming the field', async () => {
     const { list } = setup();
 
