@@ -210,6 +210,18 @@ export function describeUserRepositoryContract(name: string, makeSubject: MakeSt
         expect((await users.list({ offset: 0, limit: 10 })).total).toBe(1);
       });
 
+      test('removes an invitee that was deactivated: its invitation is withdrawn all the same', async () => {
+        const user = pendingUser();
+        await users.add(user);
+        const loaded = (await users.findById(user.id))!;
+        loaded.deactivate({ by: newId(), now: new Date('2026-03-01T00:00:00.000Z'), newId });
+        await users.update(loaded);
+        await users.delete((await users.findById(user.id))!);
+        expect(await users.findById(user.id)).toBeNull();
+        expect(await users.existsWithEmail(user.email)).toBe(false);
+        expect((await users.list({ offset: 0, limit: 10 }, { status: 'deactivated' })).total).toBe(0);
+      });
+
       test('removes no joined user, even at its current version', async () => {
         const user = joinedUser();
         await users.add(user);

@@ -164,6 +164,18 @@ describe('invitations end to end (in-process events)', () => {
     expect((await app.request('POST', '/v1/users/invite', { token, json: { email: 'revoke@example.com' } })).status).toBe(201);
   });
 
+  it('revoke removes an invitee that was deactivated too, and frees its address', async () => {
+    expect((await app.request('POST', '/v1/users/invite', { token, json: { email: 'revoke-deactivated@example.com' } })).status).toBe(201);
+    const user = await userByEmail('revoke-deactivated@example.com');
+    expect((await app.request('POST', `/v1/users/${user._id}/deactivate`, { token })).status).toBe(200);
+    const revoked = await app.request('DELETE', `/v1/users/${user._id}/invitation`, { token });
+    expect({ status: revoked.status, body: revoked.body }).toEqual({ status: 204, body: undefined });
+    expect((await app.request('GET', `/v1/users/${user._id}`, { token })).status).toBe(404);
+    const events = await app.api.container.cradle.dataSource.query('SELECT type FROM outbox_events WHERE aggregate_id = ? ORDER BY id', [user._id]);
+    expect(events.map((e: { type: string }) => e.type)).toEqual(['UserInvited', 'UserDeactivated', 'UserInvitationRevoked']);
+    expect((await app.request('POST', '/v1/users/invite', { token, json: { email: 'revoke-deactivated@example.com' } })).status).toBe(201);
+  });
+
   it('revoke holds the hand-out rule as resend does: an inviter lacking the role\'s permissions gets 403, and the invitation stays', async () => {
     const inviterRole = { id: '01a1fc99-0000-7000-8000-0000000001e1', name: 'inviter-only', permissions: ['users:invite'] };
     await app.addRole(inviterRole);

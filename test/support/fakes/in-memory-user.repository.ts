@@ -253,10 +253,10 @@ function updateIn(rows: Map<string, Row>, row: Row): void {
   rows.set(row.id, Object.freeze({ ...row, tokenVersion: current.tokenVersion, version: versionOf(row) + 1 }));
 }
 
-/** Removes the row read at the same version, when it is still pending (a revoked invitation). */
+/** Removes the row read at the same version, when it never joined (a revoked invitation, pending or deactivated). */
 function deleteIn(rows: Map<string, Row>, row: Row): void {
   const current = currentFor(rows, row);
-  if (statusOf(current) !== 'pending') throw new UserChangedConcurrentlyError();
+  if (current.joinedAt !== undefined) throw new UserChangedConcurrentlyError();
   rows.delete(row.id);
 }
 

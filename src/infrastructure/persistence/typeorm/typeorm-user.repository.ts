@@ -1,4 +1,4 @@
-import { type EntityManager, Not, type Repository } from 'typeorm';
+import { type EntityManager, IsNull, Not, type Repository } from 'typeorm';
 import type { UserListFilter, UserListSlice, UserRepository } from '../../../application/ports/user-repository.port';
 import { SearchTooBroadError } from '../../../application/users/list-users.errors';
 import type { Slice } from '../../../application/shared/pagination';
@@ -169,8 +169,9 @@ export class TypeOrmUserRepository implements UserRepository {
   async delete(user: User): Promise<void> {
     await this.written(async (manager, listChanges, settled) => {
       const before = await this.countedAs(manager, user.id);
-      // A DELETE reads the row as committed now: an acceptance that committed meanwhile moved the version on.
-      const { affected } = await manager.getRepository(UserSchema).delete({ id: user.id, version: user.version, status: 'pending' });
+      // A DELETE reads the row as committed now: an acceptance that committed meanwhile moved the version on. Only
+      // an invitee that never joined goes, pending or deactivated (its invitation is withdrawn all the same).
+      const { affected } = await manager.getRepository(UserSchema).delete({ id: user.id, version: user.version, joinedAt: IsNull() });
       await this.saved(user, affected ?? undefined, manager, settled);
       // The foreign key cascades on MySQL and MariaDB; said outright, it holds wherever keys are not enforced.
       await manager.getRepository(InvitationSchema).delete({ userId: user.id });

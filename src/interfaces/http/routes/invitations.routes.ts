@@ -108,6 +108,7 @@ export function invitationsRoutes(deps: {
           operationId: 'revokeInvitation',
           tags: ['invitations'],
           summary: 'Revoke an invitation: the pending user and its link are gone (needs users:invite)',
+          description: 'An invitee that was deactivated is removed all the same. A joined user → 409 USER_ALREADY_JOINED.',
           security: [{ bearerAuth: [] }],
           params: userIdParams,
           response: {
@@ -115,7 +116,7 @@ export function invitationsRoutes(deps: {
             ...protectedProblems,
             403: permissionProblem,
             404: problemResponse('No user has this id'),
-            409: problemResponse('The user has joined already'),
+            409: problemResponse('The user has joined already, or changed while this was revoked'),
             ...bodyProblems,
           },
         },
