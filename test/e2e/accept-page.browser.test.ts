@@ -198,6 +198,19 @@ describe('the invitation page in a browser', () => {
       await close();
     });
 
+    it('joins through the form of the link opened with a trailing slash, which posts to the same place', async () => {
+      const { link } = await invite('no-script-slash@example.com');
+      const { page, posted, close } = await scriptless();
+      await page.goto(link.replace('/invitations/accept?', '/invitations/accept/?'));
+      expect(new URL(page.url()).pathname).toBe('/invitations/accept/');
+      await page.fill('#username', 'no.script.slash');
+      await page.fill('#password', 'a secret passphrase');
+      const [response] = await Promise.all([page.waitForNavigation(), page.click('#submit')]);
+      expect({ status: response!.status(), posted: posted.map((r) => new URL(r.url()).pathname) }).toEqual({ status: 200, posted: ['/invitations/accept'] });
+      expect(await seen(page, '#result')).toBe('You have joined as no.script.slash.');
+      await close();
+    });
+
     it('refuses a too-short password with 400, saying so once at the field, keeping name and username, and the invitation unused', async () => {
       const { link } = await invite('short@example.com');
       const { page, close } = await scriptless();

@@ -207,10 +207,10 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
     }),
   );
   await app.register(
-    pagesRoutes({ inspectInvitation: cradle.inspectInvitation, acceptInvitation: cradle.acceptInvitation, appUrl: config.appUrl }),
+    pagesRoutes({ inspectInvitation: cradle.inspectInvitation, acceptInvitation: cradle.acceptInvitation, appUrl: config.appUrl, publicUrl: config.publicUrl }),
   );
   await app.register(
-    passwordResetPagesRoutes({ inspectPasswordReset: cradle.inspectPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset }),
+    passwordResetPagesRoutes({ inspectPasswordReset: cradle.inspectPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset, publicUrl: config.publicUrl }),
   );
   await app.register(accountSecurityPageRoutes());
   // The admin console (#25), built by npm run build into dist/console.

@@ -1,5 +1,6 @@
 import { formatExpiry } from '../../../src/application/shared/expiry-wording';
 import { renderInvitationMail } from '../../../src/infrastructure/mail/invitation-mail.template';
+import { basePathOf } from '../../../src/interfaces/http/pages/page-layout';
 import { renderAcceptInvitationPage, renderJoinedPage } from '../../../src/interfaces/http/pages/accept-invitation.page';
 
 const EXPIRES = new Date('2026-02-07T12:00:00.000Z');
@@ -47,7 +48,8 @@ describe('the form', () => {
   });
 
   it('posts itself, the token in a hidden field, so a browser without the script joins and puts nothing secret in a URL', () => {
-    expect(html).toMatch(/<form id="accept" method="post" action="accept"/);
+    // From the root, so a link opened with a trailing slash posts where one without does.
+    expect(html).toMatch(/<form id="accept" method="post" action="\/invitations\/accept" data-api="\/v1\/invitations\/accept"/);
     expect(html).toContain('<input type="hidden" name="token" value="secret-token">');
     expect(html).not.toContain('<noscript>');
   });
@@ -62,7 +64,7 @@ describe('the form again after a refused post (no script)', () => {
     fieldErrors: { password: 'Password must be 12 to 128 characters long' },
     summary: '',
   };
-  const { status, html } = renderAcceptInvitationPage(valid, 'secret-token', { appUrl: null }, refused);
+  const { status, html } = renderAcceptInvitationPage(valid, 'secret-token', { appUrl: null, basePath: '' }, refused);
 
   it('has the refusal’s status and says the problem at its field, as the script would', () => {
     expect(status).toBe(400);
@@ -81,7 +83,7 @@ describe('the form again after a refused post (no script)', () => {
 
 describe('once joined without the script', () => {
   it('says so and shows the next step at once', () => {
-    const { status, html } = renderJoinedPage('grace<', { appUrl: 'https://app.example.com/' });
+    const { status, html } = renderJoinedPage('grace<', { appUrl: 'https://app.example.com/', basePath: '' });
     expect(status).toBe(200);
     expect(html).toContain('<p id="result" role="status" class="ok" data-outcome="joined">You have joined as grace&lt;.</p>');
     expect(html).toContain('<section id="next">');
@@ -92,17 +94,33 @@ describe('once joined without the script', () => {
 
 describe('after joining', () => {
   it('links to APP_URL when it is set', () => {
-    const html = renderAcceptInvitationPage(valid, 't', { appUrl: 'https://app.example.com/start?a=1&b=2' }).html;
+    const html = renderAcceptInvitationPage(valid, 't', { appUrl: 'https://app.example.com/start?a=1&b=2', basePath: '' }).html;
 
     expect(html).toContain('<a id="app-link" href="https://app.example.com/start?a=1&amp;b=2">go to the application</a>');
     expect(html).toMatch(/<section id="next" hidden>/);
   });
 
   it('says to sign in to the application when APP_URL is not set, and links nowhere', () => {
-    const html = renderAcceptInvitationPage(valid, 't', { appUrl: null }).html;
+    const html = renderAcceptInvitationPage(valid, 't', { appUrl: null, basePath: '' }).html;
 
     expect(html).toContain('Next: sign in to the application you were invited to, with your username and password.');
     expect(html).not.toContain('id="app-link"');
+  });
+});
+
+describe('under a path (PUBLIC_URL https://example.com/auth, the proxy strips /auth)', () => {
+  it('posts the form and its script under that path', () => {
+    const { html } = renderAcceptInvitationPage(valid, 'secret-token', { appUrl: null, basePath: basePathOf('https://example.com/auth') });
+    expect(html).toMatch(/<form id="accept" method="post" action="\/auth\/invitations\/accept" data-api="\/auth\/v1\/invitations\/accept"/);
+  });
+
+  it.each([
+    ['https://example.com', ''],
+    ['http://localhost:3000', ''],
+    ['https://example.com/auth', '/auth'],
+    ['https://example.com/a/b/', '/a/b'],
+  ])('reads the path of %s as "%s"', (url, path) => {
+    expect(basePathOf(url)).toBe(path);
   });
 });
 
@@ -111,6 +129,7 @@ describe('escaping', () => {
     const evil = '"><script>alert(1)</script>';
     const { html } = renderAcceptInvitationPage({ ...valid, email: `x${evil}@example.com`, name: evil }, `t${evil}`, {
       appUrl: `https://app.example.com/${evil}`,
+      basePath: `/p${evil}`,
     });
 
     expect(html).not.toContain('<script>alert(1)</script>');

@@ -10,6 +10,8 @@ export { ACCEPT_INVITATION_SCRIPT } from './accept-invitation.script';
 export interface AcceptPageSettings {
   /** Where a person goes once joined (APP_URL); null: the page says to sign in to the application. */
   appUrl: string | null;
+  /** PUBLIC_URL's path (`basePathOf`), which the form and its script post under. */
+  basePath: string;
 }
 
 /** A post the server refused (no script): the form again with its status, what was entered (never the password), the problems. */
@@ -58,7 +60,7 @@ ${body}
 export function renderAcceptInvitationPage(
   view: InvitationView,
   token: string,
-  settings: AcceptPageSettings = { appUrl: null },
+  settings: AcceptPageSettings = { appUrl: null, basePath: '' },
   refused?: RefusedForm,
 ): Page {
   switch (view.status) {
@@ -97,7 +99,8 @@ export function renderAcceptInvitationPage(
 /**
  * The form posts itself (the token in a hidden field, never in the URL it posts to) and the server
  * answers with a page; when the script runs, it posts the JSON API instead and the page stays.
- * `action="accept"` is relative: it names /invitations/accept without the link's query, under any path prefix.
+ * Both post from the origin's root under PUBLIC_URL's path: a relative action broke when the link was opened with a
+ * trailing slash.
  */
 function acceptForm(view: Extract<InvitationView, { email: string }>, token: string, settings: AcceptPageSettings, refused?: RefusedForm): string {
   const errors = refused?.fieldErrors ?? {};
@@ -112,7 +115,7 @@ function acceptForm(view: Extract<InvitationView, { email: string }>, token: str
 <div id="invitation">
 <p id="state" data-state="valid">You were invited as <strong>${escapeHtml(view.email)}</strong>. Choose your username and password to join.</p>
 <p id="expiry" class="hint">This link works once and expires on ${expiryTime(view.expiresAt)}.</p>
-<form id="accept" method="post" action="accept" data-token="${escapeHtml(token)}" novalidate>
+<form id="accept" method="post" action="${escapeHtml(settings.basePath)}/invitations/accept" data-api="${escapeHtml(settings.basePath)}/v1/invitations/accept" data-token="${escapeHtml(token)}" novalidate>
   <input type="hidden" name="token" value="${escapeHtml(token)}">
 ${field('name', `autocomplete="name" required maxlength="200" value="${escapeHtml(name)}"`, shown('name'))}\
 ${field('username', `autocomplete="username" required minlength="3" maxlength="64" value="${escapeHtml(username)}"`, shown('username', '3 to 64 letters, digits, dots, underscores or hyphens.'))}\

@@ -62,7 +62,7 @@ export const ACCEPT_INVITATION_SCRIPT = `'use strict';
     button.disabled = true;
     FIELDS.forEach(function (name) { setFieldError(name, ''); });
     setResult('', '', 'Joining…');
-    fetch('/v1/invitations/accept', {
+    fetch(form.getAttribute('data-api'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({

@@ -37,3 +37,12 @@ ${body}
 export function expiryTime(expiresAt: Date): string {
   return `<time datetime="${escapeHtml(expiresAt.toISOString())}">${escapeHtml(formatExpiry(expiresAt))}</time>`;
 }
+
+/**
+ * The path PUBLIC_URL puts before every route ('' at the root; "/auth" for https://example.com/auth, which a proxy
+ * strips). A page's form and script post to it from the origin's root, so a link opened with a trailing slash
+ * ("/invitations/accept/?token=…", which the router serves too) posts where a relative path would not.
+ */
+export function basePathOf(publicUrl: string): string {
+  return new URL(publicUrl).pathname.replace(/\/+$/, '');
+}

@@ -13,7 +13,12 @@ import type { Page } from './html-reply';
  * The page a reset link opens (issue #10). Rendering it reads the reset and changes nothing (mail scanners
  * open links); only the form's POST uses the token up. `refused`: the form again after a refused post.
  */
-export function renderPasswordResetPage(view: PasswordResetView, token: string, refused?: { status: number; code: string; message: string }): Page {
+export function renderPasswordResetPage(
+  view: PasswordResetView,
+  token: string,
+  refused?: { status: number; code: string; message: string },
+  basePath = '',
+): Page {
   switch (view.status) {
     case 'unknown':
       return {
@@ -44,7 +49,7 @@ export function renderPasswordResetPage(view: PasswordResetView, token: string, 
 <div id="reset">
 <p id="state" data-state="valid">For <strong>${escapeHtml(view.email)}</strong>. Every session of this account ends once it is set.</p>
 <p id="expiry" class="hint">This link works once and expires on ${expiryTime(view.expiresAt)}.</p>
-<form id="reset-form" method="post" action="password-reset" data-token="${escapeHtml(token)}" novalidate>
+<form id="reset-form" method="post" action="${escapeHtml(basePath)}/password-reset" data-api="${escapeHtml(basePath)}/v1/auth/password-reset/confirm" data-token="${escapeHtml(token)}" novalidate>
   <input type="hidden" name="token" value="${escapeHtml(token)}">
   <label for="password">New password</label>
   <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}"${refused ? ' aria-invalid="true" aria-describedby="result" autofocus' : ''}>
@@ -86,7 +91,7 @@ export const PASSWORD_RESET_SCRIPT = `'use strict';
     button.disabled = true;
     input.removeAttribute('aria-invalid');
     setResult('', 'pending', 'Setting the password…');
-    fetch('/v1/auth/password-reset/confirm', {
+    fetch(form.getAttribute('data-api'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: form.getAttribute('data-token'), password: input.value })

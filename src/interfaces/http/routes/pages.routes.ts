@@ -3,18 +3,20 @@ import type { AcceptInvitationUseCase } from '../../../application/invitations/a
 import type { InspectInvitationUseCase } from '../../../application/invitations/inspect-invitation.use-case';
 import { readFormBodiesOnly } from '../form-body';
 import { htmlResponse, sendPage } from '../pages/html-reply';
+import { basePathOf } from '../pages/page-layout';
 import { ACCEPT_INVITATION_SCRIPT, renderAcceptInvitationPage } from '../pages/accept-invitation.page';
 import { anyRequestProblems, unavailableProblem } from '../schemas';
 import { acceptInvitationFormRoutes } from './accept-invitation-form.routes';
 
 
-/** `appUrl`: where the page sends a person once joined (APP_URL); null when not configured. */
+/** `appUrl`: where the page sends a person once joined (APP_URL); null when not configured. `publicUrl`: PUBLIC_URL. */
 export function pagesRoutes(deps: {
   inspectInvitation: InspectInvitationUseCase;
   acceptInvitation: AcceptInvitationUseCase;
   appUrl: string | null;
+  publicUrl: string;
 }) {
-  const settings = { appUrl: deps.appUrl };
+  const settings = { appUrl: deps.appUrl, basePath: basePathOf(deps.publicUrl) };
   return async (app: FastifyInstance): Promise<void> => {
     // The pages read the invitation form's body, and no JSON: this plugin's scope only.
     readFormBodiesOnly(app);

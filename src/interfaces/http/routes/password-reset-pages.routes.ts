@@ -6,6 +6,7 @@ import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { toProblem } from '../error-handler';
 import { FORM_MEDIA, readFormBodiesOnly } from '../form-body';
 import { type FormBody, formField, htmlResponse, sendPage } from '../pages/html-reply';
+import { basePathOf } from '../pages/page-layout';
 import { PASSWORD_RESET_SCRIPT, renderPasswordResetPage, renderPasswordSetPage } from '../pages/password-reset.page';
 import { anyRequestProblems, problemRef, problemResponse, throttledProblem, unavailableProblem } from '../schemas';
 
@@ -18,7 +19,13 @@ function deadLink(code: string, view: PasswordResetView): PasswordResetView {
 }
 
 /** GET /password-reset (the link's page) and POST /password-reset (its form without JavaScript, answering HTML). */
-export function passwordResetPagesRoutes(deps: { inspectPasswordReset: InspectPasswordResetUseCase; confirmPasswordReset: ConfirmPasswordResetUseCase }) {
+export function passwordResetPagesRoutes(deps: {
+  inspectPasswordReset: InspectPasswordResetUseCase;
+  confirmPasswordReset: ConfirmPasswordResetUseCase;
+  /** PUBLIC_URL: the form posts under its path. */
+  publicUrl: string;
+}) {
+  const basePath = basePathOf(deps.publicUrl);
   return async (app: FastifyInstance): Promise<void> => {
     readFormBodiesOnly(app);
 
@@ -42,7 +49,7 @@ export function passwordResetPagesRoutes(deps: { inspectPasswordReset: InspectPa
       },
       async (request, reply) => {
         const token = request.query.token ?? '';
-        return sendPage(reply, renderPasswordResetPage(await deps.inspectPasswordReset.execute(token), token));
+        return sendPage(reply, renderPasswordResetPage(await deps.inspectPasswordReset.execute(token), token, undefined, basePath));
       },
     );
 
@@ -89,7 +96,7 @@ export function passwordResetPagesRoutes(deps: { inspectPasswordReset: InspectPa
         const token = formField(request.body, 'token');
         const refusedForm = async (problem: { status: number; code: string; detail?: string; errors?: { field: string; message: string }[] }) => {
           const message = problem.errors?.map((p) => `${p.field === 'password' ? 'Password' : p.field} ${p.message}`).join('; ') || problem.detail || 'Something went wrong.';
-          return renderPasswordResetPage(await deps.inspectPasswordReset.execute(token), token, { status: problem.status, code: problem.code, message });
+          return renderPasswordResetPage(await deps.inspectPasswordReset.execute(token), token, { status: problem.status, code: problem.code, message }, basePath);
         };
         if (request.validationError) return sendPage(reply, await refusedForm(toProblem(request.validationError).problem));
         try {
@@ -100,7 +107,7 @@ export function passwordResetPagesRoutes(deps: { inspectPasswordReset: InspectPa
           const { problem } = toProblem(error);
           if (problem.status === 400) return sendPage(reply, await refusedForm(problem));
           if (problem.status === 404 || problem.status === 410) {
-            return sendPage(reply, renderPasswordResetPage(deadLink(problem.code, await deps.inspectPasswordReset.execute(token)), token));
+            return sendPage(reply, renderPasswordResetPage(deadLink(problem.code, await deps.inspectPasswordReset.execute(token)), token, undefined, basePath));
           }
           throw error;
         }
