@@ -43,7 +43,12 @@ async function connectedTo(database: string, timeoutMs: number): Promise<void> {
 
 it('waits for the migrate step when MIGRATE_ON_START=false, then bootstraps the admin and serves', async () => {
   const database = new URL(db.url).pathname.slice(1);
-  const starting = startApiProcess('migrate-step', { DATABASE_URL: db.url, MIGRATE_ON_START: 'false', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...ADMIN });
+  // Its start includes the migrate step below, which a busy machine runs in tens of seconds.
+  const starting = startApiProcess(
+    'migrate-step',
+    { DATABASE_URL: db.url, MIGRATE_ON_START: 'false', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...ADMIN },
+    { readyWithinMs: 90_000 },
+  );
   starting.catch(() => undefined); // awaited below; an exit before the migrate step fails it there
   await connectedTo(database, 30_000);
 
@@ -90,7 +95,12 @@ it('the migrate step and the api started before their database wait for it: neit
     migrate.stdout!.on('data', (chunk: Buffer) => (migrateLog += chunk.toString()));
     migrate.stderr!.on('data', (chunk: Buffer) => (migrateLog += chunk.toString()));
     const migrateExit = new Promise<number | null>((resolve) => migrate.once('exit', resolve));
-    const api = startApiProcess('late-database', { DATABASE_URL: database.url, MIGRATE_ON_START: 'false', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...ADMIN });
+    // Its start includes the wait for the database and the migrate step.
+    const api = startApiProcess(
+      'late-database',
+      { DATABASE_URL: database.url, MIGRATE_ON_START: 'false', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...ADMIN },
+      { readyWithinMs: 90_000 },
+    );
     api.catch(() => undefined); // awaited below
 
     // Its first refused attempt, however long the process takes to start on a loaded machine (it had not logged

@@ -22,8 +22,16 @@ export function ensureBuilt(): void {
   if (!existsSync(API_SCRIPT)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
 
-/** Resolves once the process logs that it listens (it must log at info or below); rejects if it exits or takes over 30 s. */
-export async function startApiProcess(name: string, env: Record<string, string>, options: { port?: number } = {}): Promise<ApiProcess> {
+/**
+ * Resolves once the process logs that it listens (it must log at info or below); rejects if it exits or takes longer
+ * than `readyWithinMs` (30 s; more where the start waits on something else, such as a migrate step run meanwhile).
+ */
+export async function startApiProcess(
+  name: string,
+  env: Record<string, string>,
+  options: { port?: number; readyWithinMs?: number } = {},
+): Promise<ApiProcess> {
+  const readyWithinMs = options.readyWithinMs ?? 30_000;
   // A port chosen beforehand lets PUBLIC_URL (the tokens' issuer) name it.
   const port = options.port ?? (await freePort());
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `ac-${name}-`));
@@ -43,7 +51,7 @@ export async function startApiProcess(name: string, env: Record<string, string>,
       clearTimeout(timer);
       reject(new Error(`${name} ${why}:\n${output.join('').slice(-3000)}`));
     };
-    const timer = setTimeout(() => fail('did not start in 30 s'), 30_000);
+    const timer = setTimeout(() => fail(`did not start in ${readyWithinMs / 1000} s`), readyWithinMs);
     const collect = (chunk: Buffer) => {
       output.push(chunk.toString());
       if (output.join('').includes('access-control ready')) {

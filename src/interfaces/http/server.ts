@@ -25,6 +25,13 @@ export interface StartOptions {
   overrides?: Overrides;
 }
 
+/**
+ * Connections the kernel queues for the api before it accepts them (capped by net.core.somaxconn, 4096 on current
+ * kernels). Node's default, 511, overflowed when a burst of clients connected at once while the event loop was busy:
+ * the excess were dropped and retried, and some reset (ECONNRESET) without ever reaching the service.
+ */
+const LISTEN_BACKLOG = 4096;
+
 export async function startApi(options: StartOptions = {}): Promise<RunningApi> {
   const config = options.config ?? loadConfig();
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -38,7 +45,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   if (config.revocationWindowSeconds > 0) container.cradle.revocationWatch.start();
   // The management port first: a port already taken stops the start before the API answers anyone.
   const metricsServer = await startMetricsServer(container.cradle.metrics.registry, config.metricsPort, config.host);
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
 
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
