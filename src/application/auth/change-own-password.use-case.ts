@@ -1,7 +1,7 @@
 import { AuditActions } from '../../domain/audit/audit-entry';
 import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
-import { assertAcceptablePassword } from '../../domain/users/password-policy';
+import { assertAcceptablePassword, assertPasswordNotAccountName } from '../../domain/users/password-policy';
 import { UserNotFoundError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
 import type { MfaPolicy } from '../mfa/mfa-policy';
@@ -69,6 +69,7 @@ export class ChangeOwnPasswordUseCase {
     assertAcceptablePassword(newPassword, 'new_password', (p) => this.commonPasswords?.includes(p) ?? false);
     const user = await this.users.findById(actor.userId);
     if (!user || !user.isJoined) throw new UserNotFoundError();
+    assertPasswordNotAccountName(newPassword, user, 'new_password');
 
     const key = Username.normalize(user.username ?? '');
     const claimed = await this.attempts.claim(key, this.clock.now(), this.lockout);

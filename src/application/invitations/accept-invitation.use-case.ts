@@ -4,7 +4,7 @@ import { singleUseTokenStatus } from '../../domain/shared/single-use-token';
 import { InvitationExpiredError, InvitationNotFoundError, InvitationUsedError } from '../../domain/invitations/invitation.errors';
 import { ValidationError, type FieldProblem } from '../../domain/shared/domain-error';
 import { parseDisplayName } from '../../domain/users/display-name';
-import { assertAcceptablePassword } from '../../domain/users/password-policy';
+import { assertAcceptablePassword, assertPasswordNotAccountName } from '../../domain/users/password-policy';
 import { UsernameAlreadyTakenError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
 import type { Clock } from '../ports/clock.port';
@@ -76,6 +76,8 @@ export class AcceptInvitationUseCase {
       const user = await users.findById(invitation.userId);
       // A deactivated invitee's link does not work until it is reactivated; it reads as any dead link.
       if (!user || user.status === 'deactivated') throw new InvitationNotFoundError();
+      // The address is known here; the transaction, the link's use with it, is undone.
+      assertPasswordNotAccountName(input.password, { email: user.email });
       if (await users.existsWithUsername(username.normalized)) throw new UsernameAlreadyTakenError();
       const role = await roles.findById(user.roleId);
       user.join({
@@ -115,6 +117,7 @@ export class AcceptInvitationUseCase {
     const name = collect(() => parseDisplayName(input.name));
     const username = collect(() => Username.parse(input.username));
     collect(() => assertAcceptablePassword(input.password, 'password', (p) => this.commonPasswords?.includes(p) ?? false));
+    if (username !== undefined) collect(() => assertPasswordNotAccountName(input.password, { username: username.value }));
     if (problems.length > 0 || name === undefined || username === undefined) throw new ValidationError(problems);
     return { name, username };
   }

@@ -2,7 +2,7 @@ import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
 import { type AuditRecorder, userTarget } from '../audit/audit-recorder';
 import { singleUseTokenStatus } from '../../domain/shared/single-use-token';
 import { PasswordResetExpiredError, PasswordResetNotFoundError, PasswordResetUsedError } from '../../domain/users/password-reset';
-import { assertAcceptablePassword } from '../../domain/users/password-policy';
+import { assertAcceptablePassword, assertPasswordNotAccountName } from '../../domain/users/password-policy';
 import { Username } from '../../domain/users/username';
 import type { Clock } from '../ports/clock.port';
 import type { CommonPasswords } from '../ports/common-passwords.port';
@@ -70,6 +70,8 @@ export class ConfirmPasswordResetUseCase {
       const user = await users.findById(reset.userId);
       // Deactivated or deleted since the mail: the link reads as any dead one.
       if (!user || !user.isJoined || user.status !== 'active') throw new PasswordResetNotFoundError();
+      // Refused here, where the account is known; the transaction, the link's use with it, is undone.
+      assertPasswordNotAccountName(input.password, user);
       user.changePassword({ passwordHash, now });
       await users.update(user);
       await users.incrementTokenVersion(user.id);

@@ -4,7 +4,7 @@ import { RoleNames } from '../../domain/roles/role';
 import { RoleNotFoundError } from '../../domain/roles/role-not-found.error';
 import { parseDisplayName } from '../../domain/users/display-name';
 import { Email } from '../../domain/users/email';
-import { assertAcceptablePassword } from '../../domain/users/password-policy';
+import { assertAcceptablePassword, assertPasswordNotAccountName } from '../../domain/users/password-policy';
 import { User } from '../../domain/users/user';
 import { EmailAlreadyTakenError, UsernameAlreadyTakenError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
@@ -60,6 +60,7 @@ export class CreateAdminUseCase {
     const username = Username.parse(input.username, 'ADMIN_USERNAME');
     const email = Email.parse(input.email, 'ADMIN_EMAIL');
     assertAcceptablePassword(input.password, 'ADMIN_PASSWORD', (p) => this.commonPasswords?.includes(p) ?? false);
+    assertPasswordNotAccountName(input.password, { username: username.value, email: email.value }, 'ADMIN_PASSWORD');
     const name = parseDisplayName(input.name ?? input.username, 'ADMIN_NAME');
     const role = await this.roles.findByName(RoleNames.admin);
     if (!role) throw new RoleNotFoundError(RoleNames.admin);

@@ -11,24 +11,40 @@ export const ARGON2_OPTIONS = {
   parallelism: 1,
 } as const;
 
+/**
+ * The form a password is hashed in: Unicode's compatibility composition (NFKC), as NIST 800-63B asks, so a password
+ * is one whatever the keyboard sent for it: "é" precomposed or as "e" and a combining accent, a full-width letter or
+ * its ASCII one.
+ */
+function stabilized(plain: string): string {
+  return plain.normalize('NFKC');
+}
+
 export class Argon2PasswordHasher implements PasswordHasher {
   private dummy: Promise<string> | null = null;
 
   async hash(plain: string): Promise<string> {
-    return hash(plain, ARGON2_OPTIONS);
+    return hash(stabilized(plain), ARGON2_OPTIONS);
   }
 
+  /**
+   * Hashes from before 2026-12-05 hold a password as typed: one whose NFKC form differs is tried in that form, then
+   * as typed. Known user or not, the same tries run (against the dummy hash when there is none), so the time still
+   * tells nothing; an ASCII password, the usual case, is one try.
+   */
   async verify(plain: string, stored: string | undefined): Promise<boolean> {
+    const form = stabilized(plain);
+    const tries = form === plain ? [form] : [form, plain];
     if (stored === undefined) {
       // Same cost as a real check, so an unknown user cannot be told apart by time.
-      await verify(await this.dummyHash(), plain).catch(() => false);
+      const dummy = await this.dummyHash();
+      for (const attempt of tries) await verify(dummy, attempt).catch(() => false);
       return false;
     }
-    try {
-      return await verify(stored, plain);
-    } catch {
-      return false;
+    for (const attempt of tries) {
+      if (await verify(stored, attempt).catch(() => false)) return true;
     }
+    return false;
   }
 
   private dummyHash(): Promise<string> {

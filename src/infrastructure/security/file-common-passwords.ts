@@ -23,6 +23,7 @@ export class FileCommonPasswords implements CommonPasswords {
   }
 
   includes(password: string): boolean {
-    return this.passwords.has(password.toLowerCase());
+    // In the form it would be hashed in (NFKC): full-width "ｐａｓｓｗｏｒｄ１２３" is the common password it becomes.
+    return this.passwords.has(password.normalize('NFKC').toLowerCase());
   }
 }

@@ -167,6 +167,16 @@ describe('security hardening', () => {
       expect(refused.status).toBe(400);
       expect(refused.body.errors).toEqual([{ field: 'password', message: expect.stringMatching(/common/) }]);
 
+      // Its own username or the invited address: refused alike, and the link still works.
+      for (const [username, password] of [['common.user.name', 'Common.User.Name'], ['common', 'COMMON@example.com']]) {
+        const own = await app.request('POST', '/v1/invitations/accept', { json: { token: secret, name: 'Common', username, password } });
+        expect({ password, status: own.status, errors: own.body.errors }).toEqual({
+          password,
+          status: 400,
+          errors: [{ field: 'password', message: 'must not be your username or e-mail address' }],
+        });
+      }
+
       const accepted = await app.request('POST', '/v1/invitations/accept', {
         json: { token: secret, name: 'Common', username: 'common', password: 'violet cactus under a tin roof' },
       });

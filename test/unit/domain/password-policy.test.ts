@@ -1,6 +1,7 @@
 import { ValidationError } from '../../../src/domain/shared/domain-error';
 import {
   assertAcceptablePassword,
+  assertPasswordNotAccountName,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
 } from '../../../src/domain/users/password-policy';
@@ -41,5 +42,31 @@ describe('assertAcceptablePassword', () => {
     expect(problemsOf().map((p) => p.field)).toEqual(['password']);
     expect(problemsOf('ADMIN_PASSWORD').map((p) => p.field)).toEqual(['ADMIN_PASSWORD']);
     expect(JSON.stringify(problemsOf())).not.toContain('hunter2');
+  });
+});
+
+describe('assertPasswordNotAccountName', () => {
+  const account = { username: 'ada.lovelace-1815', email: 'Countess.Of.Lovelace@example.com' };
+
+  it.each([
+    ['the username', 'ada.lovelace-1815'],
+    ['the username in capitals', 'ADA.LOVELACE-1815'],
+    ['the e-mail address', 'countess.of.lovelace@EXAMPLE.com'],
+    ['the address before its @', 'Countess.Of.Lovelace'],
+    ['the username with spaces around it', '  ada.lovelace-1815 '],
+  ])('refuses %s, naming the field', (_label, password) => {
+    expect(() => assertPasswordNotAccountName(password, account, 'new_password')).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', problems: [{ field: 'new_password', message: 'must not be your username or e-mail address' }] }),
+    );
+  });
+
+  it.each(['ada.lovelace-1815!', 'countess.of.lovelace@example.org', 'a long passphrase of my own'])('accepts what only resembles them (%j)', (password) => {
+    expect(() => assertPasswordNotAccountName(password, account)).not.toThrow();
+  });
+
+  it('checks what it is given: an invitee has no username yet, an address no local part to spare', () => {
+    expect(() => assertPasswordNotAccountName('ada.lovelace-1815', { email: account.email })).not.toThrow();
+    expect(() => assertPasswordNotAccountName('Countess.Of.Lovelace', { username: account.username })).not.toThrow();
+    expect(() => assertPasswordNotAccountName('', {})).not.toThrow();
   });
 });

@@ -17,6 +17,10 @@ describe('FileCommonPasswords (the shipped list)', () => {
     },
   );
 
+  it('knows a common password typed in full-width letters, the form it would be hashed in (NFKC)', () => {
+    expect(list.includes('\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44\uff11\uff12\uff13\uff14')).toBe(true);
+  });
+
   it('lets an uncommon passphrase through', () => {
     expect(list.includes('violet cactus under a tin roof')).toBe(false);
     expect(() => assertAcceptablePassword('violet cactus under a tin roof', 'password', (p) => list.includes(p))).not.toThrow();

@@ -93,6 +93,18 @@ describe('ChangeOwnPasswordUseCase', () => {
   });
 });
 
+describe('ChangeOwnPasswordUseCase and the account\'s own names', () => {
+  it('refuses a new password that is one\'s own e-mail address, as new_password, before checking the current one', async () => {
+    const { change, actor, ada, hasher } = setup();
+
+    const error = await change.execute({ actor, currentPassword: DEFAULT_PASSWORD, newPassword: ada.email.toUpperCase() }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).problems).toEqual([{ field: 'new_password', message: 'must not be your username or e-mail address' }]);
+    expect(hasher.verifyCalls).toBe(0);
+  });
+});
+
 describe('GetOwnAccountUseCase', () => {
   it('shows the caller as GET /v1/users/{id} does, with no permission needed', async () => {
     const users = new InMemoryUserRepository();

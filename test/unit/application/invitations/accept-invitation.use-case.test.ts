@@ -307,6 +307,23 @@ describe('AcceptInvitationUseCase', () => {
       await expectNothingChanged();
     });
 
+    it.each<[string, { username?: string; email?: string; password: string }]>([
+      ['its username', { username: 'grace.hopper.1906', password: 'Grace.Hopper.1906' }],
+      ['its e-mail address', { password: 'GRACE@example.com   ' }],
+      ['its address before the @', { email: 'grace.b.m.hopper@example.com', password: 'Grace.B.M.Hopper' }],
+    ])('refuses a password that is %s, naming the field, and changes nothing', async (_label, { username, email, password }) => {
+      const { accept, users, invitee, input, expectNothingChanged } = setup();
+      if (email !== undefined) {
+        await users.update(UserMother.pending({ id: invitee.id, name: 'Invited As', email, role: RoleMother.member() }));
+      }
+      const error = await accept.execute(input({ ...(username ? { username } : {}), password })).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).problems).toEqual([{ field: 'password', message: 'must not be your username or e-mail address' }]);
+      if (email === undefined) await expectNothingChanged();
+      else expect((await users.findById(invitee.id))!.isJoined).toBe(false);
+    });
+
     it('validates before looking at the token: an unknown token with bad fields is a ValidationError', async () => {
       const { accept, hasher } = setup();
 

@@ -228,6 +228,17 @@ describe('ConfirmPasswordResetUseCase', () => {
     await expect(confirm.execute({ token, password: NEW_PASSWORD })).rejects.toBeInstanceOf(PasswordResetExpiredError);
   });
 
+  it('refuses a password that is the account\'s own e-mail address, and keeps the token', async () => {
+    const { mailedToken, confirm, passwordResets } = setup();
+    const token = await mailedToken();
+
+    const error = await confirm.execute({ token, password: 'ADA@example.com' }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).problems).toEqual([{ field: 'password', message: 'must not be your username or e-mail address' }]);
+    expect(passwordResets.all()[0].usedAt).toBeUndefined();
+  });
+
   it('applies the password policy of accept (too short, common) before any hashing, and keeps the token', async () => {
     const { mailedToken, confirm, hasher, passwordResets } = setup();
     const token = await mailedToken();

@@ -149,6 +149,8 @@ describe('CreateAdminUseCase', () => {
     ['ADMIN_EMAIL', { email: 'root\u200b@example.com' }],
     ['ADMIN_PASSWORD', { password: 'short' }],
     ['ADMIN_PASSWORD', { password: 'x'.repeat(129) }],
+    ['ADMIN_PASSWORD', { password: 'ROOT@example.com' }],
+    ['ADMIN_PASSWORD', { username: 'the-root-admin', password: 'The-Root-Admin' }],
     ['ADMIN_NAME', { name: '   ' }],
   ])('refuses a bad %s with a ValidationError naming that variable, and writes nothing', async (field, bad) => {
     const { createAdmin, users, hasher } = setup();
