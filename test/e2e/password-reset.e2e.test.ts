@@ -240,6 +240,12 @@ describe('password-reset request rate limits (#10)', () => {
     expect(limited.status).toBe(429);
     expect(limited.body.code).toBe('TOO_MANY_REQUESTS');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(60);
+    // Its rate-limit headers are the limit that refused it (2 an hour for the address), not the client's budget.
+    expect({
+      limit: limited.headers.get('x-ratelimit-limit'),
+      remaining: limited.headers.get('x-ratelimit-remaining'),
+      reset: limited.headers.get('x-ratelimit-reset'),
+    }).toEqual({ limit: '2', remaining: '0', reset: limited.headers.get('retry-after') });
   });
 
   it('lets 4 requests a minute from one client address through, whatever the target, then 429', async () => {

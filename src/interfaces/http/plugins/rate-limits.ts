@@ -107,7 +107,13 @@ function perEmailLimiter(app: FastifyInstance, max: number): Limiter {
     const result = await check(request);
     if (result.isAllowed || !result.isExceeded) return;
     const seconds = Math.max(1, result.ttlInSeconds);
-    throw new HttpProblemError('TOO_MANY_REQUESTS', `Too many requests; retry after ${seconds} seconds`, { 'retry-after': String(seconds) });
+    // The headers say the limit that refused (the per-client limiter set its own, with budget left, before this one).
+    throw new HttpProblemError('TOO_MANY_REQUESTS', `Too many requests; retry after ${seconds} seconds`, {
+      'retry-after': String(seconds),
+      'x-ratelimit-limit': String(max),
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(seconds),
+    });
   };
   return { hook: 'preHandler', handler };
 }
