@@ -34,7 +34,7 @@ install: node
 	  fi
 
 build: install
-	@$(WITH_NODE) $(NPM) run build
+	@$(WITH_NODE) $(NPM) run --silent build
 
 # The embedded default: a bootstrap admin `admin` whose password is generated once and kept
 # (mode 600) in $(DATA_DIR)/admin-password; it is never written to the log.
@@ -47,12 +47,12 @@ run: build
 	  echo "Bootstrap admin (made on this database's first start only): username '$${ADMIN_USERNAME:-admin}', password in $(DATA_DIR)/admin-password"; \
 	fi
 	@echo "Admin console: http://localhost:$${PORT:-3000}/console (sign in as the bootstrap admin)"
-	$(WITH_NODE) DATA_DIR="$(DATA_DIR)" \
+	@$(WITH_NODE) DATA_DIR="$(DATA_DIR)" \
 	ADMIN_USERNAME="$${ADMIN_USERNAME:-admin}" \
 	ADMIN_EMAIL="$${ADMIN_EMAIL:-admin@localhost.localdomain}" \
 	ADMIN_NAME="$${ADMIN_NAME:-Administrator}" \
 	ADMIN_PASSWORD="$${ADMIN_PASSWORD:-$$(cat "$(DATA_DIR)/admin-password")}" \
-	$(NPM) start
+	$(NPM) start --silent
 
 lint: install
 	@$(WITH_NODE) $(NPM) run lint
