@@ -32,7 +32,7 @@ async function pageOrCursor(request: FastifyRequest): Promise<void> {
 const filterSchemas: Record<Filter, { type: 'string'; minLength?: 1; maxLength?: number; enum?: string[]; description: string }> = {
   role: { type: 'string', minLength: 1, maxLength: 64, description: 'Only users holding this role, given by name or `_id`; an unknown role is a 400 (ROLE_NOT_FOUND)' },
   status: { type: 'string', enum: ['pending', 'active', 'deactivated'], description: 'Only users in this status: `pending`, `active` or `deactivated`' },
-  email: { type: 'string', minLength: 1, maxLength: 254, description: 'Only the user with this e-mail address, compared case-insensitively' },
+  email: { type: 'string', minLength: 1, maxLength: 254, description: 'Only the user with this e-mail address, compared case-insensitively and with its domain in any spelling (capitals, full-width letters, its xn-- form)' },
   q: { type: 'string', minLength: 1, maxLength: 254, description: 'Only users whose name, username or e-mail starts with this, compared case-insensitively (no wildcards; trimmed)' },
 };
 
