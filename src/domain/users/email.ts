@@ -21,7 +21,7 @@ const MAPPABLE_DOMAIN = /^[\p{L}\p{M}\p{N}.-]+$/u;
  * `bücher.de` and `xn--bcher-kva.de`. The mapping must keep the labels as they are counted (no dot gained or lost,
  * no IPv4 address read out of numbers).
  */
-function domainKey(domain: string): string | null {
+function mappedDomainKey(domain: string): string | null {
   const lower = comparisonKey(domain);
   if (ASCII_DOMAIN.test(lower) && !ACE_LABEL.test(lower)) return lower;
   if (!MAPPABLE_DOMAIN.test(domain)) return null;
@@ -32,6 +32,16 @@ function domainKey(domain: string): string | null {
     return null;
   }
   return ASCII_DOMAIN.test(host) && host.split('.').length === domain.split('.').length ? host : null;
+}
+
+// A last label a URL reads as a number (decimal, or hexadecimal after 0x): the name is an IPv4 address, not a domain
+// (no top-level domain is numeric, RFC 3696), and its spellings (0x7f.0.0.1, full-width digits) would be many keys.
+const NUMERIC_LABEL = /(^|\.)(0x[0-9a-f]*|[0-9]+)$/;
+
+/** `mappedDomainKey` unless the domain is an IPv4 address in any of its spellings: then null. */
+function domainKey(domain: string): string | null {
+  const key = mappedDomainKey(domain);
+  return key === null || NUMERIC_LABEL.test(key) ? null : key;
 }
 
 /**

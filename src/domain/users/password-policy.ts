@@ -1,12 +1,14 @@
 import { ValidationError } from '../shared/domain-error';
 import { comparisonKey } from './comparison-key';
+import { Email } from './email';
 
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 128;
 
 /**
  * NIST 800-63B style: length only, no composition rules, and not a commonly used password.
- * Length counts code points; `isCommon` says whether the password is on a list of common ones.
+ * Length counts code points: at least 12 of the form that is hashed (NFKC: "e" and a combining accent are one), at
+ * most 128 as typed (before any work on it); `isCommon` says whether the password is on a list of common ones.
  */
 export function assertAcceptablePassword(
   password: string,
@@ -14,7 +16,7 @@ export function assertAcceptablePassword(
   isCommon: (password: string) => boolean = () => false,
 ): void {
   const length = [...password].length;
-  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
+  if (length > PASSWORD_MAX_LENGTH || [...stabilizedPassword(password)].length < PASSWORD_MIN_LENGTH) {
     throw new ValidationError([
       { field, message: `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long` },
     ]);
@@ -25,13 +27,26 @@ export function assertAcceptablePassword(
 }
 
 /**
+ * The form a password is hashed and judged in: Unicode's compatibility composition (NFKC), as NIST 800-63B asks, so
+ * a password is one whatever the keyboard sent for it (a precomposed accent or a combining one, a full-width letter
+ * or its ASCII one).
+ */
+export function stabilizedPassword(password: string): string {
+  return password.normalize('NFKC');
+}
+
+/**
  * NIST 800-63B's context-specific words: a password is not the account's own username, e-mail address or the
  * address's local part, in any case, which whoever knows the account (its e-mail is in every invitation) tries first.
+ * Compared in the form that is hashed, and the address by its key (its domain in any spelling).
  */
 export function assertPasswordNotAccountName(password: string, account: { username?: string; email?: string }, field = 'password'): void {
-  const names = [account.username, account.email, account.email?.slice(0, account.email.lastIndexOf('@'))];
-  const key = comparisonKey(password.trim());
-  if (names.some((name) => name !== undefined && name !== '' && comparisonKey(name) === key)) {
+  const typed = stabilizedPassword(password).trim();
+  const key = (text: string) => comparisonKey(stabilizedPassword(text).trim());
+  const { username, email } = account;
+  const local = email?.slice(0, email.lastIndexOf('@'));
+  const isName = (name: string | undefined) => name !== undefined && name !== '' && key(name) === key(typed);
+  if (isName(username) || isName(local) || (email !== undefined && Email.normalize(typed) === Email.normalize(email))) {
     throw new ValidationError([{ field, message: 'must not be your username or e-mail address' }]);
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Algorithm, hash, verify } from '@node-rs/argon2';
 import type { PasswordHasher } from '../../application/ports/password-hasher.port';
+import { stabilizedPassword as stabilized } from '../../domain/users/password-policy';
 
 /** OWASP's argon2id parameters: 19 MiB, 2 passes, 1 lane. Work runs on libuv's thread pool, off the event loop. */
 export const ARGON2_OPTIONS = {
@@ -10,15 +11,6 @@ export const ARGON2_OPTIONS = {
   timeCost: 2,
   parallelism: 1,
 } as const;
-
-/**
- * The form a password is hashed in: Unicode's compatibility composition (NFKC), as NIST 800-63B asks, so a password
- * is one whatever the keyboard sent for it: "é" precomposed or as "e" and a combining accent, a full-width letter or
- * its ASCII one.
- */
-function stabilized(plain: string): string {
-  return plain.normalize('NFKC');
-}
 
 export class Argon2PasswordHasher implements PasswordHasher {
   private dummy: Promise<string> | null = null;

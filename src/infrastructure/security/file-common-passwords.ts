@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommonPasswords } from '../../application/ports/common-passwords.port';
+import { stabilizedPassword } from '../../domain/users/password-policy';
 
 /** The shipped list, next to this file (the build copies it into dist). */
 export const COMMON_PASSWORDS_FILE = path.join(__dirname, 'common-passwords.txt');
@@ -24,6 +25,6 @@ export class FileCommonPasswords implements CommonPasswords {
 
   includes(password: string): boolean {
     // In the form it would be hashed in (NFKC): full-width "ｐａｓｓｗｏｒｄ１２３" is the common password it becomes.
-    return this.passwords.has(password.normalize('NFKC').toLowerCase());
+    return this.passwords.has(stabilizedPassword(password).toLowerCase());
   }
 }

@@ -120,6 +120,10 @@ describe('Email', () => {
     it.each([
       ['full-width digits read as an IPv4 address', 'ada@\uff11.\uff12'],
       ['an internationalised domain ending in a number', 'ada@b\u00fccher.123'],
+      ['a numeric top-level label (an IPv4 address)', 'ada@127.0.0.1'],
+      ['a hexadecimal IPv4 spelling', 'ada@0x7f.0.0.1'],
+      ['full-width digits of an IPv4 address, as many labels', 'ada@\uff11\uff12\uff17.\uff10.\uff10.\uff11'],
+      ['a numeric top-level label after a name', 'ada@example.123'],
     ])('refuses a domain with %s', (_label, raw) => {
       expect(() => Email.parse(raw)).toThrow(ValidationError);
       // Its key is still defined (a look-up by any text answers), the text lower-cased and composed.

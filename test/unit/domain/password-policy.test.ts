@@ -21,6 +21,13 @@ describe('assertAcceptablePassword', () => {
     expect(() => assertAcceptablePassword(password)).not.toThrow();
   });
 
+  it('counts the characters of the form that is hashed (NFKC): an accent typed apart is one character with its letter', () => {
+    const decomposed = 'e\u0301'.repeat(4) + 'a\u0301'.repeat(2);
+    expect([...decomposed]).toHaveLength(12);
+    expect(() => assertAcceptablePassword(decomposed)).toThrow(ValidationError);
+    expect(() => assertAcceptablePassword('e\u0301'.repeat(12))).not.toThrow();
+  });
+
   it('counts characters (code points), not UTF-16 units', () => {
     // Each emoji is two UTF-16 units: 11 of them are 22 units but only 11 characters.
     expect(() => assertAcceptablePassword('🔑'.repeat(11))).toThrow(ValidationError);
@@ -54,6 +61,8 @@ describe('assertPasswordNotAccountName', () => {
     ['the e-mail address', 'countess.of.lovelace@EXAMPLE.com'],
     ['the address before its @', 'Countess.Of.Lovelace'],
     ['the username with spaces around it', '  ada.lovelace-1815 '],
+    ['the username in full-width letters (one password once hashed, NFKC)', '\uff41\uff44\uff41.lovelace-1815'],
+    ['the address with its domain in another spelling', 'countess.of.lovelace@\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.COM'],
   ])('refuses %s, naming the field', (_label, password) => {
     expect(() => assertPasswordNotAccountName(password, account, 'new_password')).toThrow(
       expect.objectContaining({ code: 'VALIDATION_FAILED', problems: [{ field: 'new_password', message: 'must not be your username or e-mail address' }] }),

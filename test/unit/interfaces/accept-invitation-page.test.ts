@@ -112,6 +112,7 @@ describe('under a path (PUBLIC_URL https://example.com/auth, the proxy strips /a
   it('posts the form and its script under that path', () => {
     const { html } = renderAcceptInvitationPage(valid, 'secret-token', { appUrl: null, basePath: basePathOf('https://example.com/auth') });
     expect(html).toMatch(/<form id="accept" method="post" action="\/auth\/invitations\/accept" data-api="\/auth\/v1\/invitations\/accept"/);
+    expect(html).toContain('<script src="/auth/invitations/accept.js" defer></script>');
   });
 
   it.each([

@@ -125,7 +125,7 @@ ${field('password', `type="password" autocomplete="new-password" required minlen
 </div>
 ${result}
 ${nextStep(settings.appUrl, false)}
-<script src="/invitations/accept.js" defer></script>`;
+<script src="${escapeHtml(settings.basePath)}/invitations/accept.js" defer></script>`;
 }
 
 /** What a post without the script answers once joined: what the script shows in its place. */

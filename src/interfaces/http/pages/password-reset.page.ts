@@ -58,7 +58,7 @@ export function renderPasswordResetPage(
 </form>
 </div>
 ${result}
-<script src="/password-reset.js" defer></script>`),
+<script src="${escapeHtml(basePath)}/password-reset.js" defer></script>`),
       };
     }
   }
