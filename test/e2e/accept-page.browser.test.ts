@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { asValue } from 'awilix';
 import { type Browser, type Page, type Request } from 'playwright-core';
 import { formatExpiry } from '../../src/application/shared/expiry-wording';
@@ -154,6 +156,50 @@ describe('the invitation page in a browser', () => {
     );
     expect(await page.locator('a').count()).toBe(0);
     await page.close();
+  });
+
+  it('behind a proxy that strips a path (PUBLIC_URL …/auth), loads its script and joins through the API under that path', async () => {
+    // The proxy: /auth/… goes to the service without /auth, anything else is not found.
+    let target = '';
+    const proxy = http.createServer((incoming, answer) => {
+      if (!incoming.url!.startsWith('/auth/')) return void answer.writeHead(404).end();
+      const onward = http.request(`${target}${incoming.url!.slice('/auth'.length)}`, { method: incoming.method, headers: incoming.headers }, (reply) => {
+        answer.writeHead(reply.statusCode!, reply.headers);
+        reply.pipe(answer);
+      });
+      incoming.pipe(onward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const publicUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/auth`;
+    const behind = await startTestApp({ PUBLIC_URL: publicUrl }, { mailer: asValue(mailer) });
+    target = behind.url;
+    const page = await browser.newPage();
+    try {
+      const token = await behind.signIn();
+      expect((await behind.request('POST', '/v1/users/invite', { token, json: { email: 'behind.proxy@example.com', name: 'Behind Proxy' } })).status).toBe(201);
+      const deadline = Date.now() + 10_000;
+      while (!mailer.sent.some((m) => m.to === 'behind.proxy@example.com') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const link = mailer.sent.find((m) => m.to === 'behind.proxy@example.com')!.link;
+      expect(link.startsWith(`${publicUrl}/invitations/accept?token=`)).toBe(true);
+
+      const requests: string[] = [];
+      page.on('requestfinished', async (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname} ${(await request.response())?.status()}`));
+      await page.goto(link);
+      await page.fill('#username', 'behind.proxy');
+      await page.fill('#password', 'a secret passphrase');
+      await page.click('#submit');
+      await page.waitForSelector('#result[data-outcome="joined"]', { state: 'attached' });
+      expect(requests).toEqual(
+        expect.arrayContaining(['GET /auth/invitations/accept.js 200', 'POST /auth/v1/invitations/accept 200']),
+      );
+      // Joined by the script, the page stayed: no form post.
+      expect(requests.filter((r) => r.startsWith('POST /auth/invitations/accept '))).toEqual([]);
+      expect((await behind.request('POST', '/v1/auth/signin', { json: { username: 'behind.proxy', password: 'a secret passphrase' } })).status).toBe(200);
+    } finally {
+      await page.close();
+      await behind.close();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   describe('without JavaScript', () => {
