@@ -1,7 +1,7 @@
 /**
  * SIGTERM as a client that keeps its connections open sees it (an HTTP client library's pool, a
  * sidecar proxy): eight keep-alive connections straight to one built api process (node dist/…),
- * no proxy in between to stop sending, SHUTDOWN_DRAIN=1s. Every request written on a connection is
+ * no proxy in between to stop sending, SHUTDOWN_DRAIN=2s. Every request written on a connection is
  * answered; from the moment the drain began every answer says `Connection: close`; the only error
  * is connecting once the listener is gone (ECONNREFUSED: nothing was sent, the client would go
  * elsewhere). Two clients: node's http.Agent, and fetch (undici, built into Node).
@@ -135,7 +135,7 @@ describe('SIGTERM under load from keep-alive connections', () => {
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
       ADMIN_EMAIL: ADMIN.email,
-      SHUTDOWN_DRAIN: '1s',
+      SHUTDOWN_DRAIN: '2s',
     };
   });
 
@@ -201,8 +201,9 @@ describe('SIGTERM under load from keep-alive connections', () => {
     expect(answers.filter((a) => a.status !== 200).map((a) => a.status)).toEqual([]);
     expect(ends).toEqual(Array(CONNECTIONS).fill('refused'));
     if (openAtSigterm !== undefined) expect(openAtSigterm).toBe(CONNECTIONS);
-    // Load really ran through the drain, on connections opened again after each answer that said close.
-    expect(summary.sentAfterSigterm).toBeGreaterThan(CONNECTIONS * 5);
+    // Load really ran through the drain, on connections opened again after each answer that said close: more than
+    // two requests a connection (a loaded machine sent 13 in a drain of 1 s, an idle one over 100).
+    expect(summary.sentAfterSigterm).toBeGreaterThan(CONNECTIONS * 2);
     expect(answers.filter((a) => a.received < sigterm && a.connectionClose)).toEqual([]);
     expect(firstClose).toBeDefined();
     // Once an answer said close the server was draining: every request sent after it is answered with close too.
