@@ -41,12 +41,13 @@ export function stabilizedPassword(password: string): string {
  * Compared in the form that is hashed, and the address by its key (its domain in any spelling).
  */
 export function assertPasswordNotAccountName(password: string, account: { username?: string; email?: string }, field = 'password'): void {
-  const typed = stabilizedPassword(password).trim();
-  const key = (text: string) => comparisonKey(stabilizedPassword(text).trim());
+  const form = (text: string) => stabilizedPassword(text).trim();
+  const typed = comparisonKey(form(password));
   const { username, email } = account;
-  const local = email?.slice(0, email.lastIndexOf('@'));
-  const isName = (name: string | undefined) => name !== undefined && name !== '' && key(name) === key(typed);
-  if (isName(username) || isName(local) || (email !== undefined && Email.normalize(typed) === Email.normalize(email))) {
+  const at = email?.lastIndexOf('@') ?? -1;
+  const names = [username, at > 0 ? email!.slice(0, at) : undefined].filter((name): name is string => name !== undefined && name !== '');
+  const isAddress = email !== undefined && Email.normalize(form(password)) === Email.normalize(form(email));
+  if (isAddress || names.some((name) => comparisonKey(form(name)) === typed)) {
     throw new ValidationError([{ field, message: 'must not be your username or e-mail address' }]);
   }
 }

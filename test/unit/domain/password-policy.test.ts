@@ -69,6 +69,10 @@ describe('assertPasswordNotAccountName', () => {
     );
   });
 
+  it('refuses the whole address typed in ASCII when the account\'s own is in full-width letters', () => {
+    expect(() => assertPasswordNotAccountName('ada.lovelace@example.org', { email: '\uff41\uff44\uff41.lovelace@example.org' })).toThrow(ValidationError);
+  });
+
   it.each(['ada.lovelace-1815!', 'countess.of.lovelace@example.org', 'a long passphrase of my own'])('accepts what only resembles them (%j)', (password) => {
     expect(() => assertPasswordNotAccountName(password, account)).not.toThrow();
   });
