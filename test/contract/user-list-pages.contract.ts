@@ -101,6 +101,19 @@ export function describeUserListPagesContract(name: string, makeSubject: MakeSto
       await everyPageHolds();
     });
 
+    test('answers pages of every filter, depth and size asked for at once as it answers each alone', async () => {
+      // Asked together, the pages are read together (the TypeORM adapter's seeks share statements): each must
+      // still be its own filter's matches from its own offset, as many as its own limit.
+      const asked = FILTERS.flatMap((filter) => {
+        const want = expected(filter);
+        return [0, 3, 37, 150, 299, want.length - 2, want.length + 1].flatMap((offset) =>
+          [10, 37].map((limit) => ({ filter, offset, limit, total: want.length, ids: want.slice(offset, offset + limit) })),
+        );
+      });
+      const pages = await Promise.all(asked.map(({ filter, offset, limit }) => users.list({ offset, limit }, filter)));
+      expect(pages.map((page, i) => ({ ...asked[i]!, total: page.total, ids: page.items.map((u) => u.id) }))).toEqual(asked);
+    });
+
     test('stays exact after erasures, deletes of pending users, role changes and status changes across the whole list', async () => {
       for (let i = 4; i < stored.length; i += 9) {
         const user = (await users.findById(stored[i]!.id))!;
