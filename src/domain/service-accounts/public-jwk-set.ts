@@ -1,4 +1,5 @@
 import { type FieldProblem, ValidationError } from '../shared/domain-error';
+import { isEd25519PointOfLargeOrder, isP256Point, isSoundRsaKey } from './public-key-values';
 
 /** A public key as registered: a JWK (RFC 7517) of one of the three accepted kinds, with its `kid`. */
 export type PublicJwk =
@@ -25,7 +26,8 @@ function decodedLength(value: string): number {
 /**
  * The key set a service account registers, checked: at most MAX_KEYS public keys, each EC P-256, RSA of
  * 2048 bits or more, or Ed25519, with a unique `kid`, no private member, and only the members its kind
- * has (so what is stored is exactly what is verified with). Inline only: the service never fetches a URL.
+ * has (so what is stored is exactly what is verified with), its numbers a key only a private key signs for
+ * (public-key-values.ts). Inline only: the service never fetches a URL.
  */
 export function parsePublicJwkSet(raw: unknown, field = 'keys'): PublicJwk[] {
   if (!Array.isArray(raw)) throw new ValidationError([{ field, message: 'must be an array of JWKs' }]);
@@ -51,19 +53,22 @@ export function parsePublicJwkSet(raw: unknown, field = 'keys'): PublicJwk[] {
       const x = b64('x', (n) => n === 32);
       const y = b64('y', (n) => n === 32);
       if (jwk.crv !== 'P-256' || !x || !y) return problem('an EC key must be P-256 with 32-byte `x` and `y`');
+      if (!isP256Point(x, y)) return problem('`x` and `y` are not a point of the P-256 curve');
       if (jwk.alg !== undefined && jwk.alg !== 'ES256') return problem('an EC P-256 key verifies ES256 only');
       if (!only(['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'])) return problem('has members an EC public key does not');
       keys.push({ kty: 'EC', crv: 'P-256', x, y, kid, ...(jwk.alg ? { alg: 'ES256' } : {}), ...(jwk.use ? { use: 'sig' } : {}) });
     } else if (jwk.kty === 'RSA') {
-      const n = b64('n', (bytes) => bytes >= 256 && bytes <= 1024);
-      const e = b64('e', (bytes) => bytes >= 1 && bytes <= 8);
-      if (!n || !e) return problem('an RSA key must have a modulus `n` of 2048 to 8192 bits and an exponent `e`');
+      // The lengths bound the work before the numbers are read (a modulus may carry a few leading zero octets).
+      const n = b64('n', (bytes) => bytes >= 256 && bytes <= 1040);
+      const e = b64('e', (bytes) => bytes >= 1 && bytes <= 40);
+      if (!n || !e || !isSoundRsaKey(n, e)) return problem('an RSA key must have an odd modulus `n` of 2048 to 8192 bits and an odd exponent `e` of at least 65537 (below 2^256)');
       if (jwk.alg !== undefined && jwk.alg !== 'RS256') return problem('an RSA key verifies RS256 only');
       if (!only(['kty', 'n', 'e', 'kid', 'alg', 'use'])) return problem('has members an RSA public key does not');
       keys.push({ kty: 'RSA', n, e, kid, ...(jwk.alg ? { alg: 'RS256' } : {}), ...(jwk.use ? { use: 'sig' } : {}) });
     } else if (jwk.kty === 'OKP') {
       const x = b64('x', (bytes) => bytes === 32);
       if (jwk.crv !== 'Ed25519' || !x) return problem('an OKP key must be Ed25519 with a 32-byte `x`');
+      if (!isEd25519PointOfLargeOrder(x)) return problem('`x` is not an Ed25519 public key: it decodes to no point, or to one of small order');
       if (jwk.alg !== undefined && jwk.alg !== 'EdDSA') return problem('an Ed25519 key verifies EdDSA only');
       if (!only(['kty', 'crv', 'x', 'kid', 'alg', 'use'])) return problem('has members an Ed25519 public key does not');
       keys.push({ kty: 'OKP', crv: 'Ed25519', x, kid, ...(jwk.alg ? { alg: 'EdDSA' } : {}), ...(jwk.use ? { use: 'sig' } : {}) });

@@ -17,7 +17,7 @@ export const datetime = { type: 'string', format: 'date-time', description: 'ISO
 /** A registered public key as stored: only the members of its kind (the body's checks refuse any other). */
 export const publicJwk = {
   type: 'object',
-  description: 'A public key (JWK): `EC` P-256 (`crv`, `x`, `y`), `RSA` of 2048 bits or more (`n`, `e`) or `OKP` Ed25519 (`crv`, `x`); always a `kid`',
+  description: 'A public key (JWK): `EC` P-256 (`crv`, `x`, `y`: a point of the curve), `RSA` of 2048 to 8192 bits with an odd exponent of at least 65537 (`n`, `e`) or `OKP` Ed25519 (`crv`, `x`: a point of large order); always a `kid`',
   required: ['kty', 'kid'],
   additionalProperties: false,
   properties: {
