@@ -133,6 +133,22 @@ describe('the client credentials grant (#21)', () => {
     expect(await refusal(grant.exchange(form('good.assertion.2'), request()))).toMatchObject({ error: 'invalid_client' });
   });
 
+  it('keeps a presented client id in the refusal’s entry only when it has an issued id’s shape: a secret typed as the id never lands in the trail', async () => {
+    const { grant, request, basic, refusal, auditTrail } = setup(100, { audited: true });
+    const secret = 'acs_Zq9vLrT4xWm2Yp8KdN3sHf6Gj1Bc5Ve7';
+    const issuedShape = '01a1fc99-0000-7000-8000-000000000001';
+    // Id and secret swapped, in Basic and in the form.
+    expect(await refusal(grant.exchange(CC, request(basic(secret, 'reports'))))).toMatchObject({ error: 'invalid_client' });
+    expect(await refusal(grant.exchange({ ...CC, client_id: secret, client_secret: 'reports' }, request()))).toMatchObject({ error: 'invalid_client' });
+    expect(await refusal(grant.exchange({ ...CC, client_id: issuedShape, client_secret: 'wrong' }, request()))).toMatchObject({ error: 'invalid_client' });
+    expect(auditTrail.entries.map((e) => [e.action, e.target?.snapshot])).toEqual([
+      ['service_account.authentication_failed', null],
+      ['service_account.authentication_failed', null],
+      ['service_account.authentication_failed', issuedShape],
+    ]);
+    expect(JSON.stringify(auditTrail.entries)).not.toContain(secret);
+  });
+
   it('reads HTTP Basic as RFC 6749 §2.3.1 says: id and secret form-urlencoded', async () => {
     const { grant, request, credentials } = setup();
     const header = `Basic ${Buffer.from('reports:right').toString('base64')}`;

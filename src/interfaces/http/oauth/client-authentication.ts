@@ -20,6 +20,8 @@ export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post',
 
 /** What a client id may be: visible ASCII, at most 64 characters ('' for an assertion whose issuer is unreadable). */
 const CLIENT_ID = /^[\x21-\x7e]{0,64}$/;
+/** The shape of the client ids the service issues (ids: UUIDs). */
+const ISSUED_CLIENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Failed client authentications are counted in windows of this length. */
 const FAILURE_WINDOW_MS = 60_000;
 
@@ -140,14 +142,18 @@ function failureKeys(presented: Exclude<PresentedClient, { method: 'none' }>, re
   ];
 }
 
-/** The audit entry of a refused client authentication: who it claimed to be (a client id is no secret), and how. */
+/**
+ * The audit entry of a refused client authentication: who it claimed to be, and how. A client id is no secret, but
+ * what was presented as one may be anything, a secret typed in the wrong field included (id and secret swapped): it is
+ * kept only when it has the shape of the ids the service issues (UUIDs), which no secret has.
+ */
 async function recordFailure(deps: ClientAuthenticationDeps, clientId: string, code: string): Promise<void> {
   await deps.auditRecorder?.record({
     action: AuditActions.clientAuthenticationFailed,
     outcome: 'failure',
     code,
     actor: ANONYMOUS,
-    target: { type: 'service_account', id: null, snapshot: clientId === '' ? null : clientId },
+    target: { type: 'service_account', id: null, snapshot: ISSUED_CLIENT_ID.test(clientId) ? clientId : null },
   });
 }
 
