@@ -159,8 +159,15 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
       expect(first.body.code).toBe('MFA_REQUIRED');
       expect((await secondStep({ mfa_token: first.body.mfa_token, code: oathtoolTotp(p.secret) })).status).toBe(400);
     }
+    // Locked: the right password answers as a wrong one does (PRODUCT.md: a locked account answers exactly like a wrong
+    // password), with a ticket on which the current code is refused as a wrong code.
     const locked = await signIn(p.username, p.password);
-    expect([locked.status, locked.body.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+    const wrong = await signIn(p.username, 'not-the-password-3');
+    const blank = (answer: typeof wrong) => answer.text.replace(answer.body.mfa_token, '<t>');
+    expect([locked.status, blank(locked)]).toEqual([wrong.status, blank(wrong)]);
+    expect(locked.body.code).toBe('MFA_REQUIRED');
+    const refused = await secondStep({ mfa_token: locked.body.mfa_token, code: oathtoolTotp(p.secret) });
+    expect([refused.status, refused.body.code, refused.body.accessToken]).toEqual([400, 'INVALID_MFA_CODE', undefined]);
     let entries: { action: string; code: string | null }[] = [];
     for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
       entries = (await app.request('GET', `/v1/audit-events?target=${p.id}&page_size=100`, { token: admin })).body.audit_events;
@@ -170,6 +177,7 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     expect(seen.filter((e) => e === 'auth.signin_failed wrong_password')).toHaveLength(3);
     expect(seen.filter((e) => e === 'auth.mfa_failed wrong_password')).toHaveLength(3);
     expect(seen).toContain('auth.locked_out threshold_reached');
+    expect(seen).toContain('auth.signin_failed locked');
     expect(seen).not.toContain('auth.mfa_required null');
   });
 
@@ -202,21 +210,19 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     expect(unknown.body.code).toBe('INVALID_MFA_TOKEN');
   });
 
-  it('wrong codes count toward the account lockout', async () => {
+  it('wrong codes count toward the account lockout; locked, even the right password and code are refused as wrong ones', async () => {
     const p = await enrolled();
-    let locked = false;
-    for (let i = 0; i < 8 && !locked; i++) {
+    // Threshold 6: each round is two evaluations, the password step and its wrong code.
+    for (let i = 0; i < 3; i++) {
       const first = await signIn(p.username, p.password);
-      if (first.status !== 401 || first.body.code !== 'MFA_REQUIRED') {
-        locked = first.body.code === 'INVALID_CREDENTIALS';
-        break;
-      }
+      expect(first.body.code).toBe('MFA_REQUIRED');
       const wrong = await secondStep({ mfa_token: first.body.mfa_token, code: oathtoolTotp(p.secret, -40) });
       expect(wrong.status).toBe(400);
     }
-    expect(locked).toBe(true);
-    // Locked: even the right password is refused as a wrong one.
-    expect((await signIn(p.username, p.password)).body.code).toBe('INVALID_CREDENTIALS');
+    const locked = await signIn(p.username, p.password);
+    expect([locked.status, locked.body.code]).toEqual([401, 'MFA_REQUIRED']);
+    const refused = await secondStep({ mfa_token: locked.body.mfa_token, code: oathtoolTotp(p.secret) });
+    expect([refused.status, refused.body.code, refused.body.accessToken]).toEqual([400, 'INVALID_MFA_CODE', undefined]);
   });
 
   it('removing one’s own factor needs the password; then the password alone signs in', async () => {

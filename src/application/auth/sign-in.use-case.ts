@@ -76,19 +76,21 @@ export class SignInUseCase {
     // real one. The claim is taken before the evaluation, so parallel guesses cannot exceed the allowance.
     const claimed = await this.attempts.claim(key, this.clock.now(), this.lockout);
     // A deactivated user fails exactly as a wrong password does: same work, same error.
-    const allowed = claimed && user !== null && user.isJoined && user.status === 'active';
+    const allowed = Boolean(claimed) && user !== null && user.isJoined && user.status === 'active';
     // The hash is checked in every case (a dummy one when there is none, or the account is locked),
     // so an unknown, pending or locked user costs the same time as a wrong password.
     const matches = await this.hasher.verify(password, allowed ? user.passwordHash : undefined);
     // The caller is told nothing more than "invalid credentials"; the trail keeps the reason.
     const reason = !claimed ? 'locked' : refusal(user, matches);
     const target = signInTarget(user, key);
-    // Every attempt reads factors, a user's that may sign in, a nil id's otherwise: the same work whatever the
-    // password and whether the user exists. A user with a factor then gets the second step's problem whatever the
-    // password (a wrong one's ticket never completes), so the password is confirmed only with the factor.
-    const secondStep = this.mfa ? await this.mfa.methodsFor(allowed ? user.id : NO_USER) : null;
+    // Every attempt reads factors, a joined user's, a nil id's otherwise: the same work whatever the password and
+    // whether the user exists. A user with a factor then gets the second step's problem whatever the password, and
+    // locked or deactivated too (a wrong password's ticket, which never completes): so the password is confirmed
+    // only with the factor, and a locked or deactivated account answers as a wrong password does.
+    const joined = user !== null && user.isJoined;
+    const secondStep = this.mfa ? await this.mfa.methodsFor(joined ? user.id : NO_USER) : null;
     // The role is read for every password that goes on: a right one, and any for a user with a factor.
-    const goesOn = allowed && (matches || secondStep !== null);
+    const goesOn = joined && ((allowed && matches) || secondStep !== null);
     const role: Role | null = goesOn ? await this.roles.findById(user.roleId) : null;
     // A refusal's entry, and the lock's when the call locked the account.
     const withLock = (fact: AuditFact) => (lockedUntil: Date | null) =>
@@ -125,9 +127,9 @@ export class SignInUseCase {
       if (matches && !secondStep) await this.audit.record({ action: AuditActions.signInFailed, outcome: 'failure', code: 'no_role', actor: ANONYMOUS, target });
       throw new InvalidCredentialsError();
     }
-    if (secondStep && this.mfa) await this.mfa.demand(user.id, key, secondStep, { passwordMatched: matches, tokenVersion: user.tokenVersion });
+    if (secondStep && this.mfa) await this.mfa.demand(user.id, key, secondStep, { passwordMatched: allowed && matches, tokenVersion: user.tokenVersion });
     // demand always throws; never a session without the password, whatever changes above.
-    if (!matches) throw new InvalidCredentialsError();
+    if (!allowed || !matches) throw new InvalidCredentialsError();
     // No confirmed factor here: a role the policy names gets a token that can only enroll one.
     const enrollmentOnly = this.mfaPolicy?.requires(role.permissions) ?? false;
     const { accessToken, refreshToken } = await this.sessions.start(user.id, user.tokenVersion, { enrollmentOnly });

@@ -37,7 +37,7 @@ export interface OpenTicket {
 
 /**
  * The sign-in ticket (mfa_token) opened and its holder read, while it is good: sealed by us, unexpired, not used up,
- * held by a joined, active user still named as when it was issued; null otherwise. Every token, one of ours or not,
+ * held by a joined user (active, for a right password's ticket) still named as when it was issued; null otherwise. Every token, one of ours or not,
  * costs the same one read, so a refusal takes as long whatever its reason. A wrong password's ticket is never used
  * up and stays good until it expires: it is refused at its code, as a wrong code is, never here.
  */
@@ -46,7 +46,9 @@ export async function openTicket(deps: { mfaStore: Pick<MfaStore, 'ticketHolder'
   const read = await deps.mfaStore.ticketHolder(claims?.userId ?? NO_USER, claims?.accountKey ?? NO_ACCOUNT);
   const user = read.holder;
   if (!claims || !user || !ticketWorks(claims, read.ticketsUsedThrough, deps.clock.now())) return null;
-  if (!user.isJoined || user.status !== 'active' || Username.normalize(user.username ?? '') !== claims.accountKey) return null;
+  // A wrong password's ticket opens whatever the holder's status (a locked or deactivated account's sign-in gets one,
+  // as a wrong password does): it is refused at its code like any other, and never completes.
+  if (!user.isJoined || (claims.passwordMatched && user.status !== 'active') || Username.normalize(user.username ?? '') !== claims.accountKey) return null;
   // A password change or reset, a sign-out or an admin's reset since the password step ends the ticket.
   if (user.tokenVersion !== claims.tokenVersion) return null;
   return { claims, holder: user, factors: read.factors };

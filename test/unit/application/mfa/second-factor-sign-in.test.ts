@@ -1,5 +1,4 @@
 import { InvalidMfaCodeError, InvalidMfaTokenError } from '../../../../src/domain/mfa/mfa';
-import { InvalidCredentialsError } from '../../../../src/domain/users/user.errors';
 import { DEFAULT_PASSWORD } from '../../../support/mothers/user.mother';
 import { setup } from './second-factor-rig';
 
@@ -57,13 +56,16 @@ describe('signing in with a second factor (#24)', () => {
   });
 
   it('counts password steps and wrong codes together toward the lockout; a right password does not reset it', async () => {
-    const { signIn, complete, enroll, ticket, code } = setup();
+    const { complete, enroll, ticket, code, signInTickets } = setup();
     await enroll();
     // Threshold 4: password (1), wrong code (2), password (3), wrong code (4): locked.
     await expect(complete.execute({ mfaToken: await ticket(), code: code(-5) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
     const second = await ticket();
     await expect(complete.execute({ mfaToken: second, code: code(-5) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
-    await expect(signIn.execute({ username: 'ada', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    // Locked: the right password answers as a wrong one does, with a ticket that never completes.
+    const whileLocked = await ticket();
+    expect(signInTickets.open(whileLocked)).toMatchObject({ passwordMatched: false });
+    await expect(complete.execute({ mfaToken: whileLocked, code: code(0) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
     // Even the right code on a live ticket is refused while locked.
     await expect(complete.execute({ mfaToken: second, code: code(0) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
   });

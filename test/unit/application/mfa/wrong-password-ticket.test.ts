@@ -1,4 +1,4 @@
-import type { MfaRequiredError } from '../../../../src/application/mfa/mfa.errors';
+import { MfaRequiredError } from '../../../../src/application/mfa/mfa.errors';
 import { InvalidMfaCodeError, InvalidMfaTokenError } from '../../../../src/domain/mfa/mfa';
 import { InvalidCredentialsError } from '../../../../src/domain/users/user.errors';
 import { RoleMother } from '../../../support/mothers/role.mother';
@@ -53,8 +53,9 @@ describe('a wrong password for a user with a factor answers as the right one, wi
     for (let i = 0; i < 4; i++) await rig.challenged(WRONG);
     const entries = rig.auditTrail.entries.map((e) => `${e.action} ${e.outcome} ${e.code}`);
     expect(entries).toEqual([...Array(4).fill('auth.signin_failed failure wrong_password'), 'auth.locked_out success threshold_reached']);
-    // Locked: the seed's answer, even for the right password.
-    await expect(rig.signIn.execute({ username: 'ada', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    // Locked: a wrong password's answer, even for the right password (a ticket that never completes).
+    const whileLocked = await rig.ticket(DEFAULT_PASSWORD);
+    expect(rig.signInTickets.open(whileLocked)).toMatchObject({ passwordMatched: false });
     expect(rig.auditTrail.entries.at(-1)).toMatchObject({ action: 'auth.signin_failed', code: 'locked' });
   });
 
@@ -66,7 +67,8 @@ describe('a wrong password for a user with a factor answers as the right one, wi
       for (let i = 0; i < 3; i++) await rig.challenged(WRONG);
       await rig.challenged(last);
       const seen: string[] = [];
-      const attempt = async () => seen.push(await rig.signIn.execute({ username: 'ada', password: WRONG }).then(() => 'signed in', (e: Error) => e.constructor.name));
+      // The right password: its ticket tells whether the password step confirmed it (not while locked).
+      const attempt = async () => seen.push(rig.signInTickets.open(await rig.ticket(DEFAULT_PASSWORD))?.passwordMatched ? 'confirmed' : 'as a wrong password');
       await attempt();
       rig.clock.advance(59_000);
       await attempt();
@@ -77,8 +79,8 @@ describe('a wrong password for a user with a factor answers as the right one, wi
     }
     // Locked for the 60-second wait from the fourth attempt either way, then answered as before.
     expect(outcomes).toEqual([
-      ['InvalidCredentialsError', 'InvalidCredentialsError', 'MfaRequiredError'],
-      ['InvalidCredentialsError', 'InvalidCredentialsError', 'MfaRequiredError'],
+      ['as a wrong password', 'as a wrong password', 'confirmed'],
+      ['as a wrong password', 'as a wrong password', 'confirmed'],
     ]);
   });
 
@@ -131,7 +133,7 @@ describe('a wrong password for a user with a factor answers as the right one, wi
     await expect(rig.complete.execute({ mfaToken: await rig.ticket(WRONG), code: rig.code(0) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
     const second = await rig.ticket(WRONG);
     await expect(rig.complete.execute({ mfaToken: second, code: rig.code(0) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
-    await expect(rig.signIn.execute({ username: 'ada', password: DEFAULT_PASSWORD })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    expect(rig.signInTickets.open(await rig.ticket(DEFAULT_PASSWORD))).toMatchObject({ passwordMatched: false });
     expect(rig.auditTrail.entries.map((e) => e.action)).toContain('auth.locked_out');
 
     const later = setup();
@@ -141,7 +143,7 @@ describe('a wrong password for a user with a factor answers as the right one, wi
     await expect(later.complete.execute({ mfaToken: decoy, code: later.code(0) })).rejects.toBeInstanceOf(InvalidMfaTokenError);
   });
 
-  it('keeps the seed’s answer for a user without a factor, an unknown, a deactivated and a locked user, after the same store reads', async () => {
+  it('keeps the seed’s answer for a user without a factor, an unknown and a deactivated user without one, after the same store reads', async () => {
     const rig = setup();
     const calls: string[][] = [];
     const refused = async (username: string, password: string) => {
@@ -154,18 +156,38 @@ describe('a wrong password for a user with a factor answers as the right one, wi
     rig.users.seed(UserMother.deactivated({ username: 'gone', role: RoleMother.member() }));
     await refused('gone', DEFAULT_PASSWORD);
     expect(new Set(calls.map((c) => c.join()))).toEqual(new Set(['secondStepOf']));
+  });
 
-    // With a factor: deactivated, or locked (with the right password), still the seed's answer.
+  it('answers a deactivated or locked user with a factor as a wrong password, right password or not: a ticket nothing completes, after the same store reads', async () => {
+    const rig = setup();
+    await rig.enroll();
+    rig.storeCalls.length = 0;
+    await rig.challenged(WRONG);
+    const wrongPasswordCalls = rig.storeCalls.splice(0);
+    /** The answer to `password`: a ticket as a wrong password's, after a wrong password's store reads (and a passkey's challenge, for a user with one). */
+    const asWrongPassword = async (username: string, password: string, calls = wrongPasswordCalls): Promise<string> => {
+      rig.storeCalls.length = 0;
+      const answer = await rig.signIn.execute({ username, password }).then(() => null, (e: unknown) => e);
+      expect(answer).toBeInstanceOf(MfaRequiredError);
+      expect(rig.storeCalls.splice(0)).toEqual(calls);
+      const token = (answer as MfaRequiredError).mfaToken;
+      expect(rig.signInTickets.open(token)).toMatchObject({ passwordMatched: false });
+      return token;
+    };
     const gone = UserMother.deactivated({ username: 'gone-with-app', role: RoleMother.member() });
     rig.users.seed(gone);
     await rig.mfaStore.addPasskey({ id: 'pk-x', userId: gone.id, name: 'Key', credentialId: 'cred-x', publicKey: 'pk', counter: 0, transports: [], createdAt: rig.clock.now(), lastUsedAt: null });
-    await refused('gone-with-app', WRONG);
-    await refused('gone-with-app', DEFAULT_PASSWORD);
-    await rig.enroll();
+    const goneTicket = await asWrongPassword('gone-with-app', DEFAULT_PASSWORD, [...wrongPasswordCalls, 'addWebAuthnChallenge']);
+    await asWrongPassword('gone-with-app', WRONG, [...wrongPasswordCalls, 'addWebAuthnChallenge']);
+    // Its second step is refused as a wrong password's ticket is: the code, not the ticket.
+    const options = await rig.options.execute({ mfaToken: goneTicket });
+    const assertion: FakeAssertion = { id: 'cred-x', challenge: String(options.challenge), valid: true, counter: 1 };
+    await expect(rig.complete.execute({ mfaToken: goneTicket, webauthn: assertion })).rejects.toBeInstanceOf(InvalidMfaCodeError);
     // With the first wrong password above, four: locked.
     for (let i = 0; i < 3; i++) await rig.challenged(WRONG);
-    await refused('ada', DEFAULT_PASSWORD);
-    await refused('ada', WRONG);
+    const lockedTicket = await asWrongPassword('ada', DEFAULT_PASSWORD);
+    await asWrongPassword('ada', WRONG);
+    await expect(rig.complete.execute({ mfaToken: lockedTicket, code: rig.code(0) })).rejects.toBeInstanceOf(InvalidMfaCodeError);
     expect(rig.tokens.issued).toHaveLength(0);
   });
 });
