@@ -362,7 +362,19 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     inspectPasswordReset: asClass(InspectPasswordResetUseCase).singleton(),
     confirmPasswordReset: asClass(ConfirmPasswordResetUseCase).singleton(),
     accessTokenVerifier: asFunction(({ verificationKeys }: Cradle) => new JwtAccessTokenVerifier(verificationKeys, config.jwt)).singleton(),
-    revokeToken: asClass(RevokeTokenUseCase).singleton(),
+    revokeToken: asFunction(
+      ({ accessTokenVerifier, refreshTokenStore, secretTokens, userRepository, roleRepository, serviceAccountRepository, clock, signOut }: Cradle) =>
+        new RevokeTokenUseCase({
+          accessTokenVerifier,
+          refreshTokenStore,
+          secretTokens,
+          userRepository,
+          // Never the cached resolver: whether a service's token is still active is answered for every replica, at once.
+          authenticateActor: new AuthenticateActorUseCase({ userRepository, roleRepository, serviceAccountRepository }),
+          clock,
+          signOut,
+        }),
+    ).singleton(),
     introspectToken: asFunction(
       ({ accessTokenVerifier, refreshTokenStore, secretTokens, userRepository, roleRepository, serviceAccountRepository, clock, mfaPolicy }: Cradle) =>
         new IntrospectTokenUseCase({

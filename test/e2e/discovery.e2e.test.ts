@@ -34,8 +34,11 @@ describe('discovery metadata (#21)', () => {
           scopes_supported: Object.values(Permissions),
           revocation_endpoint: 'https://access-control.example.com/oauth/revoke',
           revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+          // RFC 8414 §2: required wherever private_key_jwt is a method of the endpoint.
+          revocation_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
           introspection_endpoint: 'https://access-control.example.com/oauth/introspect',
           introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+          introspection_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
           response_types_supported: [],
           subject_types_supported: ['public'],
           id_token_signing_alg_values_supported: ['ES256'],

@@ -212,6 +212,10 @@ describe('service tokens (#21)', () => {
       headers: { 'content-type': FORM, ...basic(introspector.clientId, introspector.secret) },
     });
     expect({ status: introspected.status, body: introspected.body }).toEqual({ status: 200, body: { active: false } });
+    // Revocation agrees (RFC 7009 §2.2): an active service token cannot be revoked alone, an ended one is already invalid.
+    const revoke = (t: string) => app.request('POST', '/oauth/revoke', { body: new URLSearchParams({ token: t }).toString(), headers: { 'content-type': FORM } });
+    expectOAuthError(await revoke(renewed), 400, 'unsupported_token_type');
+    expect((await revoke(accessToken)).status).toBe(200);
     // The other replica judges its own tokens the same.
     try {
       expect((await second.request('GET', '/v1/users', { token: there })).status).toBe(401);
@@ -222,6 +226,7 @@ describe('service tokens (#21)', () => {
 
     expect((await app.request('DELETE', `/v1/service-accounts/${a.id}`, { token: admin })).status).toBe(204);
     expect((await app.request('GET', '/v1/users', { token: renewed })).status).toBe(401);
+    expect((await revoke(renewed)).status).toBe(200);
   });
 
   it('records an invite by the account with invited_by its id', async () => {

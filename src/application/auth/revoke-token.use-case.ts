@@ -1,4 +1,6 @@
 import type { Clock } from '../ports/clock.port';
+import type { Actor } from './actor';
+import type { TokenSubject } from './authenticate-actor.use-case';
 import type { SignOutUseCase } from './sign-out.use-case';
 import { currentUser, findToken, type TokenLookupDeps } from './token-lookup';
 
@@ -18,17 +20,21 @@ export type RevocationOutcome = 'revoked' | 'not-found' | 'unsupported';
  *   every access and refresh token of the user, as POST /v1/auth/signout with that token does. An access
  *   token alone cannot be ended: it carries nothing narrower than the user's token version. A token that is
  *   no longer active ends nothing, so an old leaked token cannot sign its user out of newer sessions.
- * - A service's access token (`client_id`): unsupported; the account is disabled, or its secret deleted.
+ * - A service's access token (`client_id`) still active: unsupported; the account is disabled, or its secret
+ *   deleted. One no longer active (the account disabled or deleted since) is already invalid: 200, as any other.
  */
 export class RevokeTokenUseCase {
   private readonly deps: TokenLookupDeps;
   private readonly signOut: SignOutUseCase;
   private readonly clock: Clock;
+  private readonly actors: { execute(token: TokenSubject): Promise<Actor | null> };
 
-  constructor(deps: TokenLookupDeps & { signOut: SignOutUseCase; clock: Clock }) {
+  /** `authenticateActor`: the API's resolution of a token's subject, uncached, as introspection's. */
+  constructor(deps: TokenLookupDeps & { signOut: SignOutUseCase; clock: Clock; authenticateActor: { execute(token: TokenSubject): Promise<Actor | null> } }) {
     this.deps = deps;
     this.signOut = deps.signOut;
     this.clock = deps.clock;
+    this.actors = deps.authenticateActor;
   }
 
   async execute({ token }: { token: string }): Promise<RevocationOutcome> {
@@ -39,7 +45,10 @@ export class RevokeTokenUseCase {
       return 'revoked';
     }
     const { claims } = found;
-    if (claims.kind === 'service') return 'unsupported';
+    if (claims.kind === 'service') {
+      const active = await this.actors.execute({ kind: 'service', subject: claims.subject, clientId: claims.clientId, scope: claims.scope, issuedAt: claims.issuedAt });
+      return active ? 'unsupported' : 'not-found';
+    }
     const user = await currentUser(this.deps.userRepository, claims.subject, claims.tokenVersion);
     if (!user) return 'not-found';
     await this.signOut.execute({ actor: { userId: user.id, permissions: [] } });

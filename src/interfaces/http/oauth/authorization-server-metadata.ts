@@ -62,8 +62,10 @@ export function authorizationServerMetadata(settings: MetadataSettings) {
       ? {
           revocation_endpoint: `${settings.publicUrl}${OAUTH_PATHS.revocation}`,
           revocation_endpoint_auth_methods_supported: [...settings.tokenEndpoints.revocationAuthMethods],
+          ...assertionAlgorithms('revocation', settings.tokenEndpoints.revocationAuthMethods, settings.clientAssertionAlgorithms),
           introspection_endpoint: `${settings.publicUrl}${OAUTH_PATHS.introspection}`,
           introspection_endpoint_auth_methods_supported: [...settings.tokenEndpoints.introspectionAuthMethods],
+          ...assertionAlgorithms('introspection', settings.tokenEndpoints.introspectionAuthMethods, settings.clientAssertionAlgorithms),
         }
       : {}),
     // Required by both documents; no flow of the authorization endpoint exists, so none is supported.
@@ -77,6 +79,19 @@ export function authorizationServerMetadata(settings: MetadataSettings) {
 }
 
 export type AuthorizationServerMetadata = ReturnType<typeof authorizationServerMetadata>;
+
+/**
+ * `<endpoint>_endpoint_auth_signing_alg_values_supported`, which RFC 8414 §2 requires wherever `private_key_jwt` is
+ * among the endpoint's methods: the algorithms a client assertion may be signed with, the token endpoint's.
+ */
+function assertionAlgorithms<E extends 'revocation' | 'introspection'>(
+  endpoint: E,
+  methods: readonly string[],
+  algorithms: readonly string[] | undefined,
+): Partial<Record<`${E}_endpoint_auth_signing_alg_values_supported`, string[]>> {
+  if (!algorithms || !methods.includes('private_key_jwt')) return {};
+  return { [`${endpoint}_endpoint_auth_signing_alg_values_supported`]: [...algorithms] } as Partial<Record<`${E}_endpoint_auth_signing_alg_values_supported`, string[]>>;
+}
 
 /**
  * The paths the metadata is served at besides the two at the root: for an issuer with a path

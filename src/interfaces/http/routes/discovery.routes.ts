@@ -31,6 +31,8 @@ const metadataSchema = {
     revocation_endpoint_auth_methods_supported: stringList('How a client authenticates at the revocation endpoint (`none`: a public client revoking a refresh token it holds)'),
     introspection_endpoint: { type: 'string', format: 'uri', description: 'POST /oauth/introspect under PUBLIC_URL (RFC 7662)' },
     introspection_endpoint_auth_methods_supported: stringList('How a service account authenticates at the introspection endpoint'),
+    revocation_endpoint_auth_signing_alg_values_supported: stringList('The algorithms a `private_key_jwt` client assertion may be signed with at the revocation endpoint'),
+    introspection_endpoint_auth_signing_alg_values_supported: stringList('The algorithms a `private_key_jwt` client assertion may be signed with at the introspection endpoint'),
     response_types_supported: stringList('Empty: there is no authorization endpoint'),
     subject_types_supported: stringList('`public`: `sub` is the user’s id'),
     id_token_signing_alg_values_supported: stringList(

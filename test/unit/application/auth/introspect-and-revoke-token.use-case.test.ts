@@ -46,7 +46,7 @@ function setup() {
   };
   const lookup = { accessTokenVerifier, refreshTokenStore, secretTokens, userRepository: users };
   const introspect = new IntrospectTokenUseCase({ ...lookup, authenticateActor, roleRepository: roles, clock, issuer: ISSUER });
-  const revoke = new RevokeTokenUseCase({ ...lookup, signOut: new SignOutUseCase({ auditRecorder: auditRecorderFor().auditRecorder, userRepository: users }), clock });
+  const revoke = new RevokeTokenUseCase({ ...lookup, authenticateActor, signOut: new SignOutUseCase({ auditRecorder: auditRecorderFor().auditRecorder, userRepository: users }), clock });
   const now = Math.floor(clock.now().getTime() / 1000);
   const accessToken = (claims: Partial<VerifiedAccessToken> = {}) => {
     const token = `header.payload-${accessTokenVerifier.tokens.size}.signature`;
@@ -188,9 +188,12 @@ describe('RevokeTokenUseCase (RFC 7009)', () => {
     expect((await users.findById(ada.id))!.tokenVersion).toBe(1);
   });
 
-  it('does not revoke a service’s access token', async () => {
+  it('does not revoke a service’s active access token, and answers one no longer active as already invalid (RFC 7009 §2.2)', async () => {
     const { revoke, accessToken } = setup();
     const service = accessToken({ kind: 'service', subject: 'svc-1', clientId: 'client-1', scope: [] } as Partial<VerifiedAccessToken>);
     await expect(revoke.execute({ token: service })).resolves.toBe('unsupported');
+    // svc-2's account is disabled or deleted: the API no longer takes its token.
+    const ended = accessToken({ kind: 'service', subject: 'svc-2', clientId: 'client-2', scope: [] } as Partial<VerifiedAccessToken>);
+    await expect(revoke.execute({ token: ended })).resolves.toBe('not-found');
   });
 });
