@@ -174,6 +174,8 @@ describe('the client credentials grant (#21)', () => {
       grant.exchange({ ...CC, client_id: 'reports', client_secret: 'right' }, request(basic('reports', 'right'))),
       grant.exchange({ ...CC, client_id: 'reports', client_secret: 'right', client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: 'good.assertion.jwt' }, request()),
       grant.exchange({ ...CC, client_assertion_type: JWT_BEARER_ASSERTION, client_assertion: 'good.assertion.jwt' }, request(basic('reports', 'right'))),
+      // Basic and a form secret without a form client_id: two methods still.
+      grant.exchange({ ...CC, client_secret: 'right' }, request(basic('reports', 'right'))),
     ];
     for (const attempt of twice) expect(await refusal(attempt)).toMatchObject({ error: 'invalid_request', status: 400 });
 

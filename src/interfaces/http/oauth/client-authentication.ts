@@ -73,6 +73,8 @@ export function presentedClient(parameters: Readonly<Record<string, string>>, re
     presented.push({ method: 'client_secret_basic', clientId, secret: formDecode(decoded.slice(colon + 1)) });
   }
   if (parameters.client_secret !== undefined) {
+    // Basic and a form secret are two methods (RFC 6749 §2.3), whether or not the form names the client too.
+    if (header !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method, not several');
     if (!parameters.client_id) throw invalidClient('client_secret needs its client_id');
     presented.push({ method: 'client_secret_post', clientId: parameters.client_id, secret: parameters.client_secret });
   }
