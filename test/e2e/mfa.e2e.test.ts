@@ -72,6 +72,8 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     const wrong = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(started.body.secret, -20) } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe('INVALID_MFA_CODE');
+    // The detail names only what this route takes: a current code (never a recovery code, which it refuses).
+    expect(wrong.body.detail).toBe('The code is not valid: use the current code of your authenticator app');
     const malformed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: 'abc' } });
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe('VALIDATION_FAILED');
@@ -232,6 +234,8 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     const wrong = await app.request('DELETE', '/v1/me/mfa/totp', { token, json: { password: 'not-the-password-at-all' } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe('WRONG_CURRENT_PASSWORD');
+    // The detail names the field the route takes (`password`; changing the password takes `current_password`).
+    expect(wrong.body.detail).toBe('password is not your current password');
     const removed = await app.request('DELETE', '/v1/me/mfa/totp', { token, json: { password: p.password } });
     expect(removed.status).toBe(204);
     expect((await app.request('GET', '/v1/me/mfa', { token })).body).toEqual({ factors: [], recovery_codes_remaining: 0 });

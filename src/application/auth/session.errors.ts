@@ -16,8 +16,9 @@ export class InvalidRefreshTokenError extends DomainError {
 export class WrongCurrentPasswordError extends DomainError {
   readonly code = 'WRONG_CURRENT_PASSWORD';
 
-  constructor() {
-    super('current_password is not your current password');
+  /** `field`: the request's field that held the password (`current_password` to change it, `password` to prove it). */
+  constructor(field = 'current_password') {
+    super(`${field} is not your current password`);
   }
 }
 

@@ -48,7 +48,7 @@ export class OwnFactorProof {
     const refusal = { action, outcome: 'failure' as const, actor: userActor(user)!, target: userTarget(user), code: claimed ? wrong : 'locked' };
     if (claimed) await loginAttempts.failed(key, clock.now(), lockoutPolicy, () => auditRecorder.entries(refusal), claimed);
     else await auditRecorder.record(refusal);
-    throw proof.code !== undefined ? new InvalidMfaCodeError() : new WrongCurrentPasswordError();
+    throw proof.code !== undefined ? new InvalidMfaCodeError() : new WrongCurrentPasswordError('password');
   }
 
   private async currentCode(userId: string, code: string): Promise<boolean> {

@@ -63,11 +63,15 @@ export class MfaNotEnabledError extends DomainError {
   }
 }
 
-/** A TOTP code that is wrong, too old, or used already: one answer for all. */
+/**
+ * A TOTP code that is wrong, too old, or used already: one answer for all. The default message is for the routes that
+ * take an authenticator app's code alone (confirming one, proving one's factor); the second step of a sign-in says
+ * its own, which names every proof it takes.
+ */
 export class InvalidMfaCodeError extends DomainError {
   readonly code = 'INVALID_MFA_CODE';
 
-  constructor(message = 'The code is not valid: use the current code of your authenticator app, or an unused recovery code') {
+  constructor(message = 'The code is not valid: use the current code of your authenticator app') {
     super(message);
   }
 }
