@@ -89,6 +89,11 @@ describe('administering one user (#11)', () => {
         expect({ bad, status: response.status, code: response.body.code }).toEqual({ bad, status: 400, code: 'VALIDATION_FAILED' });
         expect(response.body.errors[0].field).toBe('id');
       }
+      // Past the router's bound, or not a URL the router can decode: still errors[], naming the path.
+      for (const bad of ['x'.repeat(250), '%zz']) {
+        const response = await get(bad);
+        expect({ bad, status: response.status, code: response.body.code, field: response.body.errors?.[0]?.field }).toEqual({ bad, status: 400, code: 'VALIDATION_FAILED', field: 'path' });
+      }
     });
   });
 

@@ -15,6 +15,19 @@ export const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_FAILED',
 };
 
+/** What part of the request a VALIDATION_FAILED of fastify's names, by its error code (`request` otherwise). */
+const FASTIFY_FIELDS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'content-length',
+  FST_ERR_BAD_URL: 'path',
+  FST_ERR_MAX_PARAM_LENGTH: 'path',
+  FST_ERR_ASYNC_CONSTRAINT: 'path',
+};
+
+/** A VALIDATION_FAILED always carries `errors[]` (README, "Errors"): one naming `field` when the error named none. */
+function withField(code: string, field: string, message: string): { errors: { field: string; message: string }[] } | undefined {
+  return code === 'VALIDATION_FAILED' ? { errors: [{ field, message }] } : undefined;
+}
+
 /**
  * A client error raised by Fastify or a plugin without a code of FASTIFY_CODES: the generic problem of
  * its status. Business codes (EMAIL_TAKEN for a 409, INVITATION_EXPIRED for a 410) are never guessed.
@@ -55,7 +68,10 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
     return { problem: problem('VALIDATION_FAILED', 'Some fields are invalid', { errors }), headers: {} };
   }
   const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
-  if (mapped) return { problem: problem(mapped, publicMessage(e)), headers: {} };
+  if (mapped) {
+    const detail = e.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is longer than any id (at most 200 characters)' : publicMessage(e);
+    return { problem: problem(mapped, detail, withField(mapped, FASTIFY_FIELDS[e.code] ?? 'request', detail)), headers: {} };
+  }
   if (isUnavailable(e)) {
     return {
       problem: problem('SERVICE_UNAVAILABLE', 'A backing service is unavailable; try again shortly'),
@@ -64,7 +80,8 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
   }
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     // Code and status come from the table together: a status it has no generic code for is a plain 400.
-    return { problem: problem(GENERIC_BY_STATUS[e.statusCode] ?? 'VALIDATION_FAILED', publicMessage(e)), headers: {} };
+    const code = GENERIC_BY_STATUS[e.statusCode] ?? 'VALIDATION_FAILED';
+    return { problem: problem(code, publicMessage(e), withField(code, 'request', publicMessage(e))), headers: {} };
   }
   return { problem: problem('INTERNAL', 'An unexpected error occurred'), headers: {} };
 }

@@ -192,7 +192,12 @@ describe('toProblem for errors from Fastify and the database', () => {
   it.each(Object.entries(FASTIFY_CODES))('maps %s to %s', (fastifyCode, code) => {
     const { problem: body } = toProblem(fastifyError(fastifyCode, 400, 'Body is not valid JSON'));
     expect(body).toMatchObject({ code, status: PROBLEMS[code]!.status, type: `urn:problem:access-control:${kebab(code)}` });
-    expect(body.detail).toBe('Body is not valid JSON');
+    // The router's message for an over-long parameter holds the whole path: the answer says it in its own words.
+    const detail = fastifyCode === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is longer than any id (at most 200 characters)' : 'Body is not valid JSON';
+    expect(body.detail).toBe(detail);
+    // A VALIDATION_FAILED always carries errors[] (README, "Errors"), naming what it can.
+    if (code === 'VALIDATION_FAILED') expect(body.errors).toEqual([{ field: expect.any(String), message: detail }]);
+    else expect(body.errors).toBeUndefined();
   });
 
   it('does not echo a very long Fastify message', () => {
