@@ -363,8 +363,9 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     confirmPasswordReset: asClass(ConfirmPasswordResetUseCase).singleton(),
     accessTokenVerifier: asFunction(({ verificationKeys }: Cradle) => new JwtAccessTokenVerifier(verificationKeys, config.jwt)).singleton(),
     revokeToken: asFunction(
-      ({ accessTokenVerifier, refreshTokenStore, secretTokens, userRepository, roleRepository, serviceAccountRepository, clock, signOut }: Cradle) =>
+      ({ accessTokenVerifier, refreshTokenStore, secretTokens, userRepository, roleRepository, serviceAccountRepository, clock, signOut, auditRecorder }: Cradle) =>
         new RevokeTokenUseCase({
+          auditRecorder,
           accessTokenVerifier,
           refreshTokenStore,
           secretTokens,

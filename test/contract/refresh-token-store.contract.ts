@@ -89,8 +89,9 @@ export function describeRefreshTokenStoreContract(name: string, makeSubject: Mak
       const second = successorOf(first);
       await store.rotate(first.id, later(1000), second);
 
-      await store.revokeFamily(first.familyId, later(2000));
-      await store.revokeFamily(first.familyId, later(3000));
+      // Both of the family's tokens (the used one and its successor) revoked now; none the second time.
+      expect(await store.revokeFamily(first.familyId, later(2000))).toBe(2);
+      expect(await store.revokeFamily(first.familyId, later(3000))).toBe(0);
 
       expect((await store.findByHash(first.tokenHash))?.revokedAt).toEqual(later(2000));
       expect((await store.findByHash(second.tokenHash))?.revokedAt).toEqual(later(2000));

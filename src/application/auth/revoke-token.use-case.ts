@@ -1,3 +1,5 @@
+import { AuditActions } from '../../domain/audit/audit-entry';
+import type { AuditRecorder } from '../audit/audit-recorder';
 import type { Clock } from '../ports/clock.port';
 import type { Actor } from './actor';
 import type { TokenSubject } from './authenticate-actor.use-case';
@@ -15,7 +17,8 @@ export type RevocationOutcome = 'revoked' | 'not-found' | 'unsupported';
  * refresh token can already end its family by presenting it twice, and whoever holds an access token can
  * sign its user out.
  * - A refresh token: its whole family is revoked (every token of that sign-in, used, live or successor),
- *   whatever state it is in; the family's access tokens live out their short lifetime.
+ *   whatever state it is in; the family's access tokens live out their short lifetime. Audited as a sign-out
+ *   (`auth.signed_out`, `refresh_token_revoked`) when it ended tokens.
  * - A user's access token that is active now: the user is signed out (its token version moves on), ending
  *   every access and refresh token of the user, as POST /v1/auth/signout with that token does. An access
  *   token alone cannot be ended: it carries nothing narrower than the user's token version. A token that is
@@ -28,20 +31,29 @@ export class RevokeTokenUseCase {
   private readonly signOut: SignOutUseCase;
   private readonly clock: Clock;
   private readonly actors: { execute(token: TokenSubject): Promise<Actor | null> };
+  private readonly audit: AuditRecorder;
 
   /** `authenticateActor`: the API's resolution of a token's subject, uncached, as introspection's. */
-  constructor(deps: TokenLookupDeps & { signOut: SignOutUseCase; clock: Clock; authenticateActor: { execute(token: TokenSubject): Promise<Actor | null> } }) {
+  constructor(
+    deps: TokenLookupDeps & { signOut: SignOutUseCase; clock: Clock; auditRecorder: AuditRecorder; authenticateActor: { execute(token: TokenSubject): Promise<Actor | null> } },
+  ) {
     this.deps = deps;
     this.signOut = deps.signOut;
     this.clock = deps.clock;
     this.actors = deps.authenticateActor;
+    this.audit = deps.auditRecorder;
   }
 
   async execute({ token }: { token: string }): Promise<RevocationOutcome> {
     const found = await findToken(this.deps, token);
     if (found.kind === 'none') return 'not-found';
     if (found.kind === 'refresh') {
-      await this.deps.refreshTokenStore.revokeFamily(found.record.familyId, this.clock.now());
+      // A sign-out of that sign-in: audited as one when it ended tokens (a family revoked already ends nothing).
+      const ended = await this.deps.refreshTokenStore.revokeFamily(found.record.familyId, this.clock.now());
+      if (ended > 0) {
+        const who = await this.audit.actorOf({ userId: found.record.userId, permissions: [] }, this.deps.userRepository);
+        await this.audit.record({ action: AuditActions.signedOut, code: 'refresh_token_revoked', actor: who, target: { type: 'user', id: found.record.userId, snapshot: who.name } });
+      }
       return 'revoked';
     }
     const { claims } = found;

@@ -32,8 +32,8 @@ export interface RefreshTokenStore {
    * False: nothing is written.
    */
   rotate(usedId: string, now: Date, successor: RefreshToken): Promise<boolean>;
-  /** Revokes every token of the family (a reuse was detected); tokens revoked already keep their date. */
-  revokeFamily(familyId: string, now: Date): Promise<void>;
+  /** Revokes every token of the family (a reuse was detected); tokens revoked already keep their date. Answers how many it revoked now. */
+  revokeFamily(familyId: string, now: Date): Promise<number>;
   /** Deletes up to `limit` tokens whose family ended before `now`; answers how many went. */
   deleteExpired(now: Date, limit: number): Promise<number>;
 }

@@ -29,9 +29,16 @@ export class InMemoryRefreshTokenStore implements RefreshTokenStore {
     return true;
   }
 
-  async revokeFamily(familyId: string, now: Date): Promise<void> {
+  async revokeFamily(familyId: string, now: Date): Promise<number> {
     await ioBoundary();
-    for (const row of this.rows.values()) if (row.familyId === familyId && row.revokedAt === null) row.revokedAt = new Date(now);
+    let revoked = 0;
+    for (const row of this.rows.values()) {
+      if (row.familyId === familyId && row.revokedAt === null) {
+        row.revokedAt = new Date(now);
+        revoked++;
+      }
+    }
+    return revoked;
   }
 
   async deleteExpired(now: Date, limit: number): Promise<number> {

@@ -60,8 +60,9 @@ export class TypeOrmRefreshTokenStore implements RefreshTokenStore {
     );
   }
 
-  async revokeFamily(familyId: string, now: Date): Promise<void> {
-    await this.withDeadlockRetry(() => this.repository().update({ familyId, revokedAt: IsNull() }, { revokedAt: now }));
+  async revokeFamily(familyId: string, now: Date): Promise<number> {
+    const { affected } = await this.withDeadlockRetry(() => this.repository().update({ familyId, revokedAt: IsNull() }, { revokedAt: now }));
+    return affected ?? 0;
   }
 
   async deleteExpired(now: Date, limit: number): Promise<number> {

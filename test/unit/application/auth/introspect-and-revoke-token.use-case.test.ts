@@ -46,7 +46,8 @@ function setup() {
   };
   const lookup = { accessTokenVerifier, refreshTokenStore, secretTokens, userRepository: users };
   const introspect = new IntrospectTokenUseCase({ ...lookup, authenticateActor, roleRepository: roles, clock, issuer: ISSUER });
-  const revoke = new RevokeTokenUseCase({ ...lookup, authenticateActor, signOut: new SignOutUseCase({ auditRecorder: auditRecorderFor().auditRecorder, userRepository: users }), clock });
+  const { auditRecorder, auditTrail } = auditRecorderFor();
+  const revoke = new RevokeTokenUseCase({ ...lookup, authenticateActor, auditRecorder, signOut: new SignOutUseCase({ auditRecorder, userRepository: users }), clock });
   const now = Math.floor(clock.now().getTime() / 1000);
   const accessToken = (claims: Partial<VerifiedAccessToken> = {}) => {
     const token = `header.payload-${accessTokenVerifier.tokens.size}.signature`;
@@ -63,7 +64,7 @@ function setup() {
     return token;
   };
   const caller = { id: 'svc-caller', roleId: checker.id };
-  return { clock, users, ada, store: refreshTokenStore, introspect, revoke, accessToken, caller, services, signIn: () => sessionIssuer.start(ada.id, 0), now };
+  return { clock, users, ada, store: refreshTokenStore, introspect, revoke, accessToken, caller, services, signIn: () => sessionIssuer.start(ada.id, 0), now, auditTrail };
 }
 
 describe('IntrospectTokenUseCase (RFC 7662)', () => {
@@ -153,7 +154,7 @@ describe('IntrospectTokenUseCase (RFC 7662)', () => {
 
 describe('RevokeTokenUseCase (RFC 7009)', () => {
   it('revokes a refresh token’s whole family, its successor included, and leaves other sign-ins alone', async () => {
-    const { revoke, signIn, store, introspect, caller } = setup();
+    const { revoke, signIn, store, introspect, caller, auditTrail, ada } = setup();
     const first = await signIn();
     const other = await signIn();
     const familyId = store.all()[0]!.familyId;
@@ -163,8 +164,11 @@ describe('RevokeTokenUseCase (RFC 7009)', () => {
     expect(store.all().filter((r) => r.familyId === familyId).every((r) => r.revokedAt !== null)).toBe(true);
     await expect(introspect.execute({ caller, token: first.refreshToken })).resolves.toEqual({ active: false });
     await expect(introspect.execute({ caller, token: other.refreshToken })).resolves.toMatchObject({ active: true });
-    // Again: nothing changes, the same answer.
+    // Audited as the sign-out it is (README: every sign-out), by the token's user.
+    expect(auditTrail.entries.map((e) => [e.action, e.code, e.actor.id, e.target?.id])).toEqual([['auth.signed_out', 'refresh_token_revoked', ada.id, ada.id]]);
+    // Again: nothing changes, the same answer, and no second sign-out in the trail.
     await expect(revoke.execute({ token: first.refreshToken })).resolves.toBe('revoked');
+    expect(auditTrail.entries).toHaveLength(1);
   });
 
   it('finds nothing to revoke in an unknown or malformed token', async () => {
