@@ -128,6 +128,15 @@ describe('service accounts (#21)', () => {
     expect((await addSecret(account._id, { expires_in: 1 })).status).toBe(400);
   });
 
+  it('takes secrets added at once without If-Match in turn: up to the limit each is added, the rest TOO_MANY_SECRETS, never a conflict', async () => {
+    const account = (await create({ name: unique('parallel'), role: 'member' })).body;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => addSecret(account._id)));
+    const codes = answers.map((a) => (a.status === 201 ? 201 : a.body.code)).sort();
+    // The account's first secret and four more make five: the limit.
+    expect(codes).toEqual([201, 201, 201, 201, 'TOO_MANY_SECRETS', 'TOO_MANY_SECRETS', 'TOO_MANY_SECRETS', 'TOO_MANY_SECRETS']);
+    expect((await secrets(account._id)).body.secrets).toHaveLength(5);
+  });
+
   it('registers an inline public JWK set and authenticates with private_key_jwt, each jti once', async () => {
     const account = (await create({ name: unique('keyed'), role: 'member' })).body;
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

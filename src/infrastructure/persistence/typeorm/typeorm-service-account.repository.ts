@@ -117,10 +117,22 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
     return renewed;
   }
 
+  /**
+   * The account to change, its row locked until the transaction ends (MySQL, MariaDB: SQLite runs one transaction at
+   * a time), and read as committed now, secrets too: concurrent changes without If-Match take turns and each builds on
+   * the one before, where reading a snapshot made every one but the first fail its version check (a 409 no caller
+   * asked for).
+   */
   async findForChange(id: string): Promise<ServiceAccount | null> {
     this.requireTransaction();
-    const state = (await this.load({ id }))[0];
-    return state ? ServiceAccount.restore(state) : null;
+    const locking = ['mysql', 'mariadb'].includes(this.manager.connection.options.type);
+    const lock = locking ? { lock: { mode: 'pessimistic_write' as const } } : {};
+    const records = await this.manager.getRepository(ServiceAccountSchema).find({ where: { id }, ...lock });
+    if (records.length === 0) return null;
+    const secrets = await this.manager
+      .getRepository(ServiceAccountSecretSchema)
+      .find({ where: { serviceAccountId: id }, order: { createdAt: 'ASC', id: 'ASC' }, ...lock });
+    return ServiceAccount.restore(toState(records[0]!, secrets));
   }
 
   async insert(account: ServiceAccount): Promise<void> {
