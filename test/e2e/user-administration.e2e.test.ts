@@ -139,6 +139,13 @@ describe('administering one user (#11)', () => {
       expect((await patch(person.id, { name: 'Anyone' }, { 'if-match': '*' })).status).toBe(200);
     });
 
+    it('takes changes made at once without If-Match in turn: each is applied (200), none told of a conflict it did not ask about', async () => {
+      const person = await joined();
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => patch(person.id, { name: `Writer ${i}` })));
+      expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
+      expect((await get(person.id)).headers.get('etag')).toBe('"7"');
+    });
+
     it('refuses a malformed If-Match, an unknown field, an unknown role and an over-long name with 400, changing nothing', async () => {
       const person = await joined();
       for (const [json, headers, field] of [

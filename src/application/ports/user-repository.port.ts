@@ -21,6 +21,12 @@ export interface UserListFilter {
  */
 export interface UserRepository {
   findById(id: string): Promise<User | null>;
+  /**
+   * Inside a unit of work: the user to change, read as committed now and held until the transaction ends, so that
+   * concurrent changes without a version of their caller's (If-Match) take turns and each builds on the one before
+   * rather than failing `update`'s version check. Outside one: as `findById`.
+   */
+  findForChange(id: string): Promise<User | null>;
   /** By username, compared case-insensitively. */
   findByUsername(username: string): Promise<User | null>;
   /** Whether a user, pending or joined, has this e-mail, compared case-insensitively. */

@@ -34,7 +34,7 @@ export class UserAdministration {
    * handed out that role cannot change, lock out or remove its holders either.
    */
   async target(scope: ChangeScope, actor: Actor, userId: string, expectedVersion?: number): Promise<{ user: User; role: Role }> {
-    const user = await scope.users.findById(userId);
+    const user = await scope.users.findForChange(userId);
     if (!user) throw new UserNotFoundError();
     if (expectedVersion !== undefined && expectedVersion !== user.version) throw new UserChangedConcurrentlyError();
     // A role removed meanwhile reads as one with no permissions.

@@ -92,6 +92,12 @@ export class TypeOrmUserRepository implements UserRepository {
     });
   }
 
+  async findForChange(id: string): Promise<User | null> {
+    if (!this.inTransaction) return this.findById(id);
+    const record = await this.reads.byIdLocked(this.manager, id);
+    return record && record.status !== 'deleted' ? toDomain(record) : null;
+  }
+
   async findByUsername(username: string): Promise<User | null> {
     return this.queue.outside(this.manager, async () => {
       const record = await this.reads.byUsernameKey(this.manager, Username.normalize(username));

@@ -23,6 +23,8 @@ export interface CountedPage {
  */
 export interface UserReads {
   byId(manager: EntityManager, id: string): Promise<UserRecord | null>;
+  /** By id, read locking on MySQL and MariaDB (the latest committed row, held until the transaction ends); as `byId` on SQLite. */
+  byIdLocked(manager: EntityManager, id: string): Promise<UserRecord | null>;
   /** By id outside any transaction: concurrent calls share round trips (see BatchedLookup), never a cache. */
   byIdBatched(id: string): Promise<UserRecord | null>;
   byUsernameKey(manager: EntityManager, usernameKey: string): Promise<UserRecord | null>;
@@ -55,6 +57,10 @@ export class UserReadStatements implements UserReads {
 
   byId(manager: EntityManager, id: string): Promise<UserRecord | null> {
     return this.built().byId(manager, id);
+  }
+
+  byIdLocked(manager: EntityManager, id: string): Promise<UserRecord | null> {
+    return this.built().byIdLocked(manager, id);
   }
 
   byIdBatched(id: string): Promise<UserRecord | null> {
@@ -134,6 +140,7 @@ function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number):
   };
 
   const byIdSql = `${select} WHERE ${id} = ?`;
+  const mysqlFamily = ['mysql', 'mariadb'].includes(dataSource.driver.options.type);
   const byUsernameSql = `${select} WHERE ${column('usernameKey')} = ?`;
 
   const byIds = async (manager: EntityManager, ids: readonly string[]) =>
@@ -174,6 +181,7 @@ function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number):
 
   return {
     byId: (manager, value) => one(manager, byIdSql, [value]),
+    byIdLocked: (manager, value) => one(manager, mysqlFamily ? `${byIdSql} FOR UPDATE` : byIdSql, [value]),
     byIdBatched: (value) => batched.get(value),
     byUsernameKey: (manager, value) => one(manager, byUsernameSql, [value]),
     filteredPageCounted,
