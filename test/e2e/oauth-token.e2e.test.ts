@@ -76,6 +76,14 @@ describe('POST /oauth/token (#21)', () => {
     expectOAuthError(await refreshGrant(again.body.refresh_token), 400, 'invalid_grant');
   });
 
+  it('checks client credentials sent with a refresh token, as revocation does: wrong ones are invalid_client and use nothing up', async () => {
+    const p = await person();
+    const basic = `Basic ${Buffer.from('01a1fc99-0000-7000-8000-000000000001:wrong').toString('base64')}`;
+    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: p.refreshToken }, { 'content-type': FORM, authorization: basic }), 401, 'invalid_client');
+    expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: p.refreshToken, client_id: 'someone', client_secret: 'wrong' }), 401, 'invalid_client');
+    expect((await refreshGrant(p.refreshToken)).status).toBe(200);
+  });
+
   it('answers invalid_grant, one answer for all, to an unknown, used, expired or signed-out refresh token', async () => {
     const unknown = await refreshGrant('x'.repeat(43));
     expectOAuthError(unknown, 400, 'invalid_grant');

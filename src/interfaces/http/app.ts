@@ -34,6 +34,7 @@ import { INTROSPECTION_AUTH_METHODS, oauthTokenManagementRoutes, REVOCATION_AUTH
 import { authorizationServerMetadata, OAUTH_PATHS } from './oauth/authorization-server-metadata';
 import { refreshTokenGrant } from './oauth/refresh-token.grant';
 import { clientCredentialsGrant } from './oauth/client-credentials.grant';
+import type { ClientAuthenticationDeps } from './oauth/client-authentication';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../../infrastructure/crypto/service-account-credential-verifier';
 import { Permissions } from '../../domain/permissions/permission';
 import { invitationsRoutes } from './routes/invitations.routes';
@@ -170,17 +171,17 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
 
   await app.register(systemRoutes({ readiness: cradle.readiness, verificationKeys: cradle.verificationKeys }));
   // OAuth (#21): the token endpoint's grants, which discovery publishes as they are.
+  const clientAuthentication: ClientAuthenticationDeps = {
+    serviceAccountCredentials: cradle.serviceAccountCredentials,
+    rateLimitCounter: cradle.rateLimitCounter,
+    clock: cradle.clock,
+    assertionAudience: { tokenEndpointUrl: `${config.publicUrl}${OAUTH_PATHS.token}`, issuer: config.jwt.issuer },
+    failuresPerMinute: config.rateLimits.clientAuthFailuresPerMinute,
+    auditRecorder: cradle.auditRecorder,
+  };
   const grants = [
-    refreshTokenGrant({ refreshSession: cradle.refreshSession, accessTokenTtlSeconds: config.jwt.ttlSeconds }),
-    clientCredentialsGrant({
-      serviceAccountCredentials: cradle.serviceAccountCredentials,
-      issueServiceToken: cradle.issueServiceToken,
-      rateLimitCounter: cradle.rateLimitCounter,
-      clock: cradle.clock,
-      assertionAudience: { tokenEndpointUrl: `${config.publicUrl}${OAUTH_PATHS.token}`, issuer: config.jwt.issuer },
-      failuresPerMinute: config.rateLimits.clientAuthFailuresPerMinute,
-      auditRecorder: cradle.auditRecorder,
-    }),
+    refreshTokenGrant({ refreshSession: cradle.refreshSession, accessTokenTtlSeconds: config.jwt.ttlSeconds, clientAuthentication }),
+    clientCredentialsGrant({ ...clientAuthentication, issueServiceToken: cradle.issueServiceToken }),
   ];
   const metadata = authorizationServerMetadata({
     issuer: config.jwt.issuer,
@@ -197,13 +198,8 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
     oauthTokenManagementRoutes({
       revokeToken: cradle.revokeToken,
       introspectToken: cradle.introspectToken,
-      serviceAccountCredentials: cradle.serviceAccountCredentials,
-      assertionAudience: { tokenEndpointUrl: `${config.publicUrl}${OAUTH_PATHS.token}`, issuer: config.jwt.issuer },
-      // The token endpoint's budget of failed client authentications, shared (the same counters).
-      rateLimitCounter: cradle.rateLimitCounter,
-      clock: cradle.clock,
-      failuresPerMinute: config.rateLimits.clientAuthFailuresPerMinute,
-      auditRecorder: cradle.auditRecorder,
+      // The token endpoint's client authentication and its budget of failures, shared (the same counters).
+      ...clientAuthentication,
     }),
   );
   await app.register(

@@ -1,4 +1,5 @@
 import type { RefreshSessionUseCase } from '../../../application/auth/refresh-session.use-case';
+import { authenticateClient, type ClientAuthenticationDeps, presentedClient } from './client-authentication';
 import { OAuthError } from './oauth-error';
 import type { TokenGrant, TokenResponse } from './token-grant';
 
@@ -8,13 +9,17 @@ export const REFRESH_TOKEN_MAX_LENGTH = 128;
 /**
  * `grant_type=refresh_token` (RFC 6749 §6) for a public client: the refresh token is the credential. The
  * same use case as POST /v1/auth/refresh, so rotation, reuse detection and every refusal are the same; a
- * refusal is `invalid_grant`, whatever its reason (as the 401 there is one answer for all).
+ * refusal is `invalid_grant`, whatever its reason (as the 401 there is one answer for all). Client credentials
+ * sent along are checked as the revocation endpoint checks them (wrong ones: invalid_client), never ignored; right
+ * ones add nothing (a refresh token is a user's, bound to no client).
  */
-export function refreshTokenGrant(deps: { refreshSession: RefreshSessionUseCase; accessTokenTtlSeconds: number }): TokenGrant {
+export function refreshTokenGrant(deps: { refreshSession: RefreshSessionUseCase; accessTokenTtlSeconds: number; clientAuthentication: ClientAuthenticationDeps }): TokenGrant {
   return {
     grantType: 'refresh_token',
     clientAuthMethods: ['none'],
-    async exchange(parameters): Promise<TokenResponse> {
+    async exchange(parameters, request): Promise<TokenResponse> {
+      const client = presentedClient(parameters, request);
+      if (client.method !== 'none') await authenticateClient(deps.clientAuthentication, client, request);
       const refreshToken = parameters.refresh_token;
       if (refreshToken === undefined || refreshToken === '') throw new OAuthError('invalid_request', 'refresh_token is required');
       // Access tokens carry no scope (permissions are read from the role at each request): none can be narrowed to.
