@@ -69,6 +69,17 @@ describe('own account (#10)', () => {
       expect((await signIn(p.username, newPassword)).status).toBe(200);
     });
 
+    it('of changes sent at once with the same current password, one wins; the others are told it no longer holds', async () => {
+      const p = await person();
+      const answers = await Promise.all([1, 2, 3].map((i) => changePassword(p.accessToken, { current_password: p.password, new_password: `concurrent new passphrase ${i}` })));
+      expect(answers.map((a) => (a.status === 200 ? 200 : a.body.code)).sort()).toEqual([200, 'WRONG_CURRENT_PASSWORD', 'WRONG_CURRENT_PASSWORD']);
+      const winner = answers.findIndex((a) => a.status === 200);
+      // The winner's password signs in and its session works; no other answer handed out a session.
+      expect((await signIn(p.username, `concurrent new passphrase ${winner + 1}`)).status).toBe(200);
+      expect((await app.request('GET', '/v1/me', { token: answers[winner]!.body.accessToken })).status).toBe(200);
+      for (const [i, a] of answers.entries()) if (i !== winner) expect(a.body.accessToken).toBeUndefined();
+    });
+
     it('refuses a wrong current password with 400 WRONG_CURRENT_PASSWORD and changes nothing', async () => {
       const p = await person();
 

@@ -97,8 +97,12 @@ export class ChangeOwnPasswordUseCase {
     // Hashing is slow: done before the transaction, so no row stays locked meanwhile.
     const passwordHash = await this.hasher.hash(newPassword);
     const changed = await this.unitOfWork.run(async ({ users, audit, passwordResets }) => {
-      const current = await users.findById(actor.userId);
+      // Read locking: changes of one's password sent at once take turns, and each checks that the password it verified
+      // is still the one stored. Once another change committed, `current_password` no longer holds: refused as a
+      // wrong one, never a 200 whose new password and session another change has already replaced.
+      const current = await users.findForChange(actor.userId);
       if (!current || !current.isJoined || current.status !== 'active') throw new UserNotFoundError();
+      if (current.passwordHash !== user.passwordHash) throw new WrongCurrentPasswordError();
       current.changePassword({ passwordHash, now: this.clock.now() });
       await users.update(current);
       await users.incrementTokenVersion(current.id);
