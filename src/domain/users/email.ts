@@ -2,7 +2,11 @@ import { ValidationError } from '../shared/domain-error';
 import { comparisonKey, hasInvisibleCharacters } from './comparison-key';
 
 const MAX_LENGTH = 254;
+/** Octets of the local part in UTF-8 (RFC 5321 §4.5.3.1.1, RFC 6531 §3.3): 64 ASCII characters, fewer of others. */
 const MAX_LOCAL_LENGTH = 64;
+const MAX_LABEL_LENGTH = 63;
+const MAX_DOMAIN_LENGTH = 253;
+const utf8 = new TextEncoder();
 // Pragmatic rather than RFC 5322: one @, no white space or control characters,
 // a domain of dot-separated labels with a top-level part. Quoted local parts are refused.
 const LOCAL = /^[^\s@"(),:;<>[\\\]\p{Cc}]+$/u;
@@ -31,7 +35,10 @@ function mappedDomainKey(domain: string): string | null {
   } catch {
     return null;
   }
-  return ASCII_DOMAIN.test(host) && host.split('.').length === domain.split('.').length ? host : null;
+  // The ASCII form is what DNS carries: each label at most 63 octets, the name at most 253 (RFC 1035 §2.3.4).
+  const labels = host.split('.');
+  const fits = host.length <= MAX_DOMAIN_LENGTH && labels.every((label) => label.length <= MAX_LABEL_LENGTH);
+  return ASCII_DOMAIN.test(host) && labels.length === domain.split('.').length && fits ? host : null;
 }
 
 // A last label a URL reads as a number (decimal, or hexadecimal after 0x): the name is an IPv4 address, not a domain
@@ -87,7 +94,7 @@ export class Email {
     if (at <= 0 || at === value.length - 1) return false;
     const local = value.slice(0, at);
     const domain = value.slice(at + 1);
-    if (local.length > MAX_LOCAL_LENGTH || !LOCAL.test(local)) return false;
+    if (utf8.encode(local).length > MAX_LOCAL_LENGTH || !LOCAL.test(local)) return false;
     if (local.startsWith('.') || local.endsWith('.') || local.includes('..')) return false;
     const labels = domain.split('.');
     return labels.length >= 2 && labels.every((label) => LABEL.test(label)) && domainKey(domain) !== null;

@@ -19,6 +19,15 @@ describe('Email', () => {
     expect(Email.parse(raw).value).toBe(raw);
   });
 
+  it('counts the local part in UTF-8 octets and each domain label in its ASCII (DNS) form', () => {
+    // 32 × é is 64 octets; 33 is 66. A label of 63 letters is fine; one whose xn-- form passes 63 octets is not.
+    expect(() => Email.parse(`${'\u00e9'.repeat(32)}@example.com`)).not.toThrow();
+    expect(() => Email.parse(`${'\u00e9'.repeat(33)}@example.com`)).toThrow(ValidationError);
+    expect(() => Email.parse(`x@${'b'.repeat(63)}.com`)).not.toThrow();
+    expect(() => Email.parse(`x@${'\u00fc'.repeat(63)}.de`)).toThrow(ValidationError);
+    expect(() => Email.parse(`x@${'\u00fc'.repeat(20)}.de`)).not.toThrow();
+  });
+
   it('accepts exactly 254 characters and refuses 255', () => {
     const at254 = `${local64}@${domain189}`;
     expect(at254).toHaveLength(254);
