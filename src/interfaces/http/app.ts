@@ -34,6 +34,7 @@ import { INTROSPECTION_AUTH_METHODS, oauthTokenManagementRoutes, REVOCATION_AUTH
 import { authorizationServerMetadata, OAUTH_PATHS } from './oauth/authorization-server-metadata';
 import { refreshTokenGrant } from './oauth/refresh-token.grant';
 import { clientCredentialsGrant } from './oauth/client-credentials.grant';
+import { readJsonBodies } from './json-body';
 import type { ClientAuthenticationDeps } from './oauth/client-authentication';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../../infrastructure/crypto/service-account-credential-verifier';
 import { Permissions } from '../../domain/permissions/permission';
@@ -146,6 +147,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   // JSON routes read JSON only: a text/plain body is 415 like any other media type, not a string the
   // schema then refuses with a confusing 400 (fastify parses text/plain by default).
   app.removeContentTypeParser('text/plain');
+  readJsonBodies(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   registerValidators(app);
   registerErrorHandler(app);

@@ -153,6 +153,21 @@ describe('security hardening', () => {
     });
   });
 
+  describe('empty JSON bodies', () => {
+    it('takes an empty body sent as application/json as no body: a route that needs none answers, one that needs one names the body', async () => {
+      const token = await app.signIn();
+      const json = { 'content-type': 'application/json' };
+      // POST /v1/auth/signout takes no body: clients that set the JSON type on every request are served.
+      const out = await app.request('POST', '/v1/auth/signout', { token, body: '', headers: json });
+      expect(out.status).toBe(204);
+      const signIn = await app.request('POST', '/v1/auth/signin', { body: '', headers: json });
+      expect({ status: signIn.status, code: signIn.body.code, field: signIn.body.errors?.[0]?.field }).toEqual({ status: 400, code: 'VALIDATION_FAILED', field: 'body' });
+      // Anything but empty is still read as JSON: a cut body is MALFORMED_JSON, a __proto__ key refused.
+      expect((await app.request('POST', '/v1/auth/signin', { body: ' ', headers: json })).body.code).toBe('MALFORMED_JSON');
+      expect((await app.request('POST', '/v1/auth/signin', { body: '{"__proto__": {"x": 1}}', headers: json })).body.code).toBe('MALFORMED_JSON');
+    });
+  });
+
   describe('passwords', () => {
     it('refuses a common password when an invitation is accepted: 400 with field password', async () => {
       const token = await app.signIn();
