@@ -3,12 +3,19 @@ import { comparisonKey } from './comparison-key';
 
 const MAX = 200;
 
-/** A person's name: 1 to 200 characters once trimmed, no control characters. */
+/**
+ * The bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): one of them turns the rest of
+ * a line around, so a name could show in a list as another (CVE-2021-42574, "Trojan Source"). Joiners and the
+ * directional marks stay: scripts and emoji need them.
+ */
+export const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
+
+/** A person's name: 1 to 200 characters once trimmed, no control characters, no bidirectional override. */
 export function parseDisplayName(raw: string, field = 'name'): string {
   const value = raw.trim();
   // eslint-disable-next-line no-control-regex
-  if (value.length === 0 || [...value].length > MAX || /[\u0000-\u001f\u007f]/.test(value)) {
-    throw new ValidationError([{ field, message: `must be 1 to ${MAX} characters without control characters` }]);
+  if (value.length === 0 || [...value].length > MAX || /[\u0000-\u001f\u007f]/.test(value) || BIDI_CONTROLS.test(value)) {
+    throw new ValidationError([{ field, message: `must be 1 to ${MAX} characters without control characters or bidirectional overrides` }]);
   }
   return value;
 }

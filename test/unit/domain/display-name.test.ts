@@ -2,7 +2,8 @@ import { ValidationError } from '../../../src/domain/shared/domain-error';
 import { nameSearchKey, parseDisplayName } from '../../../src/domain/users/display-name';
 
 describe('parseDisplayName', () => {
-  it.each(['A', 'Ada Lovelace', 'José Álvarez-Núñez', '李小龍', 'x'.repeat(200)])('accepts %j', (raw) => {
+  // A zero-width non-joiner (Persian spelling) and an emoji's joiners stay.
+  it.each(['A', 'Ada Lovelace', 'José Álvarez-Núñez', '李小龍', 'x'.repeat(200), 'می\u200cخواهم', '👩\u200d💻 Ada'])('accepts %j', (raw) => {
     expect(parseDisplayName(raw)).toBe(raw);
   });
 
@@ -19,6 +20,8 @@ describe('parseDisplayName', () => {
     ['a NUL', 'Ada\u0000'],
     ['a DEL', 'Ada\u007f'],
     ['an escape sequence', 'Ada\u001b[31m'],
+    ['a right-to-left override', 'Ada\u202egnp.exe'],
+    ['a left-to-right isolate', '\u2066Ada\u2069'],
   ])('refuses a name that is %s', (_label, raw) => {
     expect(() => parseDisplayName(raw)).toThrow(ValidationError);
   });
