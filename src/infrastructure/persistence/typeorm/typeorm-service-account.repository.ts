@@ -12,6 +12,7 @@ import { serviceAccountNameKey } from '../../../domain/service-accounts/service-
 import type { AuditEntry } from '../../../domain/audit/audit-entry';
 import { insertAuditEntries } from './audit/typeorm-audit-trail';
 import { uniqueViolationOn } from './database-errors';
+import { isMysqlFamily } from './data-source';
 import { bumpRevocationEpoch } from './revocation-epochs';
 import { type ServiceAccountCredentialStatements, serviceAccountCredentialStatements } from './service-account-credential-statements';
 import {
@@ -125,14 +126,8 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
    */
   async findForChange(id: string): Promise<ServiceAccount | null> {
     this.requireTransaction();
-    const locking = ['mysql', 'mariadb'].includes(this.manager.connection.options.type);
-    const lock = locking ? { lock: { mode: 'pessimistic_write' as const } } : {};
-    const records = await this.manager.getRepository(ServiceAccountSchema).find({ where: { id }, ...lock });
-    if (records.length === 0) return null;
-    const secrets = await this.manager
-      .getRepository(ServiceAccountSecretSchema)
-      .find({ where: { serviceAccountId: id }, order: { createdAt: 'ASC', id: 'ASC' }, ...lock });
-    return ServiceAccount.restore(toState(records[0]!, secrets));
+    const state = (await this.load({ id }, isMysqlFamily(this.manager.connection)))[0];
+    return state ? ServiceAccount.restore(state) : null;
   }
 
   async insert(account: ServiceAccount): Promise<void> {
@@ -218,17 +213,22 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
     );
   }
 
-  private async load(where: { id: string }): Promise<ServiceAccountState[]> {
-    return this.withSecrets(await this.manager.getRepository(ServiceAccountSchema).find({ where }));
+  /** `locking`: read as committed now and held until the transaction ends (a locking read; MySQL and MariaDB only). */
+  private async load(where: { id: string }, locking = false): Promise<ServiceAccountState[]> {
+    return this.withSecrets(await this.manager.getRepository(ServiceAccountSchema).find({ where, ...lockIf(locking) }), locking);
   }
 
-  private async withSecrets(records: ServiceAccountRecord[]): Promise<ServiceAccountState[]> {
+  private async withSecrets(records: ServiceAccountRecord[], locking = false): Promise<ServiceAccountState[]> {
     if (records.length === 0) return [];
     const secrets = await this.manager
       .getRepository(ServiceAccountSecretSchema)
-      .find({ where: { serviceAccountId: In(records.map((r) => r.id)) }, order: { createdAt: 'ASC', id: 'ASC' } });
+      .find({ where: { serviceAccountId: In(records.map((r) => r.id)) }, order: { createdAt: 'ASC', id: 'ASC' }, ...lockIf(locking) });
     return records.map((record) => toState(record, secrets.filter((s) => s.serviceAccountId === record.id)));
   }
+}
+
+function lockIf(locking: boolean): { lock?: { mode: 'pessimistic_write' } } {
+  return locking ? { lock: { mode: 'pessimistic_write' } } : {};
 }
 
 function toRecord(state: ServiceAccountState): ServiceAccountRecord {

@@ -216,19 +216,19 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
   const seeks = new BatchedLookup<string, SeekedPage>(async (keys) => {
     // One statement per filter shape and kind of range (bounded or open), of at most the largest batch size.
     const largest = SEEK_BATCH_SIZES[SEEK_BATCH_SIZES.length - 1]!;
-    const groups = new Map<string, string[]>();
+    const groups = new Map<string, { key: string; seek: Key }[]>();
     for (const key of keys) {
-      const { filter, range } = JSON.parse(key) as Key;
-      const shape = `${filter.roleId !== undefined}${filter.status !== undefined}${range.end === null}`;
+      const seek = JSON.parse(key) as Key;
+      const shape = `${seek.filter.roleId !== undefined}${seek.filter.status !== undefined}${seek.range.end === null}`;
       const group = groups.get(shape) ?? [];
       if (group.length === 0) groups.set(shape, group);
-      group.push(key);
+      group.push({ key, seek });
     }
     const chunks = [...groups.values()].flatMap((group) => Array.from({ length: Math.ceil(group.length / largest) }, (_, i) => group.slice(i * largest, (i + 1) * largest)));
     const loaded = await Promise.all(
       chunks.map(async (chunk) => {
-        const pages = await seekMany(chunk.map((key) => JSON.parse(key) as Key));
-        return chunk.map((key, i) => [key, pages[i]!] as const);
+        const pages = await seekMany(chunk.map(({ seek }) => seek));
+        return chunk.map(({ key }, i) => [key, pages[i]!] as const);
       }),
     );
     return new Map(loaded.flat());

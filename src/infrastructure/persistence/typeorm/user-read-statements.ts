@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { UserListFilter } from '../../../application/ports/user-repository.port';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { BatchedLookup } from './batched-lookup';
+import { isMysqlFamily } from './data-source';
 import type { UserRecord } from './records';
 import { UserSchema } from './records';
 import { searchStatementBound } from './search-time-limit';
@@ -140,7 +141,7 @@ function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number):
   };
 
   const byIdSql = `${select} WHERE ${id} = ?`;
-  const mysqlFamily = ['mysql', 'mariadb'].includes(dataSource.driver.options.type);
+  const byIdLockedSql = isMysqlFamily(dataSource) ? `${byIdSql} FOR UPDATE` : byIdSql;
   const byUsernameSql = `${select} WHERE ${column('usernameKey')} = ?`;
 
   const byIds = async (manager: EntityManager, ids: readonly string[]) =>
@@ -181,7 +182,7 @@ function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number):
 
   return {
     byId: (manager, value) => one(manager, byIdSql, [value]),
-    byIdLocked: (manager, value) => one(manager, mysqlFamily ? `${byIdSql} FOR UPDATE` : byIdSql, [value]),
+    byIdLocked: (manager, value) => one(manager, byIdLockedSql, [value]),
     byIdBatched: (value) => batched.get(value),
     byUsernameKey: (manager, value) => one(manager, byUsernameSql, [value]),
     filteredPageCounted,
