@@ -237,25 +237,29 @@ describe('service tokens (#21)', () => {
     expect(list.body.users.find((u: { email: string }) => u.email === email)).toMatchObject({ invited_by: a.id });
   });
 
-  it('throttles failed client authentication per client and per address, counted for every replica together', async () => {
+  it('throttles failed client authentication per address, counted for every replica together, and never shuts a client out by its id', async () => {
     const a = await account();
     const replicas = [
-      await startTestApp({ CLIENT_AUTH_RATE_LIMIT: '3' }, {}, app.database),
-      await startTestApp({ CLIENT_AUTH_RATE_LIMIT: '3' }, {}, app.database),
+      await startTestApp({ CLIENT_AUTH_RATE_LIMIT: '3', TRUSTED_PROXIES: '127.0.0.1' }, {}, app.database),
+      await startTestApp({ CLIENT_AUTH_RATE_LIMIT: '3', TRUSTED_PROXIES: '127.0.0.1' }, {}, app.database),
     ];
     try {
-      const at = (i: number, form: Record<string, string>) =>
-        replicas[i % 2]!.request('POST', '/oauth/token', { body: new URLSearchParams(form).toString(), headers: { 'content-type': FORM } });
+      const at = (i: number, form: Record<string, string>, address: string) =>
+        replicas[i % 2]!.request('POST', '/oauth/token', {
+          body: new URLSearchParams(form).toString(),
+          headers: { 'content-type': FORM, 'x-forwarded-for': address },
+        });
       const wrong = { grant_type: 'client_credentials', client_id: a.clientId, client_secret: 'wrong' };
-      for (let i = 0; i < 3; i++) expectOAuthError(await at(i, wrong), 401, 'invalid_client');
-      // Spent on both replicas: even the right secret is refused, unchecked, until the window ends.
+      for (let i = 0; i < 3; i++) expectOAuthError(await at(i, wrong, '203.0.113.50'), 401, 'invalid_client');
+      // Spent on both replicas for that address: even the right secret is refused from there, unchecked, until the window ends.
       for (let i = 0; i < 2; i++) {
-        const throttled = await at(i, { ...wrong, client_secret: a.secret });
+        const throttled = await at(i, { ...wrong, client_secret: a.secret }, '203.0.113.50');
         expectOAuthError(throttled, 429, 'invalid_request');
         expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
       }
-      // Successes count nothing: the limit is of failures only (the per-address budget is spent here too, as both share 127.0.0.1).
-      expect((await token({ grant_type: 'client_credentials', client_id: a.clientId, client_secret: a.secret })).status).toBe(200);
+      // The client itself, from its own address, still gets its token on either replica: the failures sent in its name
+      // do not shut it out.
+      for (let i = 0; i < 2; i++) expect((await at(i, { ...wrong, client_secret: a.secret }, '198.51.100.60')).status).toBe(200);
     } finally {
       for (const replica of replicas) await replica.api.close();
     }

@@ -85,7 +85,7 @@ const SERVICE = {
   ADDRESS_RATE_LIMIT: integer('sign-in and accept requests a minute per client address (0: off)', { default: '100', min: 0, max: 1_000_000 }),
   INVITE_RATE_LIMIT: integer('invites and resends a minute per inviter (0: off)', { default: '30', min: 0, max: 1_000_000 }),
   PASSWORD_RESET_RATE_LIMIT: integer('password-reset requests an hour per target e-mail address (0: off)', { default: '5', min: 0, max: 1_000_000 }),
-  CLIENT_AUTH_RATE_LIMIT: integer('failed client authentications a minute at the OAuth endpoints, per client id and per address (0: off)', { default: '20', min: 0, max: 1_000_000 }),
+  CLIENT_AUTH_RATE_LIMIT: integer('failed client authentications a minute at the OAuth endpoints, per client address (0: off)', { default: '20', min: 0, max: 1_000_000 }),
   TRUSTED_PROXIES: parsed('comma-separated addresses/CIDRs of proxies whose X-Forwarded-For is believed', (raw) => {
     const bad = list(raw).filter((p) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(p) && !PROXY_KEYWORDS.includes(p));
     return bad.length > 0 ? refuse(`TRUSTED_PROXIES must be a comma-separated list of addresses or CIDR ranges (bad: "${bad.join(',')}")`) : list(raw);

@@ -35,7 +35,7 @@ class MemoryCounter implements RateLimitCounter {
   }
 }
 
-const request = (authorization?: string) => ({ headers: authorization ? { authorization } : {}, ip: '192.0.2.7' }) as unknown as FastifyRequest;
+const request = (authorization?: string, ip = '192.0.2.7') => ({ headers: authorization ? { authorization } : {}, ip }) as unknown as FastifyRequest;
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 const oauthError = (error: string, status: number) => expect.objectContaining({ error, status });
 
@@ -90,14 +90,16 @@ describe('client authentication at the revocation and introspection endpoints', 
       expect(credentials.calls).toEqual(['secret reports']);
     });
 
-    it('counts failures per client and per address, and refuses unchecked once either is spent (the token endpoint’s counters)', async () => {
+    it('counts failures per address, refuses unchecked from there once spent, and never shuts a client out by its id (the token endpoint’s counters)', async () => {
       const { deps, credentials, counter, clock } = setup(2);
       const wrong = { method: 'client_secret_post' as const, clientId: 'reports', secret: 'wrong' };
       for (let n = 0; n < 2; n++) await expect(authenticateClient(deps, wrong, request())).rejects.toBeInstanceOf(OAuthError);
-      expect([...counter.windows.keys()].sort()).toEqual(['client-auth-failures:address:192.0.2.7', 'client-auth-failures:client:reports']);
+      expect([...counter.windows.keys()]).toEqual(['client-auth-failures:address:192.0.2.7']);
       const right = { method: 'client_secret_post' as const, clientId: 'reports', secret: 'right: &+' };
       await expect(authenticateClient(deps, right, request())).rejects.toBeInstanceOf(HttpProblemError);
       expect(credentials.calls).toHaveLength(2);
+      // The client itself, from its own address, is not refused for the failures sent in its name.
+      await expect(authenticateClient(deps, right, request(undefined, '198.51.100.4'))).resolves.toEqual(ACCOUNT);
       clock.advance(60_000);
       await expect(authenticateClient(deps, right, request())).resolves.toEqual(ACCOUNT);
     });

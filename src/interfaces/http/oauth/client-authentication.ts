@@ -38,7 +38,7 @@ export interface ClientAuthenticationDeps {
   /** The database-backed counter of the rate limits: every replica sees the same failures. */
   rateLimitCounter: RateLimitCounter;
   clock: Clock;
-  /** Failed client authentications a minute, per client id and per address, before the next is refused unchecked (0: off). */
+  /** Failed client authentications a minute, per client address, before the next is refused unchecked (0: off). */
   failuresPerMinute: number;
   /** Writes an entry for every refused client authentication (#23): the method tried, never what was presented. */
   auditRecorder?: AuditRecorder;
@@ -90,8 +90,8 @@ export function presentedClient(parameters: Readonly<Record<string, string>>, re
 
 /**
  * The service account the presented credentials authenticate; invalid_client (401) for anything else.
- * Failures are counted per client id and per address in the same windows as the token endpoint's (one
- * budget for every endpoint that authenticates clients); once either is spent, a request is refused (429
+ * Failures are counted per client address in the same windows as the token endpoint's (one budget for
+ * every endpoint that authenticates clients); once it is spent, a request from there is refused (429
  * `invalid_request`, Retry-After) before its credentials are checked.
  *
  * `rememberWithGrant`: an assertion's `jti` is left for the token grant to remember with its audit entry
@@ -106,7 +106,7 @@ export async function authenticateClient(
   if (presented.method === 'none') throw invalidClient('Client authentication is required');
   // Client ids are ASCII (UUIDs): anything else names no client, and is never sent to an ASCII column.
   if (!CLIENT_ID.test(presented.clientId)) throw invalidClient();
-  const keys = failureKeys(presented, request);
+  const keys = failureKeys(request);
   if (deps.failuresPerMinute > 0) {
     try {
       await refuseWhileThrottled(deps, keys);
@@ -124,24 +124,26 @@ export async function authenticateClient(
 }
 
 /**
- * Refuses the presented client: the failure counted per client id and per address, its audit entry written,
+ * Refuses the presented client: the failure counted per address, its audit entry written,
  * and invalid_client thrown. The same entry for an unknown client, a wrong secret, a bad or replayed
  * assertion: the caller's time tells nothing either.
  */
 export async function refuseClient(deps: ClientAuthenticationDeps, presented: Exclude<PresentedClient, { method: 'none' }>, request: FastifyRequest): Promise<never> {
   if (deps.failuresPerMinute > 0) {
     const now = deps.clock.now();
-    await Promise.all(failureKeys(presented, request).map((key) => deps.rateLimitCounter.hit(key, now, FAILURE_WINDOW_MS)));
+    await Promise.all(failureKeys(request).map((key) => deps.rateLimitCounter.hit(key, now, FAILURE_WINDOW_MS)));
   }
   await recordFailure(deps, presented.clientId, presented.method);
   throw invalidClient();
 }
 
-function failureKeys(presented: Exclude<PresentedClient, { method: 'none' }>, request: FastifyRequest): string[] {
-  return [
-    `client-auth-failures:address:${normalizeIP(request.ip)}`,
-    ...(presented.clientId !== '' ? [`client-auth-failures:client:${presented.clientId}`] : []),
-  ];
+/**
+ * The windows a failure counts in: the caller's address only. Not the client id: a secret of 256 random bits or a
+ * signed assertion cannot be guessed at any rate a window allows, and a client id is no secret (every token of the
+ * client carries it), so a window per client id would only let whoever knows one shut that client out.
+ */
+function failureKeys(request: FastifyRequest): string[] {
+  return [`client-auth-failures:address:${normalizeIP(request.ip)}`];
 }
 
 /**

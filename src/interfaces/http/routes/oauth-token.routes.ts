@@ -59,7 +59,7 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
             'a token: the client authenticates with exactly one of HTTP Basic (`client_secret_basic`), `client_id` and ' +
             '`client_secret` (`client_secret_post`) or `client_assertion` (`private_key_jwt`, RFC 7523); an optional `scope` narrows ' +
             'the token to some of its role’s permissions; the answer has no refresh token. Failed client authentications are ' +
-            'counted per client id and per address (CLIENT_AUTH_RATE_LIMIT a minute, every replica together). Unknown parameters are ignored (RFC 6749 §3.2); a parameter ' +
+            'counted per client address (CLIENT_AUTH_RATE_LIMIT a minute, every replica together; not per client id, which anyone may know). Unknown parameters are ignored (RFC 6749 §3.2); a parameter ' +
             'given twice is `invalid_request`. Errors are RFC 6749 §5.2 JSON, never problem+json (but for what Node’s parser ' +
             'refuses before any route runs). Published as `token_endpoint` in /.well-known/openid-configuration.',
           security: [],
