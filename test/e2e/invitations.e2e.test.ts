@@ -218,6 +218,30 @@ describe('invitations end to end (in-process events)', () => {
     }
   });
 
+  it('takes resends, revokes and changes of one invitee sent at once in turn: none refused for a conflict nobody asked about', async () => {
+    const invitee = async (email: string) => {
+      const invited = await app.request('POST', '/v1/users/invite', { token, json: { email } });
+      expect(invited.status).toBe(201);
+      return invited.headers.get('location')!.split('/').pop()!;
+    };
+    const resend = (id: string) => app.request('POST', `/v1/users/${id}/invitation/resend`, { token });
+    const revoke = (id: string) => app.request('DELETE', `/v1/users/${id}/invitation`, { token });
+    const rename = (id: string, name: string) => app.request('PATCH', `/v1/users/${id}`, { token, json: { name } });
+
+    const twice = await invitee('turns-1@example.com');
+    expect((await Promise.all([resend(twice), resend(twice), resend(twice), rename(twice, 'Turn Taker')])).map((r) => r.status)).toEqual([202, 202, 202, 200]);
+    expect((await app.request('GET', `/v1/users/${twice}`, { token })).headers.get('etag')).toBe('"5"');
+
+    // A revoke and a rename: whichever goes first, the revoke is done; the rename applies or finds no one.
+    const renamed = await invitee('turns-2@example.com');
+    const [revoked, changed] = await Promise.all([revoke(renamed), rename(renamed, 'Gone Soon')]);
+    expect(revoked.status).toBe(204);
+    expect([200, 404]).toContain(changed.status);
+    // Five revokes at once: one does it, the others find no one.
+    const many = await invitee('turns-3@example.com');
+    expect((await Promise.all(Array.from({ length: 5 }, () => revoke(many)))).map((r) => r.status).sort()).toEqual([204, 404, 404, 404, 404]);
+  });
+
   it('guards resend and revoke with a token and users:invite', async () => {
     const anyId = '01a1fc99-0000-7000-8000-00000000abcd';
     expect((await app.request('POST', `/v1/users/${anyId}/invitation/resend`)).status).toBe(401);

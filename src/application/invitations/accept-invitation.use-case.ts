@@ -73,7 +73,9 @@ export class AcceptInvitationUseCase {
 
       // First, so a concurrent acceptance of the same token finds it used (the row lock orders them).
       if (!(await invitations.markUsed(invitation, now))) throw new InvitationUsedError();
-      const user = await users.findById(invitation.userId);
+      // A locking read, as every change of a user takes: an admin's change of the invitee sent meanwhile goes first or
+      // after, never fails the joining for a version it did not ask about.
+      const user = await users.findForChange(invitation.userId);
       // A deactivated invitee's link does not work until it is reactivated; it reads as any dead link.
       if (!user || user.status === 'deactivated') throw new InvitationNotFoundError();
       // The address is known here; the transaction, the link's use with it, is undone.

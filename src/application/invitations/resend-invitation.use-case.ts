@@ -32,7 +32,9 @@ export class ResendInvitationUseCase {
   private async resend({ actor, userId }: { actor: Actor; userId: string }): Promise<void> {
     requirePermission(actor, Permissions.usersInvite);
     await this.unitOfWork.run(async ({ users, roles, outbox, audit }) => {
-      const user = await users.findById(userId);
+      // A locking read: a resend, a revoke or a change sent at once take turns, each on what the one before left
+      // (docs/DECISIONS.md, "Changes without If-Match take turns"), instead of the later one failing its version check.
+      const user = await users.findForChange(userId);
       if (!user) throw new UserNotFoundError();
       const role = await roles.findById(user.roleId);
       assertMayHandOut(actor, role ?? { permissions: [] });

@@ -116,7 +116,7 @@ export function invitationsRoutes(deps: {
             ...protectedProblems,
             403: permissionProblem,
             404: problemResponse('No user has this id'),
-            409: problemResponse('The user has joined already, or changed while this was revoked'),
+            409: problemResponse('The user has joined already'),
             ...bodyProblems,
           },
         },
