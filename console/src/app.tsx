@@ -95,7 +95,8 @@ function Routed(props: { pathname: string; search: string }) {
   const [, screen, id] = props.pathname.split('/').slice(1);
   switch (screen) {
     case 'users':
-      return id ? <UserScreen id={decodeURIComponent(id)} /> : <UsersScreen search={props.search} />;
+      // Keyed by id, as a role's page is: another user's page never shows this one's form fields.
+      return id ? <UserScreen key={id} id={decodeURIComponent(id)} /> : <UsersScreen search={props.search} />;
     case 'invitations':
       return <InvitationsScreen />;
     case 'roles':

@@ -8,8 +8,10 @@ import { useAction, useLoad } from '../ui/use-load';
 
 /** Roles: the list, and a role's editor (/console/roles/new creates one). */
 export function RolesScreen(props: { id: string | null }) {
-  if (props.id === 'new') return <RoleEditor role={null} etag={null} />;
-  if (props.id) return <RolePage id={props.id} />;
+  // Keyed by id: another role's page is a new form, never this one's fields under that one's name (a jump back
+  // through the history reuses the component, and its fields were filled from the first role read).
+  if (props.id === 'new') return <RoleEditor key="new" role={null} etag={null} />;
+  if (props.id) return <RolePage key={props.id} id={props.id} />;
   return <RoleList />;
 }
 

@@ -8,7 +8,8 @@ import { ServiceAccountPage } from './service-account-page';
 
 /** Service accounts: the list and a create form; /console/service-accounts/{id} is one account. */
 export function ServiceAccountsScreen(props: { id: string | null }) {
-  if (props.id) return <ServiceAccountPage id={props.id} />;
+  // Keyed by id, as a role's page is: another account's page never keeps this one's secret or fields.
+  if (props.id) return <ServiceAccountPage key={props.id} id={props.id} />;
   return <ServiceAccountList />;
 }
 

@@ -98,6 +98,14 @@ export class Session implements TokenSource {
     this.renewing ??= this.exclusively(async () => {
       try {
         const { accessToken } = await call(this.plain.POST('/v1/auth/console-session/refresh', { params: { header: CONSOLE_HEADER } }));
+        // The cookie is the browser's, shared by every tab: after a sign-out and someone else's sign-in in another
+        // tab it renews that person's session. This tab shows (and acts for) whoever it signed in as, so it ends
+        // rather than carry another person's token behind its screens; a reload opens the other session.
+        const signedIn = this.state.status === 'signed-in' ? this.state.me._id : null;
+        if (signedIn !== null && tokenClaims(accessToken).sub !== signedIn) {
+          this.endLocally('You signed in as someone else in another tab, so this tab’s session has ended. Reload to continue as them, or sign in.');
+          return false;
+        }
         this.token = accessToken;
         return true;
       } catch (error) {

@@ -59,6 +59,27 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     if (shots) await screenshot(page, 'roles');
   });
 
+  it('shows the role on screen after a jump back through the history, and saves that role, not the one seen before it', async () => {
+    await page.getByRole('link', { name: 'Roles', exact: true }).click();
+    await h1('Roles');
+    await page.getByRole('link', { name: 'member', exact: true }).click();
+    await h1('Role member');
+    await page.getByRole('link', { name: 'Back to the roles' }).click();
+    await page.getByRole('link', { name: 'auditor', exact: true }).click();
+    await h1('Role auditor');
+    // Two entries back at once (the back button's menu): member's page, with member's fields.
+    await page.evaluate(() => history.go(-2));
+    await h1('Role member');
+    await page.getByRole('button', { name: 'Save' }).waitFor();
+    expect(await page.getByLabel('Name').inputValue()).toBe('member');
+    expect(await page.getByRole('group', { name: 'audit' }).getByLabel('audit:read').isChecked()).toBe(false);
+    const before = (await rig.request('GET', '/v1/roles?page_size=100', { token })).body.roles.find((r: { name: string }) => r.name === 'member');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const after = (await rig.request('GET', '/v1/roles?page_size=100', { token })).body.roles.find((r: { name: string }) => r.name === 'member');
+    expect(after.permissions).toEqual(before.permissions);
+  });
+
   it('creates a service account, shows its secret once with a copy button, rotates with overlap, registers a key, disables and deletes it', async () => {
     await page.getByRole('link', { name: 'Service accounts', exact: true }).click();
     await h1('Service accounts');

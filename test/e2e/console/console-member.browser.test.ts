@@ -97,4 +97,29 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
     expect(problems).toEqual([]);
   });
+  it('ends a tab left open when someone else signs in in another tab of the browser, rather than act for them', async () => {
+    const { page: first, problems } = await open(MEMBER.username, MEMBER.password);
+    await first.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
+    // Another tab of the same browser: it opens the same session, signs out (ending the member's tokens) and signs in as someone else.
+    const second = await first.context().newPage();
+    await second.goto(`${rig.url}/console`);
+    await second.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
+    await second.getByRole('button', { name: 'Sign out' }).click();
+    await second.getByLabel('Username').fill(VIEWER.username);
+    await second.getByLabel('Password').fill(VIEWER.password);
+    await second.getByRole('button', { name: 'Sign in' }).click();
+    await second.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
+    // The first tab still shows the member; its next call finds its token ended, and the cookie now renews the viewer's session.
+    await first.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    await first.getByText('You signed in as someone else in another tab').waitFor();
+    expect(await first.getByLabel('Username').count()).toBe(1);
+    expect(await first.locator('#totp-secret').count()).toBe(0);
+    // Nothing was started for the viewer in the member's tab, and the other tab's session goes on.
+    const viewer = await rig.signIn(VIEWER.username, VIEWER.password);
+    expect((await rig.request('GET', '/v1/me/mfa', { token: viewer })).body.factors).toEqual([]);
+    await second.reload();
+    await second.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
+    expect(await second.locator('main').innerText()).toContain(VIEWER.name);
+    expect(problems).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { accessibilityViolations, ADMIN, type ConsoleRig, type DatabaseKind, overflowsSideways, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
+import { accessibilityViolations, ADMIN, addJoinedUser, type ConsoleRig, type DatabaseKind, overflowsSideways, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
 
 /**
  * The admin console (#25) in Chromium against the built api, as an admin: sign-in and its session, the users
@@ -127,6 +127,26 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await remove.click();
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
     expect((await rig.request('GET', `/v1/users/${memberId}`, { token })).status).toBe(404);
+  });
+
+  it('shows the user on screen after a jump back through the history: never the fields of the page seen before it', async () => {
+    const a = await addJoinedUser(rig, token, { username: 'jumpa', email: 'jumpa@example.com', name: 'Jump A', password: 'a long enough passphrase' });
+    const b = await addJoinedUser(rig, token, { username: 'jumpb', email: 'jumpb@example.com', name: 'Jump B', password: 'a long enough passphrase', role: 'admin' });
+    await page.goto(`${rig.url}/console/users/${a}`);
+    await page.getByRole('heading', { level: 1, name: 'Jump A' }).waitFor();
+    // To Jump B's page within the console, as its links go (History API), then back.
+    await page.evaluate((to) => {
+      history.pushState(null, '', to);
+      window.dispatchEvent(new Event('console:navigated'));
+    }, `/console/users/${b}`);
+    await page.getByRole('heading', { level: 1, name: 'Jump B' }).waitFor();
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Jump B');
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: 'Jump A' }).waitFor();
+    await page.getByRole('button', { name: 'Rename' }).waitFor();
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Jump A');
+    expect(await page.getByLabel(/^Role/).locator('option:checked').innerText()).toBe('member');
+    expect(await page.getByRole('button', { name: 'Change role' }).isDisabled()).toBe(true);
   });
 
   it('invites by e-mail with a name and a role, says a taken address at its field, resends and revokes pending invitations', async () => {
