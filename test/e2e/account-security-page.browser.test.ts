@@ -2,6 +2,7 @@ import type { Browser, CDPSession, Page } from 'playwright-core';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { freePort } from '../support/free-port';
 import { launchChromium } from '../support/headless-chromium';
+import { oathtoolTotp } from '../support/oathtool';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /**
@@ -91,6 +92,61 @@ describe('the account-security page in a browser, with a virtual authenticator',
     expect((await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: tokens.refreshToken } })).status).toBe(200);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('signs in with a recovery code, renews an expired token with its refresh token, and says when the session ended elsewhere', async () => {
+    const port = await freePort();
+    const here = `http://localhost:${port}`;
+    const short = await startTestApp({ PORT: String(port), PUBLIC_URL: here, ACCESS_TOKEN_TTL: '2s' });
+    const page = await browser.newPage();
+    try {
+      const credentials = { username: 'recoverer', password: 'recoverer-password-1' };
+      await short.addJoinedUser({ ...credentials, email: 'recoverer@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
+      const first = (await short.request('POST', '/v1/auth/signin', { json: credentials })).body.accessToken;
+      const { secret } = (await short.request('POST', '/v1/me/mfa/totp', { token: first })).body;
+      const codes: string[] = (await short.request('POST', '/v1/me/mfa/totp/confirm', { token: first, json: { code: oathtoolTotp(secret) } })).body.recovery_codes;
+      const passwordFirst = async () => {
+        await page.fill('#username', credentials.username);
+        await page.fill('#password', credentials.password);
+        await page.click('#sign-in');
+        await outcome(page, 'mfa-required');
+      };
+      const calls: string[] = [];
+      page.on('response', (r) => /\/v1\/auth\/(signout|refresh)$/.test(r.url()) && calls.push(`${new URL(r.url()).pathname} ${r.status()}`));
+      await page.goto(`${here}/account/security`);
+
+      // A recovery code is offered beside the app's code, and says how many are left.
+      await passwordFirst();
+      expect(await page.locator('#recovery-step').isVisible()).toBe(true);
+      await page.fill('#recovery-code', codes[0]!);
+      await page.click('#send-recovery-code');
+      await outcome(page, 'signed-in');
+      expect(await page.locator('#status').innerText()).toBe('Signed in with a recovery code: 9 left.');
+
+      // The access token expires: signing out renews it with the page's refresh token, then ends the session on the server.
+      await page.waitForTimeout(2_500);
+      await page.click('#sign-out');
+      await outcome(page, 'signed-out');
+      expect(calls).toEqual(['/v1/auth/signout 401', '/v1/auth/refresh 200', '/v1/auth/signout 204']);
+
+      // Signed in again, then signed out elsewhere (every token of the user ends): the page says so and shows sign-in.
+      await passwordFirst();
+      await page.fill('#recovery-code', codes[1]!);
+      await page.click('#send-recovery-code');
+      await outcome(page, 'signed-in');
+      const step = (await short.request('POST', '/v1/auth/signin', { json: credentials })).body.mfa_token;
+      const elsewhere = (await short.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: step, recovery_code: codes[2] } })).body.accessToken;
+      expect((await short.request('POST', '/v1/auth/signout', { token: elsewhere })).status).toBe(204);
+      calls.length = 0;
+      await page.click('#sign-out');
+      await outcome(page, 'session-ended');
+      expect(calls).toEqual(['/v1/auth/signout 401', '/v1/auth/refresh 401']);
+      expect(await page.locator('#password-step').isVisible()).toBe(true);
+      expect(await page.locator('#account').isVisible()).toBe(false);
+    } finally {
+      await page.close();
+      await short.close();
+    }
   });
 
   it('serves the page under the strict policy: its one script from its own route, nothing inline', async () => {

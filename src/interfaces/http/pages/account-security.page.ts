@@ -5,7 +5,8 @@ import { layout } from './page-layout';
 export { ACCOUNT_SECURITY_SCRIPT } from './account-security.script';
 
 /**
- * One's own second factors, on a page the service serves (#24): sign in (the password, then a passkey or a code),
+ * One's own second factors, on a page the service serves (#24): sign in (the password, then a passkey, a code or a
+ * recovery code),
  * register a passkey, see one's passkeys. Everything happens in its script (account-security.script.ts) against the
  * API; the tokens live in that script's memory only, never in storage a later page could read.
  */
@@ -28,6 +29,11 @@ export function renderAccountSecurityPage(): string {
     <label for="code">Code from your authenticator app</label>
     <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6">
     <button type="submit" id="send-code">Verify</button>
+  </form>
+  <form id="recovery-step" hidden novalidate>
+    <label for="recovery-code">Or a recovery code (if you lost your authenticator)</label>
+    <input id="recovery-code" name="recovery_code" autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="64">
+    <button type="submit" id="send-recovery-code">Use the recovery code</button>
   </form>
 </div>
 </section>

@@ -48,6 +48,36 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
     return { status: response.status, ok: response.ok, body: json };
   }
 
+  /**
+   * A call with the session's access token. A 401 (the token expired, or the session ended elsewhere) renews once with
+   * the refresh token this page holds and tries again; when that is refused too, the session is over: the page goes
+   * back to sign-in and says so, and the answer is null.
+   */
+  async function authed(method, path, body) {
+    var answer = await call(method, path, body, session.accessToken);
+    if (answer.status !== 401) return answer;
+    var renewed = await call('POST', '/v1/auth/refresh', { refreshToken: session.refreshToken });
+    if (!renewed.ok) {
+      ended('session-ended', 'Your session has ended. Sign in again.');
+      return null;
+    }
+    session.accessToken = renewed.body.accessToken;
+    session.refreshToken = renewed.body.refreshToken;
+    answer = await call(method, path, body, session.accessToken);
+    if (answer.status !== 401) return answer;
+    ended('session-ended', 'Your session has ended. Sign in again.');
+    return null;
+  }
+
+  function ended(outcome, text) {
+    session = null;
+    $('account').hidden = true;
+    $('recovery').hidden = true;
+    $('signin').hidden = false;
+    $('password-step').hidden = false;
+    status(outcome === 'signed-out' ? '' : 'error', outcome, text);
+  }
+
   async function signedIn(result) {
     session = result;
     ticket = null;
@@ -55,11 +85,13 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
     $('second-step').hidden = true;
     $('account').hidden = false;
     $('who').textContent = result.username;
-    if (await listPasskeys()) status('ok', 'signed-in', 'Signed in.');
+    var left = result.recovery_codes_remaining;
+    if (await listPasskeys()) status('ok', 'signed-in', left === undefined ? 'Signed in.' : 'Signed in with a recovery code: ' + left + ' left.');
   }
 
   async function listPasskeys() {
-    var answer = await call('GET', '/v1/me/mfa', undefined, session.accessToken);
+    var answer = await authed('GET', '/v1/me/mfa');
+    if (!answer) return false;
     if (!answer.ok) {
       status('error', answer.body.code || 'error', answer.body.detail || 'Could not read your factors.');
       return false;
@@ -100,6 +132,7 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
     $('second-step').hidden = false;
     $('use-passkey').hidden = answer.body.methods.indexOf('webauthn') < 0;
     $('code-step').hidden = answer.body.methods.indexOf('totp') < 0;
+    $('recovery-step').hidden = answer.body.methods.indexOf('recovery_code') < 0;
     status('', 'mfa-required', 'Password accepted: now the second factor.');
   });
 
@@ -126,20 +159,29 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
     await secondStep({ code: $('code').value });
   });
 
+  $('recovery-step').addEventListener('submit', async function (event) {
+    event.preventDefault();
+    var code = $('recovery-code').value.trim();
+    $('recovery-code').value = '';
+    await secondStep({ recovery_code: code });
+  });
+
   $('add-passkey').addEventListener('submit', async function (event) {
     event.preventDefault();
     try {
-      var given = await call('POST', '/v1/me/mfa/webauthn/registration-options', undefined, session.accessToken);
+      var given = await authed('POST', '/v1/me/mfa/webauthn/registration-options');
+      if (!given) return;
       if (!given.ok) return status('error', given.body.code || 'error', given.body.detail || 'No registration options.');
       var o = given.body;
       status('', 'working', 'Creating the passkey…');
       var credential = await navigator.credentials.create({ publicKey: Object.assign({}, o, { challenge: toBytes(o.challenge), user: Object.assign({}, o.user, { id: toBytes(o.user.id) }), excludeCredentials: descriptors(o.excludeCredentials) }) });
       var r = credential.response;
       var name = $('passkey-name').value.trim();
-      var answer = await call('POST', '/v1/me/mfa/webauthn', {
+      var answer = await authed('POST', '/v1/me/mfa/webauthn', {
         name: name || undefined,
         response: Object.assign(common(credential), { response: { clientDataJSON: toText(r.clientDataJSON), attestationObject: toText(r.attestationObject), transports: r.getTransports ? r.getTransports() : [] } })
-      }, session.accessToken);
+      });
+      if (!answer) return;
       if (!answer.ok) return status('error', answer.body.code || 'error', answer.body.detail || 'The passkey was refused.');
       if (answer.body.recovery_codes) {
         var codes = $('recovery-codes');
@@ -154,14 +196,18 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
     }
   });
 
+  // Signed out only when the API says so: every session of the user ends on the server, or had ended already. A
+  // failure (the network gone, the service away) keeps the page signed in and says so, rather than claim a sign-out.
   $('sign-out').addEventListener('click', async function () {
-    if (session) await call('POST', '/v1/auth/signout', undefined, session.accessToken);
-    session = null;
-    $('account').hidden = true;
-    $('recovery').hidden = true;
-    $('signin').hidden = false;
-    $('password-step').hidden = false;
-    status('', 'signed-out', 'Signed out.');
+    if (!session) return;
+    try {
+      var answer = await authed('POST', '/v1/auth/signout');
+      if (!answer) return;
+      if (!answer.ok) return status('error', answer.body.code || 'error', 'Not signed out: ' + (answer.body.detail || 'the service refused.'));
+      ended('signed-out', 'Signed out.');
+    } catch (error) {
+      status('error', 'sign-out-failed', 'Not signed out: the service could not be reached. Try again.');
+    }
   });
 })();
 `;
