@@ -68,7 +68,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('link', { name: 'auditor', exact: true }).click();
     await h1('Role auditor');
     // Two entries back at once (the back button's menu): member's page, with member's fields.
-    await page.evaluate(() => history.go(-2));
+    await page.evaluate('history.go(-2)');
     await h1('Role member');
     await page.getByRole('button', { name: 'Save' }).waitFor();
     expect(await page.getByLabel('Name').inputValue()).toBe('member');

@@ -135,10 +135,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.goto(`${rig.url}/console/users/${a}`);
     await page.getByRole('heading', { level: 1, name: 'Jump A' }).waitFor();
     // To Jump B's page within the console, as its links go (History API), then back.
-    await page.evaluate((to) => {
-      history.pushState(null, '', to);
-      window.dispatchEvent(new Event('console:navigated'));
-    }, `/console/users/${b}`);
+    await page.evaluate(`history.pushState(null, '', '/console/users/${b}'); window.dispatchEvent(new Event('console:navigated'))`);
     await page.getByRole('heading', { level: 1, name: 'Jump B' }).waitFor();
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Jump B');
     await page.goBack();
