@@ -6,12 +6,34 @@ export interface ReadinessReport {
   checks: { database: 'up' | 'down'; migrations: 'applied' | 'pending' | 'unknown'; draining: boolean };
 }
 
+/** How long the database has to answer `SELECT 1` before it counts as down: under a scraper's or a probe's timeout. */
+export const DATABASE_PROBE_TIMEOUT_MS = 2_000;
+
 /** What /readyz reports: the database answers, its schema is current, and we are not shutting down. */
 export class Readiness {
   private draining = false;
   private migrated = false;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly probeTimeoutMs = DATABASE_PROBE_TIMEOUT_MS,
+  ) {}
+
+  /**
+   * Whether the database answers `SELECT 1` within the probe's timeout. A database that takes connections and never
+   * answers (a partition) counts as down after that time, not after the pool's 10 s connect timeout.
+   */
+  async databaseAnswers(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.probeTimeoutMs);
+    });
+    try {
+      return await Promise.race([this.dataSource.query('SELECT 1').then(() => true, () => false), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   startDraining(): void {
     this.draining = true;
@@ -25,11 +47,12 @@ export class Readiness {
     let database: 'up' | 'down' = 'down';
     let migrations: ReadinessReport['checks']['migrations'] = 'unknown';
     try {
-      await this.dataSource.query('SELECT 1');
-      database = 'up';
-      // Once applied, migrations do not un-apply: stop asking.
-      if (!this.migrated) this.migrated = !(await hasPendingMigrations(this.dataSource));
-      migrations = this.migrated ? 'applied' : 'pending';
+      if (await this.databaseAnswers()) {
+        database = 'up';
+        // Once applied, migrations do not un-apply: stop asking.
+        if (!this.migrated) this.migrated = !(await hasPendingMigrations(this.dataSource));
+        migrations = this.migrated ? 'applied' : 'pending';
+      }
     } catch {
       database = 'down';
     }

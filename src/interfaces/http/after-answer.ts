@@ -32,7 +32,7 @@ interface Waiting {
 /**
  * Work a route hands off once its answer is decided, so that how long the answer takes says nothing of
  * that work (the password-reset request: only a known address commits a write). A task that fails (the
- * database away) is tried again with backoff, about two minutes in all; closing the app waits for the
+ * database away) is tried again with backoff, `maxAttempts` times (20 by default: about two minutes); closing the app waits for the
  * tasks still running and gives each one last try, so a graceful stop loses none.
  *
  * Bounded: at most `maxPending` tasks at once. A task beyond waits for one to end, in arrival order, and its

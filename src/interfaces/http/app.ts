@@ -238,7 +238,11 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
         }),
       );
       await v1.register(
-        passwordResetRoutes({ requestPasswordReset: cradle.requestPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset }),
+        passwordResetRoutes({
+          requestPasswordReset: cradle.requestPasswordReset,
+          confirmPasswordReset: cradle.confirmPasswordReset,
+          databaseAnswers: () => cradle.readiness.databaseAnswers(),
+        }),
       );
       await v1.register(accountRoutes({ getOwnAccount: cradle.getOwnAccount, changeOwnPassword: cradle.changeOwnPassword }));
       await v1.register(

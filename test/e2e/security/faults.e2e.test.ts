@@ -98,6 +98,32 @@ describe('faults: the database goes away and comes back', () => {
     // A write answered 503 may or may not have landed; here none could (the connection was gone).
     expect(refused.filter((email) => stored.has(email))).toEqual([]);
   });
+
+  it('refuses a password-reset request 503 while cut, whatever the address (never a 202 whose mail might not come), and takes it once back', async () => {
+    // The limits off: counted in the database, they skip a count they cannot make, so only the route's own check answers.
+    const unlimited = await startTestApp({ ADDRESS_RATE_LIMIT: '0', PASSWORD_RESET_RATE_LIMIT: '0' }, {}, app.database);
+    const reset = (email: string) => unlimited.request('POST', '/v1/auth/password-reset', { json: { email } });
+    proxy.cut();
+    try {
+      for (const email of ['admin@example.com', 'nobody@example.com']) {
+        const started = Date.now();
+        const response = await reset(email);
+        expect({ email, status: response.status, code: response.body?.code }).toEqual({ email, status: 503, code: 'SERVICE_UNAVAILABLE' });
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(Date.now() - started).toBeLessThan(5_000);
+      }
+    } finally {
+      proxy.restore();
+    }
+    const restoredAt = Date.now();
+    let answer = await reset('admin@example.com');
+    while (answer.status === 503 && Date.now() - restoredAt < 10_000) {
+      await sleep(100);
+      answer = await reset('admin@example.com');
+    }
+    expect(answer.status).toBe(202);
+    await unlimited.api.close();
+  });
 });
 
 /**

@@ -14,12 +14,22 @@ export const PASSWORD_RESET_ACCEPTED = {
 /** Look-ups owed after their answers at most, and how long a request beyond waits for room before its 503. */
 const OWED_LOOKUPS = 100;
 const ROOM_WAIT_SECONDS = 5;
+/**
+ * Attempts of an owed look-up: the first ones 0.1 s apart, doubling to 10 s, then every 10 s, about half an hour in
+ * all. A database away longer than that after the answer, or the process stopped meanwhile, loses the request.
+ */
+const LOOKUP_ATTEMPTS = 190;
 
-export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswordResetUseCase; confirmPasswordReset: ConfirmPasswordResetUseCase }) {
+export function passwordResetRoutes(deps: {
+  requestPasswordReset: RequestPasswordResetUseCase;
+  confirmPasswordReset: ConfirmPasswordResetUseCase;
+  /** Whether the database answers now (Readiness): a request is accepted only then. */
+  databaseAnswers: () => Promise<boolean>;
+}) {
   return async (app: FastifyInstance): Promise<void> => {
     // The look-up runs after the answer: its time (a write for a known address only) is not the answer's. At most
     // OWED_LOOKUPS are owed at once; a request beyond waits for room, and is refused (503) after ROOM_WAIT_SECONDS.
-    const afterAnswer = new AfterAnswer({ logger: app.log, maxPending: OWED_LOOKUPS, admitTimeoutMs: ROOM_WAIT_SECONDS * 1000 });
+    const afterAnswer = new AfterAnswer({ logger: app.log, maxPending: OWED_LOOKUPS, admitTimeoutMs: ROOM_WAIT_SECONDS * 1000, maxAttempts: LOOKUP_ATTEMPTS });
     app.addHook('onClose', () => afterAnswer.drain());
 
     app.post<{ Body: { email: string } }>(
@@ -37,7 +47,8 @@ export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswor
             'older link. The address is looked up after the answer, so its time is the same for every address. Limited per ' +
             'client address (ADDRESS_RATE_LIMIT) and per target address (PASSWORD_RESET_RATE_LIMIT). While ' +
             `${OWED_LOOKUPS} look-ups are still owed, a request waits for room, and is answered 503 (Retry-After) after ` +
-            `${ROOM_WAIT_SECONDS} s without any.`,
+            `${ROOM_WAIT_SECONDS} s without any. While the database does not answer, every request is answered 503 (Retry-After), ` +
+            'whatever the address: a 202 is a promise the look-up can keep.',
           security: [],
           body: {
             type: 'object',
@@ -61,6 +72,12 @@ export function passwordResetRoutes(deps: { requestPasswordReset: RequestPasswor
       },
       async (request, reply) => {
         const accepted = await deps.requestPasswordReset.execute({ email: request.body.email });
+        // Accepted only while the database answers: an answer of 202 during an outage would promise a mail that the
+        // look-up, retried for a while and then given up, might never send. The same check for every address, so
+        // neither the answer nor its time says anything of accounts.
+        if (!(await deps.databaseAnswers())) {
+          throw new HttpProblemError('SERVICE_UNAVAILABLE', 'The service cannot take password-reset requests right now; try again shortly', { 'retry-after': '5' });
+        }
         try {
           await afterAnswer.admit('password-reset request', () => accepted.record());
         } catch (error) {
