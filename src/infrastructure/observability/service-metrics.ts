@@ -14,6 +14,9 @@ export type PoolProbe = () => { total: number; idle: number; waiting: number } |
  * The API process's metrics. Recorded by adapters and the HTTP edge only (never by the domain or
  * a use case); gauges that describe shared state are computed at scrape time.
  */
+/** How long a scrape waits for the outbox's numbers: under Prometheus's default 10 s scrape timeout, with room for the rest. */
+const OUTBOX_PROBE_TIMEOUT_MS = 2_000;
+
 export class ServiceMetrics {
   readonly registry: Registry;
   private readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
@@ -80,25 +83,46 @@ export class ServiceMetrics {
     const probeFailed = (what: string, error: unknown) =>
       logger?.debug({ reason: (error as Error)?.message?.slice(0, 200) }, `${what} metric not available at this scrape`);
     const probes = this.probes;
+    // One outbox probe per scrape, shared by its two gauges (a scrape collects them at once): each reads the same
+    // answer, never the one before's. An answer not come within OUTBOX_PROBE_TIMEOUT_MS, or a failed one, sets both
+    // to NaN: unknown, where the last numbers would tell of a backlog no longer measured (and a scrape of everything
+    // else would wait on the database up to the pool's 10 s, as long as Prometheus's whole scrape timeout).
+    let scrape: Promise<{ backlog: number; age: number }> | null = null;
+    const outboxNow = (): Promise<{ backlog: number; age: number }> => {
+      if (scrape) return scrape;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${OUTBOX_PROBE_TIMEOUT_MS} ms`)), OUTBOX_PROBE_TIMEOUT_MS);
+      });
+      scrape = Promise.race([probes.outbox!(), late])
+        .then(
+          ({ backlog, oldest }) => ({ backlog, age: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0 }),
+          (error: unknown) => {
+            probeFailed('outbox backlog', error);
+            return { backlog: Number.NaN, age: Number.NaN };
+          },
+        )
+        .finally(() => {
+          clearTimeout(timer);
+          scrape = null;
+        });
+      return scrape;
+    };
     new Gauge({
       name: 'access_control_outbox_backlog_events',
-      help: 'Events committed but not yet published (all replicas)',
+      help: 'Events committed but not yet published (all replicas); NaN when the database did not answer',
       registers: [registry],
       async collect() {
-        if (!probes.outbox) return;
-        try {
-          const { backlog, oldest } = await probes.outbox();
-          this.set(backlog);
-          oldestAge.set(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
-        } catch (error) {
-          probeFailed('outbox backlog', error);
-        }
+        if (probes.outbox) this.set((await outboxNow()).backlog);
       },
     });
-    const oldestAge = new Gauge({
+    new Gauge({
       name: 'access_control_outbox_oldest_event_age_seconds',
-      help: 'Age of the oldest unpublished event (0 when none)',
+      help: 'Age of the oldest unpublished event (0 when none); NaN when the database did not answer',
       registers: [registry],
+      async collect() {
+        if (probes.outbox) this.set((await outboxNow()).age);
+      },
     });
     new Gauge({
       name: 'access_control_db_pool_connections',
