@@ -45,7 +45,8 @@ export function consoleSessionRoutes(deps: { refreshSession: RefreshSessionUseCa
     const exchange = async (refreshToken: string, reply: FastifyReply) => {
       const secure = reachedOverHttps(reply.request, deps.publicUrl);
       try {
-        const tokens = await deps.refreshSession.execute({ refreshToken });
+        // Never answered again: the successor lives in the cookie, out of reach of a script that saw the used token.
+        const tokens = await deps.refreshSession.execute({ refreshToken, repeatable: false });
         return reply
           .header('cache-control', 'no-store')
           .header('set-cookie', sessionCookie(tokens.refreshToken, { secure, maxAgeSeconds: deps.cookieMaxAgeSeconds }))
