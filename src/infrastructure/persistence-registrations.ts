@@ -7,6 +7,7 @@ import { createDataSource } from './persistence/typeorm/data-source';
 import { PlainInsertStatements } from './persistence/typeorm/plain-insert-statements';
 import { SqliteWriteQueue } from './persistence/typeorm/sqlite-write-queue';
 import { TypeOrmProcessedEventStore } from './persistence/typeorm/typeorm-processed-event.store';
+import { RetriedProcessedEvents } from './persistence/typeorm/retried-processed-events';
 import { TypeOrmUnitOfWork } from './persistence/typeorm/typeorm-unit-of-work';
 import type { UserPersistenceServices } from './persistence/typeorm/typeorm-user.repository';
 import { UserChangeNotices } from './persistence/typeorm/user-change-notices';
@@ -46,9 +47,10 @@ export function persistenceRegistrations(config: Pick<Config, 'database' | 'sear
     userPageStatements: asFunction(({ dataSource }: Needs) => new UserPageStatements({ dataSource, searchTimeLimitSeconds })).singleton(),
     userListIndex: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new UserListIndex({ dataSource, sqliteWriteQueue })).singleton(),
     userChangeNotices: asFunction(() => new UserChangeNotices()).singleton(),
+    // Its record, made after a mail was accepted, is tried again at once on a failure (RetriedProcessedEvents).
     processedEventStore: asFunction(
       ({ dataSource, plainInsertStatements, sqliteWriteQueue }: Needs) =>
-        new TypeOrmProcessedEventStore({ manager: dataSource.manager, plainInsertStatements, sqliteWriteQueue }),
+        new RetriedProcessedEvents(new TypeOrmProcessedEventStore({ manager: dataSource.manager, plainInsertStatements, sqliteWriteQueue })),
     ).singleton(),
   };
 }
