@@ -117,7 +117,13 @@ function SecondFactors() {
               void action.run(async () => {
                 await call(api.DELETE('/v1/me/mfa/totp', { body: { password } }));
                 setPassword('');
-                setNotice('The authenticator app is removed: you sign in with your password alone.');
+                // Passkeys, when there are any, stay the second factor.
+                const passkeysLeft = factors.data?.factors.some((factor) => factor.type === 'webauthn') ?? false;
+                setNotice(
+                  passkeysLeft
+                    ? 'The authenticator app is removed: you sign in with your password and a passkey.'
+                    : 'The authenticator app is removed: you sign in with your password alone.',
+                );
                 factors.reload();
               });
             }}

@@ -121,7 +121,8 @@ export function Pager(props: { page: number; pageCount: number; total: number; p
       <p>
         Page {props.page} of {last} · {props.total} in all
       </p>
-      <button type="button" class="secondary" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
+      {/* Past the end (an old link, users deleted since): Previous goes to the last page, not to another empty one. */}
+      <button type="button" class="secondary" disabled={props.page <= 1} onClick={() => props.onPage(Math.min(props.page - 1, last))}>
         Previous page
       </button>
       <button type="button" class="secondary" disabled={props.page >= last} onClick={() => props.onPage(props.page + 1)}>

@@ -146,6 +146,15 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(await page.getByRole('button', { name: 'Change role' }).isDisabled()).toBe(true);
   });
 
+  it('goes from a page past the end to the last page with Previous, not to another empty one', async () => {
+    await page.goto(`${rig.url}/console/users?page=99`);
+    await page.getByText(/^Page 99 of \d+/).waitFor();
+    const last = Number(/Page 99 of (\d+)/.exec(await main().innerText())![1]);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText(`Page ${last} of ${last}`).waitFor();
+    expect(new URL(page.url()).searchParams.get('page')).toBe(String(last));
+  });
+
   it('invites by e-mail with a name and a role, says a taken address at its field, resends and revokes pending invitations', async () => {
     await page.getByRole('link', { name: 'Invitations', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Invitations' }).waitFor();
