@@ -14,13 +14,11 @@ import { ConfirmTotpEnrollmentUseCase, StartTotpEnrollmentUseCase } from '../app
 import type { MfaStore } from '../application/ports/mfa-store.port';
 import type { SecretCipher } from '../application/ports/secret-cipher.port';
 import type { SignInTickets } from '../application/ports/sign-in-tickets.port';
-import type { SuccessorTokens } from '../application/ports/successor-tokens.port';
 import type { RecoveryCodeGenerator, Totp } from '../application/ports/totp.port';
 import type { Config } from './config/config';
 import { AesGcmSecretCipher, loadOrCreateLocalMfaKey, parseMfaKey } from './crypto/aes-gcm-secret-cipher';
 import { OtplibTotp, RandomRecoveryCodes } from './crypto/otplib-totp';
 import { SealedSignInTickets } from './crypto/sealed-sign-in-tickets';
-import { KeyedSuccessorTokens } from './crypto/keyed-successor-tokens';
 import { SimpleWebAuthn } from './crypto/simplewebauthn-webauthn';
 import { describeError, type Logger } from './logging/logger';
 import { TypeOrmMfaStore } from './persistence/typeorm/typeorm-mfa.store';
@@ -36,7 +34,6 @@ export interface MfaCradle {
   secretCipher: SecretCipher;
   /** The sign-in's second-step tickets, sealed with a key derived from mfaKey. */
   signInTickets: SignInTickets;
-  successorTokens: SuccessorTokens;
   totp: Totp;
   recoveryCodeGenerator: RecoveryCodeGenerator;
   mfaChallenges: MfaChallenges;
@@ -94,9 +91,6 @@ export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaR
     }).singleton(),
     // Sealed with a key derived from the same one: every replica that opens a factor opens a ticket.
     signInTickets: asFunction(({ mfaKey }: MfaCradle) => new SealedSignInTickets(mfaKey)).singleton(),
-    // Refresh tokens' successors derived from the presented token, with a key derived from the same one: every replica
-    // that opens a factor answers a lost exchange again alike.
-    successorTokens: asFunction(({ mfaKey }: MfaCradle) => new KeyedSuccessorTokens(mfaKey)).singleton(),
     // The issuer an authenticator app shows beside the account: the service's host name (no port: the key URI format
     // allows no colon in it).
     totp: asFunction(() => new OtplibTotp(new URL(config.publicUrl).hostname)).singleton(),

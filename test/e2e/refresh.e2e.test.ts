@@ -55,44 +55,25 @@ describe('refresh tokens (#10)', () => {
     expect(JSON.stringify(rows)).not.toContain(response.body.refreshToken);
   });
 
-  it('detects reuse: a used token presented again once its successor was used is refused and revokes its whole family, other sessions stay', async () => {
+  it('detects reuse: a used token presented again is refused and revokes its whole family, other sessions stay', async () => {
     const p = await person();
     const other = await app.request('POST', '/v1/auth/signin', { json: { username: p.username, password: p.password } });
     const second = await refresh(p.refreshToken);
     expect(second.status).toBe(200);
-    const third = await refresh(second.body.refreshToken);
-    expect(third.status).toBe(200);
 
     const reused = await refresh(p.refreshToken);
     expect(reused.status).toBe(401);
     expect(reused.body.code).toBe('INVALID_REFRESH_TOKEN');
 
-    expect((await refresh(third.body.refreshToken)).status).toBe(401);
+    expect((await refresh(second.body.refreshToken)).status).toBe(401);
     expect((await refresh(other.body.refreshToken)).status).toBe(200);
-  });
-
-  it('answers an exchange whose answer was lost again: the same token, presented again while its successor is unused, gets that successor', async () => {
-    const p = await person();
-    // The first answer never reaches the client (a database cut after the commit, a proxy dropping it): it retries.
-    const lost = await refresh(p.refreshToken);
-    expect(lost.status).toBe(200);
-    const retried = await refresh(p.refreshToken);
-    expect(retried.status).toBe(200);
-    expect(retried.body.refreshToken).toBe(lost.body.refreshToken);
-    expect((await app.request('GET', '/v1/me', { token: retried.body.accessToken })).status).toBe(200);
-    // The session goes on from that successor, once; the used token is a reuse from then on.
-    const next = await refresh(retried.body.refreshToken);
-    expect(next.status).toBe(200);
-    expect((await refresh(p.refreshToken)).status).toBe(401);
-    expect((await refresh(next.body.refreshToken)).status).toBe(401);
   });
 
   it('answers unknown, malformed-but-valid, used and revoked tokens with byte-identical 401 bodies', async () => {
     const p = await person();
     const second = await refresh(p.refreshToken);
-    const third = await refresh(second.body.refreshToken);
     const used = await refresh(p.refreshToken);
-    const revoked = await refresh(third.body.refreshToken);
+    const revoked = await refresh(second.body.refreshToken);
     const unknown = await refresh('A'.repeat(43));
     const odd = await refresh('not even the right shape');
 

@@ -2,7 +2,6 @@ import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { RefreshToken, RefreshTokenStore } from '../ports/refresh-token-store.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
-import type { SuccessorTokens } from '../ports/successor-tokens.port';
 import type { TokenIssuer } from '../ports/token-issuer.port';
 
 /** Lifetimes of refresh tokens (REFRESH_TOKEN_*), in seconds. */
@@ -31,7 +30,6 @@ export class SessionIssuer {
   private readonly secrets: SecretTokens;
   private readonly ids: IdGenerator;
   private readonly clock: Clock;
-  private readonly successors: SuccessorTokens | undefined;
   readonly policy: RefreshTokenPolicy;
 
   constructor(deps: {
@@ -41,15 +39,12 @@ export class SessionIssuer {
     idGenerator: IdGenerator;
     clock: Clock;
     refreshTokenPolicy: RefreshTokenPolicy;
-    /** Absent: every successor is random, and an exchange whose answer was lost cannot be answered again. */
-    successorTokens?: SuccessorTokens;
   }) {
     this.tokens = deps.tokenIssuer;
     this.store = deps.refreshTokenStore;
     this.secrets = deps.secretTokens;
     this.ids = deps.idGenerator;
     this.clock = deps.clock;
-    this.successors = deps.successorTokens;
     this.policy = deps.refreshTokenPolicy;
   }
 
@@ -73,14 +68,9 @@ export class SessionIssuer {
     return { accessToken: (await this.tokens.issue(userId, tokenVersion, options)).token, refreshToken: token };
   }
 
-  /**
-   * The successor of `used` in its family, not stored yet (`RefreshTokenStore.rotate` stores it), and its token.
-   * `presented` (the token of `used`): the successor is derived from it (`derivedSuccessor`), so a retry of the same
-   * exchange finds the same one; without it, or without SuccessorTokens, a random one.
-   */
-  successor(used: RefreshToken, now: Date, presented?: string): { token: string; record: RefreshToken } {
-    const derived = presented !== undefined ? this.derivedSuccessor(presented) : null;
-    const { token, hash } = derived ?? this.secrets.generate();
+  /** The successor of `used` in its family, not stored yet (`RefreshTokenStore.rotate` stores it), and its token. */
+  successor(used: RefreshToken, now: Date): { token: string; record: RefreshToken } {
+    const { token, hash } = this.secrets.generate();
     return {
       token,
       record: {
@@ -93,13 +83,6 @@ export class SessionIssuer {
         revokedAt: null,
       },
     };
-  }
-
-  /** The successor a rotation of `presented` stores, when successors are derived; null otherwise. */
-  derivedSuccessor(presented: string): { token: string; hash: string } | null {
-    if (!this.successors) return null;
-    const token = this.successors.successorOf(presented);
-    return { token, hash: this.secrets.hash(token) };
   }
 
   async accessToken(userId: string, tokenVersion: number, options: { enrollmentOnly?: boolean } = {}): Promise<string> {

@@ -1,6 +1,5 @@
 import { type RefreshTokenPolicy, SessionIssuer } from '../../../src/application/auth/session-issuer';
 import type { Clock } from '../../../src/application/ports/clock.port';
-import type { SuccessorTokens } from '../../../src/application/ports/successor-tokens.port';
 import type { TokenIssuer } from '../../../src/application/ports/token-issuer.port';
 import { FakeSecretTokens } from './fake-secret-tokens';
 import { InMemoryRefreshTokenStore } from './in-memory-refresh-token.store';
@@ -12,7 +11,7 @@ export const REFRESH_POLICY: RefreshTokenPolicy = { absoluteTtlSeconds: 30 * 86_
 export function fakeSessionIssuer(
   tokenIssuer: TokenIssuer,
   clock: Clock,
-  options: { store?: InMemoryRefreshTokenStore; secrets?: FakeSecretTokens; policy?: RefreshTokenPolicy; successorTokens?: SuccessorTokens } = {},
+  options: { store?: InMemoryRefreshTokenStore; secrets?: FakeSecretTokens; policy?: RefreshTokenPolicy } = {},
 ) {
   const refreshTokenStore = options.store ?? new InMemoryRefreshTokenStore();
   const secretTokens = options.secrets ?? new FakeSecretTokens('fake-refresh-token');
@@ -23,7 +22,6 @@ export function fakeSessionIssuer(
     idGenerator: new SequentialIdGenerator(0xf),
     clock,
     refreshTokenPolicy: options.policy ?? REFRESH_POLICY,
-    ...(options.successorTokens ? { successorTokens: options.successorTokens } : {}),
   });
   return { sessionIssuer, refreshTokenStore, secretTokens };
 }

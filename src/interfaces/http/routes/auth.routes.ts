@@ -237,9 +237,7 @@ export function authRoutes(deps: {
           tags: ['auth'],
           summary: 'Exchange a refresh token for a new access token and the next refresh token',
           description:
-            'Each refresh token works once (rotation). Presented again within 5 minutes while the successor it got is unused ' +
-            '(an answer lost on the way), it is answered that same successor again, so a retry after a 503 or a timeout is ' +
-            'safe. Otherwise a used one presented again means two parties hold it: every token ' +
+            'Each refresh token works once (rotation). A used one presented again means two parties hold it: every token ' +
             'of its sign-in is revoked (RFC 9700 §4.14.2; see REFRESH_TOKEN_REUSE_GRACE). Unknown, expired, used and ' +
             'revoked tokens, and tokens of a user who signed out, changed the password or was deactivated or deleted since, ' +
             'all get the same 401.',

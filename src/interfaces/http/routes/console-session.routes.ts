@@ -45,8 +45,7 @@ export function consoleSessionRoutes(deps: { refreshSession: RefreshSessionUseCa
     const exchange = async (refreshToken: string, reply: FastifyReply) => {
       const secure = reachedOverHttps(reply.request, deps.publicUrl);
       try {
-        // Never answered again: the successor lives in the cookie, out of reach of a script that saw the used token.
-        const tokens = await deps.refreshSession.execute({ refreshToken, repeatable: false });
+        const tokens = await deps.refreshSession.execute({ refreshToken });
         return reply
           .header('cache-control', 'no-store')
           .header('set-cookie', sessionCookie(tokens.refreshToken, { secure, maxAgeSeconds: deps.cookieMaxAgeSeconds }))

@@ -1,5 +1,5 @@
 import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
-import { LOST_ANSWER_WINDOW_SECONDS, RefreshSessionUseCase } from '../../../../src/application/auth/refresh-session.use-case';
+import { RefreshSessionUseCase } from '../../../../src/application/auth/refresh-session.use-case';
 import { InvalidRefreshTokenError } from '../../../../src/application/auth/session.errors';
 import { fakeSessionIssuer, REFRESH_POLICY } from '../../../support/fakes/fake-session-issuer';
 import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
@@ -9,13 +9,11 @@ import { UserMother } from '../../../support/mothers/user.mother';
 
 const DAY = 86_400_000;
 
-function setup(policy = REFRESH_POLICY, options: { derived?: boolean } = {}) {
+function setup(policy = REFRESH_POLICY) {
   const clock = new FixedClock();
   const users = new InMemoryUserRepository();
   const tokens = new FakeTokenIssuer(clock);
-  // A stand-in for the keyed derivation: what matters here is that one presented token always has one successor.
-  const successorTokens = options.derived ? { successorOf: (presented: string) => `next-of:${presented}` } : undefined;
-  const { sessionIssuer, refreshTokenStore, secretTokens } = fakeSessionIssuer(tokens, clock, { policy, ...(successorTokens ? { successorTokens } : {}) });
+  const { sessionIssuer, refreshTokenStore, secretTokens } = fakeSessionIssuer(tokens, clock, { policy });
   const refresh = new RefreshSessionUseCase({ auditRecorder: auditRecorderFor().auditRecorder, userRepository: users, refreshTokenStore, secretTokens, sessionIssuer, clock });
   const ada = UserMother.joined({ username: 'ada' });
   users.seed(ada);
@@ -142,62 +140,3 @@ describe('RefreshSessionUseCase', () => {
     await expect(refresh.execute({ refreshToken: 'no-such-token' })).rejects.toEqual(invalid);
   });
 });
-
-describe('RefreshSessionUseCase: an exchange whose answer was lost, answered again (successors derived)', () => {
-  it('answers a used token presented again with the same successor while that one is unused, within the window, writing nothing', async () => {
-    const { refresh, signIn, store, tokens, clock } = setup(REFRESH_POLICY, { derived: true });
-    const first = await signIn();
-    const answered = await refresh.execute({ refreshToken: first.refreshToken });
-    const rows = store.all().length;
-    clock.advance(LOST_ANSWER_WINDOW_SECONDS * 1000);
-    const again = await refresh.execute({ refreshToken: first.refreshToken });
-    expect(again.refreshToken).toBe(answered.refreshToken);
-    expect(again.accessToken).toBe(tokens.issued.at(-1)!.token);
-    expect(store.all()).toHaveLength(rows);
-    expect(store.all().every((r) => r.revokedAt === null)).toBe(true);
-    // The successor works, once.
-    await expect(refresh.execute({ refreshToken: again.refreshToken })).resolves.toBeDefined();
-  });
-
-  it('treats it as a reuse (the family revoked) once the successor was used, or past the window', async () => {
-    const used = setup(REFRESH_POLICY, { derived: true });
-    const first = await used.signIn();
-    const second = await used.refresh.execute({ refreshToken: first.refreshToken });
-    const third = await used.refresh.execute({ refreshToken: second.refreshToken });
-    await expect(used.refresh.execute({ refreshToken: first.refreshToken })).rejects.toEqual(invalid);
-    await expect(used.refresh.execute({ refreshToken: third.refreshToken })).rejects.toEqual(invalid);
-    expect(used.store.all().every((r) => r.revokedAt !== null)).toBe(true);
-
-    const late = setup(REFRESH_POLICY, { derived: true });
-    const token = (await late.signIn()).refreshToken;
-    const successor = await late.refresh.execute({ refreshToken: token });
-    late.clock.advance(LOST_ANSWER_WINDOW_SECONDS * 1000 + 1);
-    await expect(late.refresh.execute({ refreshToken: token })).rejects.toEqual(invalid);
-    await expect(late.refresh.execute({ refreshToken: successor.refreshToken })).rejects.toEqual(invalid);
-  });
-
-  it('gives two concurrent exchanges of one token the same successor (a double submit), no second branch', async () => {
-    const { refresh, signIn, store } = setup(REFRESH_POLICY, { derived: true });
-    const first = await signIn();
-    const [a, b] = await Promise.all([refresh.execute({ refreshToken: first.refreshToken }), refresh.execute({ refreshToken: first.refreshToken })]);
-    expect(a.refreshToken).toBe(b.refreshToken);
-    expect(store.all()).toHaveLength(2);
-  });
-
-  it('never answers again an exchange that is not repeatable (the console’s): a reuse, as before', async () => {
-    const { refresh, signIn, store } = setup(REFRESH_POLICY, { derived: true });
-    const first = await signIn();
-    await refresh.execute({ refreshToken: first.refreshToken, repeatable: false });
-    await expect(refresh.execute({ refreshToken: first.refreshToken })).rejects.toEqual(invalid);
-    expect(store.all().every((r) => r.revokedAt !== null)).toBe(true);
-  });
-
-  it('refuses it when the user signed out since (the successor’s token version is old)', async () => {
-    const { refresh, signIn, users, ada } = setup(REFRESH_POLICY, { derived: true });
-    const first = await signIn();
-    await refresh.execute({ refreshToken: first.refreshToken });
-    await users.incrementTokenVersion(ada.id);
-    await expect(refresh.execute({ refreshToken: first.refreshToken })).rejects.toEqual(invalid);
-  });
-});
-
