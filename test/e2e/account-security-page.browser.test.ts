@@ -104,11 +104,16 @@ describe('the account-security page in a browser, with a virtual authenticator',
       await short.addJoinedUser({ ...credentials, email: 'recoverer@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
       const first = (await short.request('POST', '/v1/auth/signin', { json: credentials })).body.accessToken;
       const { secret } = (await short.request('POST', '/v1/me/mfa/totp', { token: first })).body;
-      const codes: string[] = (await short.request('POST', '/v1/me/mfa/totp/confirm', { token: first, json: { code: oathtoolTotp(secret) } })).body.recovery_codes;
+      const confirmed = await short.request('POST', '/v1/me/mfa/totp/confirm', { token: first, json: { code: oathtoolTotp(secret) } });
+      expect(confirmed.status).toBe(200);
+      const codes: string[] = confirmed.body.recovery_codes;
       const passwordFirst = async () => {
         await page.fill('#username', credentials.username);
         await page.fill('#password', credentials.password);
+        const answered = page.waitForResponse((r) => r.url().endsWith('/v1/auth/signin') && r.request().method() === 'POST');
         await page.click('#sign-in');
+        const answer = await answered;
+        expect({ status: answer.status(), body: await answer.text() }).toEqual({ status: 401, body: expect.stringContaining('"MFA_REQUIRED"') });
         await outcome(page, 'mfa-required');
       };
       const calls: string[] = [];
@@ -123,8 +128,17 @@ describe('the account-security page in a browser, with a virtual authenticator',
       await outcome(page, 'signed-in');
       expect(await page.locator('#status').innerText()).toBe('Signed in with a recovery code: 9 left.');
 
-      // The access token expires: signing out renews it with the page's refresh token, then ends the session on the server.
+      // The access token expires. A renewal the service cannot make just now (503) keeps the session and says so.
       await page.waitForTimeout(2_500);
+      await page.route('**/v1/auth/refresh', (route) =>
+        route.fulfill({ status: 503, contentType: 'application/problem+json', headers: { 'retry-after': '1' }, body: JSON.stringify({ status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service Unavailable', detail: 'try again' }) }),
+      );
+      await page.click('#sign-out');
+      await outcome(page, 'SERVICE_UNAVAILABLE');
+      expect(await page.locator('#account').isVisible()).toBe(true);
+      await page.unroute('**/v1/auth/refresh');
+      calls.length = 0;
+      // Then signing out renews with the page's refresh token, and ends the session on the server.
       await page.click('#sign-out');
       await outcome(page, 'signed-out');
       expect(calls).toEqual(['/v1/auth/signout 401', '/v1/auth/refresh 200', '/v1/auth/signout 204']);

@@ -54,11 +54,13 @@ export class RefreshSessionUseCase {
     if (!user || !user.isJoined || user.status !== 'active' || user.tokenVersion !== found.tokenVersion) {
       throw new InvalidRefreshTokenError();
     }
+    // The policy is read again (enrolled since, the session's next access token is a full one), and before the
+    // rotation: once it commits, no database read stands between it and the answer (a fault there would leave the
+    // client without the successor it alone may use, and its retry would be taken for a reuse).
+    const enrollmentOnly = (await this.mfaPolicy?.enrollmentOnly(user)) ?? false;
     const next = this.sessions.successor(found, now);
     // Of two exchanges of this token on any replicas, exactly one gets here with true; the other is a reuse.
     if (!(await this.store.rotate(found.id, now, next.record))) return this.reused(found, now, now);
-    // The policy is read again: enrolled since, the session's next access token is a full one.
-    const enrollmentOnly = (await this.mfaPolicy?.enrollmentOnly(user)) ?? false;
     return { accessToken: await this.sessions.accessToken(user.id, found.tokenVersion, { enrollmentOnly }), refreshToken: next.token };
   }
 

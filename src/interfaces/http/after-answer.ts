@@ -12,6 +12,11 @@ export interface AfterAnswerOptions {
   maxPending?: number;
   /** How long a task waits for room before it is refused (AfterAnswerFullError). */
   admitTimeoutMs?: number;
+  /**
+   * Once `drain` begins, how long the tasks still owed have to finish: an attempt still running then (a database
+   * that takes connections and never answers) is given up and logged, so the stop ends inside the process's grace.
+   */
+  drainTimeoutMs?: number;
 }
 
 /** No room came for a task within `admitTimeoutMs`: the caller answers that the service is busy, and nothing was started. */
@@ -19,6 +24,14 @@ export class AfterAnswerFullError extends Error {
   constructor(readonly task: string) {
     super(`no room for a deferred task (${task}) in time`);
     this.name = 'AfterAnswerFullError';
+  }
+}
+
+/** An attempt still running when the stop's time for owed tasks ran out. */
+class PastStopDeadline extends Error {
+  constructor(ms: number) {
+    super(`not done within ${ms} ms of the stop`);
+    this.name = 'PastStopDeadline';
   }
 }
 
@@ -33,7 +46,8 @@ interface Waiting {
  * Work a route hands off once its answer is decided, so that how long the answer takes says nothing of
  * that work (the password-reset request: only a known address commits a write). A task that fails (the
  * database away) is tried again with backoff, `maxAttempts` times (20 by default: about two minutes); closing the app waits for the
- * tasks still running and gives each one last try, so a graceful stop loses none.
+ * tasks still running and gives each one last try, for at most `drainTimeoutMs` in all: a task not done by then
+ * (the database away) is given up and logged, one error line each, never dropped without a word.
  *
  * Bounded: at most `maxPending` tasks at once. A task beyond waits for one to end, in arrival order, and its
  * request waits with it (backpressure: a flood of requests is answered as fast as their work is done, not
@@ -51,6 +65,10 @@ export class AfterAnswer {
   private readonly maxDelayMs: number;
   private readonly maxPending: number;
   private readonly admitTimeoutMs: number;
+  private readonly drainTimeoutMs: number;
+  /** Rejects `drainTimeoutMs` after `drain` began: every attempt races it. */
+  private readonly stopDeadline: Promise<never>;
+  private expire: (error: Error) => void = () => undefined;
 
   constructor(options: AfterAnswerOptions) {
     this.logger = options.logger;
@@ -59,6 +77,12 @@ export class AfterAnswer {
     this.maxDelayMs = options.maxDelayMs ?? 10_000;
     this.maxPending = options.maxPending ?? 100;
     this.admitTimeoutMs = options.admitTimeoutMs ?? 5_000;
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
+    this.stopDeadline = new Promise<never>((_, reject) => {
+      this.expire = reject;
+    });
+    // Nobody may be racing it when it fires.
+    this.stopDeadline.catch(() => undefined);
   }
 
   /**
@@ -100,6 +124,9 @@ export class AfterAnswer {
    * were waiting for room included (each still gets its attempts, the last one at once).
    */
   async drain(): Promise<void> {
+    if (!this.closing.signal.aborted) {
+      setTimeout(() => this.expire(new PastStopDeadline(this.drainTimeoutMs)), this.drainTimeoutMs).unref();
+    }
     this.closing.abort();
     while (this.running.size > 0 || this.waiting.length > 0) await Promise.allSettled([...this.running]);
   }
@@ -118,14 +145,19 @@ export class AfterAnswer {
     this.running.add(done);
   }
 
+  private pastStopDeadline(error: unknown): boolean {
+    return error instanceof PastStopDeadline;
+  }
+
   private async attempts(name: string, task: () => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await task();
+        await Promise.race([task(), this.stopDeadline]);
         if (attempt > 1) this.logger.info({ task: name, attempts: attempt }, 'deferred task done after retrying');
         return;
       } catch (error) {
-        const last = attempt >= this.maxAttempts || (this.closing.signal.aborted && attempt > 1);
+        // Stopping: one last try (its second attempt since the stop began, or any attempt past the stop's deadline).
+        const last = attempt >= this.maxAttempts || (this.closing.signal.aborted && attempt > 1) || this.pastStopDeadline(error);
         if (last) {
           this.logger.error({ task: name, attempts: attempt, err: describeError(error) }, 'deferred task given up');
           return;

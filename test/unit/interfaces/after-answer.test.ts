@@ -68,6 +68,17 @@ describe('AfterAnswer', () => {
     return { task: () => done, release: () => release() };
   }
 
+  it('drain gives up, with an error line each, the tasks not done within drainTimeoutMs of the stop (a database that never answers)', async () => {
+    const { logger, lines } = capture();
+    const after = new AfterAnswer({ logger, drainTimeoutMs: 50 });
+    for (const name of ['hung 1', 'hung 2']) await after.admit(name, () => new Promise<void>(() => undefined));
+    const started = Date.now();
+    await after.drain();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(after.pending).toBe(0);
+    expect(lines.filter((l) => l.msg === 'deferred task given up').map((l) => l.task).sort()).toEqual(['hung 1', 'hung 2']);
+  });
+
   it('runs at most maxPending tasks at once; one more waits, its caller with it, and starts when one ends, in arrival order', async () => {
     const { logger } = capture();
     const after = new AfterAnswer({ logger, maxPending: 2, admitTimeoutMs: 10_000 });

@@ -57,8 +57,14 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
     var answer = await call(method, path, body, session.accessToken);
     if (answer.status !== 401) return answer;
     var renewed = await call('POST', '/v1/auth/refresh', { refreshToken: session.refreshToken });
-    if (!renewed.ok) {
+    // Only a refused refresh token means the session is over; a 503 or a 429 is the service's moment, and the page
+    // keeps its session (and says so) rather than throw away a refresh token that still works.
+    if (renewed.status === 401) {
       ended('session-ended', 'Your session has ended. Sign in again.');
+      return null;
+    }
+    if (!renewed.ok) {
+      status('error', renewed.body.code || 'error', 'The service could not renew your session just now; try again shortly.');
       return null;
     }
     session.accessToken = renewed.body.accessToken;
