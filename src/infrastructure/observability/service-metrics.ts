@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { DATABASE_PROBE_TIMEOUT_MS, within } from '../system/within';
 import type { Logger } from '../logging/logger';
 import { createMetricsRegistry } from './metrics-registry';
 
@@ -14,9 +15,6 @@ export type PoolProbe = () => { total: number; idle: number; waiting: number } |
  * The API process's metrics. Recorded by adapters and the HTTP edge only (never by the domain or
  * a use case); gauges that describe shared state are computed at scrape time.
  */
-/** How long a scrape waits for the outbox's numbers: under Prometheus's default 10 s scrape timeout, with room for the rest. */
-const OUTBOX_PROBE_TIMEOUT_MS = 2_000;
-
 export class ServiceMetrics {
   readonly registry: Registry;
   private readonly httpDuration: Histogram<'method' | 'route' | 'status_code'>;
@@ -84,17 +82,13 @@ export class ServiceMetrics {
       logger?.debug({ reason: (error as Error)?.message?.slice(0, 200) }, `${what} metric not available at this scrape`);
     const probes = this.probes;
     // One outbox probe per scrape, shared by its two gauges (a scrape collects them at once): each reads the same
-    // answer, never the one before's. An answer not come within OUTBOX_PROBE_TIMEOUT_MS, or a failed one, sets both
+    // answer, never the one before's. An answer not come within DATABASE_PROBE_TIMEOUT_MS, or a failed one, sets both
     // to NaN: unknown, where the last numbers would tell of a backlog no longer measured (and a scrape of everything
     // else would wait on the database up to the pool's 10 s, as long as Prometheus's whole scrape timeout).
     let scrape: Promise<{ backlog: number; age: number }> | null = null;
     const outboxNow = (): Promise<{ backlog: number; age: number }> => {
       if (scrape) return scrape;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${OUTBOX_PROBE_TIMEOUT_MS} ms`)), OUTBOX_PROBE_TIMEOUT_MS);
-      });
-      scrape = Promise.race([probes.outbox!(), late])
+      scrape = within(probes.outbox!(), DATABASE_PROBE_TIMEOUT_MS, 'outbox backlog')
         .then(
           ({ backlog, oldest }) => ({ backlog, age: oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0 }),
           (error: unknown) => {
@@ -103,7 +97,6 @@ export class ServiceMetrics {
           },
         )
         .finally(() => {
-          clearTimeout(timer);
           scrape = null;
         });
       return scrape;

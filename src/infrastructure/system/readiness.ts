@@ -1,13 +1,11 @@
 import type { DataSource } from 'typeorm';
 import { hasPendingMigrations } from '../persistence/typeorm/migrate';
+import { DATABASE_PROBE_TIMEOUT_MS, within } from './within';
 
 export interface ReadinessReport {
   ready: boolean;
   checks: { database: 'up' | 'down'; migrations: 'applied' | 'pending' | 'unknown'; draining: boolean };
 }
-
-/** How long the database has to answer `SELECT 1` before it counts as down: under a scraper's or a probe's timeout. */
-export const DATABASE_PROBE_TIMEOUT_MS = 2_000;
 
 /** What /readyz reports: the database answers, its schema is current, and we are not shutting down. */
 export class Readiness {
@@ -23,16 +21,11 @@ export class Readiness {
    * Whether the database answers `SELECT 1` within the probe's timeout. A database that takes connections and never
    * answers (a partition) counts as down after that time, not after the pool's 10 s connect timeout.
    */
-  async databaseAnswers(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), this.probeTimeoutMs);
-    });
-    try {
-      return await Promise.race([this.dataSource.query('SELECT 1').then(() => true, () => false), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  databaseAnswers(): Promise<boolean> {
+    return within(this.dataSource.query('SELECT 1'), this.probeTimeoutMs, 'database probe').then(
+      () => true,
+      () => false,
+    );
   }
 
   startDraining(): void {
