@@ -1,5 +1,5 @@
 import { DomainError, ValidationError } from '../shared/domain-error';
-import { BIDI_CONTROLS } from '../users/display-name';
+import { hasHiddenControls } from '../users/display-name';
 
 /**
  * A passkey (a WebAuthn credential) registered as a second factor (#24). Several per user, each with a name.
@@ -43,8 +43,7 @@ export function counterAdvances(stored: number, received: number): boolean {
 /** A name as shown: trimmed, never empty (the default names the order of registration), no control characters (as a person's name). */
 export function passkeyName(given: string | undefined, ordinal: number): string {
   const trimmed = (given ?? '').trim();
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(trimmed) || BIDI_CONTROLS.test(trimmed)) throw new ValidationError([{ field: 'name', message: 'must have no control characters or bidirectional overrides' }]);
+  if (hasHiddenControls(trimmed)) throw new ValidationError([{ field: 'name', message: 'must have no control characters or bidirectional overrides' }]);
   // By code points, as the schema's maxLength counts: a UTF-16 cut could split an emoji's surrogate pair.
   return trimmed.length > 0 ? Array.from(trimmed).slice(0, PASSKEY_NAME_MAX_LENGTH).join('') : `Passkey ${ordinal}`;
 }

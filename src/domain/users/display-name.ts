@@ -8,13 +8,19 @@ const MAX = 200;
  * a line around, so a name could show in a list as another (CVE-2021-42574, "Trojan Source"). Joiners and the
  * directional marks stay: scripts and emoji need them.
  */
-export const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f]/;
+
+/** Whether a name shown to people holds a control character or a bidirectional override (a person's, a passkey's). */
+export function hasHiddenControls(value: string): boolean {
+  return CONTROLS.test(value) || BIDI_CONTROLS.test(value);
+}
 
 /** A person's name: 1 to 200 characters once trimmed, no control characters, no bidirectional override. */
 export function parseDisplayName(raw: string, field = 'name'): string {
   const value = raw.trim();
-  // eslint-disable-next-line no-control-regex
-  if (value.length === 0 || [...value].length > MAX || /[\u0000-\u001f\u007f]/.test(value) || BIDI_CONTROLS.test(value)) {
+  if (value.length === 0 || [...value].length > MAX || hasHiddenControls(value)) {
     throw new ValidationError([{ field, message: `must be 1 to ${MAX} characters without control characters or bidirectional overrides` }]);
   }
   return value;
