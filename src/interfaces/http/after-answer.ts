@@ -145,10 +145,6 @@ export class AfterAnswer {
     this.running.add(done);
   }
 
-  private pastStopDeadline(error: unknown): boolean {
-    return error instanceof PastStopDeadline;
-  }
-
   private async attempts(name: string, task: () => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -157,7 +153,7 @@ export class AfterAnswer {
         return;
       } catch (error) {
         // Stopping: one last try (its second attempt since the stop began, or any attempt past the stop's deadline).
-        const last = attempt >= this.maxAttempts || (this.closing.signal.aborted && attempt > 1) || this.pastStopDeadline(error);
+        const last = attempt >= this.maxAttempts || (this.closing.signal.aborted && attempt > 1) || error instanceof PastStopDeadline;
         if (last) {
           this.logger.error({ task: name, attempts: attempt, err: describeError(error) }, 'deferred task given up');
           return;

@@ -56,9 +56,18 @@ export function invalidClient(description = 'Client authentication failed'): OAu
  * than one); another Authorization scheme (a bearer token is no client's credentials), a malformed Basic header,
  * an assertion of another type or a secret without its `client_id` is `invalid_client` (§5.2: "unsupported
  * authentication method"). A `client_id` alone is a public client's, and authenticates nothing.
+ *
+ * `otherSchemes: 'ignore'`: an Authorization header of another scheme than Basic is no credentials at all, not a refused
+ * method (the refresh grant: some HTTP clients add a user's bearer token to every request, and the refresh token alone
+ * is that grant's credential).
  */
-export function presentedClient(parameters: Readonly<Record<string, string>>, request: FastifyRequest): PresentedClient {
-  const header = request.headers.authorization;
+export function presentedClient(
+  parameters: Readonly<Record<string, string>>,
+  request: FastifyRequest,
+  options: { otherSchemes?: 'refuse' | 'ignore' } = {},
+): PresentedClient {
+  const given = request.headers.authorization;
+  const header = options.otherSchemes === 'ignore' && given !== undefined && !/^basic /i.test(given) ? undefined : given;
   const presented: PresentedClient[] = [];
   if (header !== undefined) {
     const match = /^Basic +([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header);

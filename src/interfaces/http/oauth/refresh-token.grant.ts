@@ -20,12 +20,8 @@ export function refreshTokenGrant(deps: { refreshSession: RefreshSessionUseCase;
     async exchange(parameters, request): Promise<TokenResponse> {
       // Only client credentials are checked: a bearer token some HTTP clients add to every request is no client
       // authentication, and the refresh token alone is the grant's credential.
-      const header = request.headers.authorization;
-      const basic = header !== undefined && /^basic /i.test(header);
-      if (basic || parameters.client_secret !== undefined || parameters.client_assertion !== undefined || parameters.client_assertion_type !== undefined) {
-        const client = presentedClient(parameters, request);
-        if (client.method !== 'none') await authenticateClient(deps.clientAuthentication, client, request);
-      }
+      const client = presentedClient(parameters, request, { otherSchemes: 'ignore' });
+      if (client.method !== 'none') await authenticateClient(deps.clientAuthentication, client, request);
       const refreshToken = parameters.refresh_token;
       if (refreshToken === undefined || refreshToken === '') throw new OAuthError('invalid_request', 'refresh_token is required');
       // Access tokens carry no scope (permissions are read from the role at each request): none can be narrowed to.
