@@ -102,9 +102,10 @@ describe('the account-security page in a browser, with a virtual authenticator',
     try {
       const credentials = { username: 'recoverer', password: 'recoverer-password-1' };
       await short.addJoinedUser({ ...credentials, email: 'recoverer@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
-      const first = (await short.request('POST', '/v1/auth/signin', { json: credentials })).body.accessToken;
-      const { secret } = (await short.request('POST', '/v1/me/mfa/totp', { token: first })).body;
-      const confirmed = await short.request('POST', '/v1/me/mfa/totp/confirm', { token: first, json: { code: oathtoolTotp(secret) } });
+      // Access tokens live 2 s here: each enrollment call gets one of its own, just issued (a loaded machine outlived one).
+      const fresh = async () => (await short.request('POST', '/v1/auth/signin', { json: credentials })).body.accessToken as string;
+      const { secret } = (await short.request('POST', '/v1/me/mfa/totp', { token: await fresh() })).body;
+      const confirmed = await short.request('POST', '/v1/me/mfa/totp/confirm', { token: await fresh(), json: { code: oathtoolTotp(secret) } });
       expect(confirmed.status).toBe(200);
       const codes: string[] = confirmed.body.recovery_codes;
       const passwordFirst = async () => {
