@@ -1,6 +1,28 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { TestDatabase } from './test-database';
 
+const COMMIT = Buffer.from('COMMIT', 'latin1');
+
+/**
+ * Whether `chunk` is the COM_QUERY packet of the statement TypeORM commits with: its command byte, then (MySQL 8 with
+ * query attributes) the attributes' counts, then `COMMIT`.
+ */
+function isCommit(chunk: Buffer): boolean {
+  return chunk.length <= 16 && chunk[4] === 0x03 && chunk.subarray(-COMMIT.length).equals(COMMIT);
+}
+
+/** `from`'s bytes to `to`, each chunk through `filter` (null: dropped), with backpressure as `pipe` has it. */
+function forward(from: Socket, to: Socket, filter: (chunk: Buffer) => Buffer | null): void {
+  from.on('data', (chunk: Buffer) => {
+    const out = filter(chunk);
+    if (out && !to.write(out)) {
+      from.pause();
+      to.once('drain', () => from.resume());
+    }
+  });
+  from.on('end', () => to.end());
+}
+
 /**
  * A TCP proxy between the service and its database that a test can cut (live sockets destroyed,
  * new connections refused) and restore. (test/e2e/security/faults.e2e.test.ts has its own copy.)
@@ -8,6 +30,7 @@ import type { TestDatabase } from './test-database';
 export class CuttableProxy {
   private readonly sockets = new Set<Socket>();
   private refusing = false;
+  private atNextCommit: { forward: boolean; refuseMs: number; after?: string } | undefined;
   private constructor(
     private readonly server: Server,
     readonly port: number,
@@ -24,7 +47,27 @@ export class CuttableProxy {
         s.on('close', () => self?.sockets.delete(s));
         s.on('error', () => undefined);
       }
-      client.pipe(upstream).pipe(client);
+      let answersLost = false;
+      /** While armed: the statements of this connection's transaction so far (from its START TRANSACTION), as text. */
+      let transaction = '';
+      forward(client, upstream, (chunk) => {
+        const armed = self?.atNextCommit;
+        if (!armed) return chunk;
+        const text = chunk.toString('latin1');
+        transaction = text.includes('START TRANSACTION') ? text : (transaction + text).slice(-65_536);
+        if (!isCommit(chunk) || !transaction.includes(armed.after ?? '')) return chunk;
+        self!.atNextCommit = undefined;
+        if (armed.forward) {
+          // The server gets the commit and does it; its answer never reaches the service.
+          answersLost = true;
+          setTimeout(() => self?.cutFor(armed.refuseMs), 100);
+          return chunk;
+        }
+        // The commit never reaches the server: it rolls the transaction back once the connection goes.
+        self!.cutFor(armed.refuseMs);
+        return null;
+      });
+      forward(upstream, client, (chunk) => (answersLost ? null : chunk));
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -45,6 +88,21 @@ export class CuttableProxy {
       proxy,
       database: { url: viaProxy.href, config: { ...database.config, url: viaProxy.href } as TestDatabase['config'], drop: () => database.drop() },
     };
+  }
+
+  /**
+   * The next COMMIT a connection sends through the proxy goes astray: forwarded to the server while its answer is lost
+   * (`forward`), or never forwarded; then every connection is cut and new ones refused for `refuseMs`. What a
+   * transaction meets when the network fails between its commit and the commit's acknowledgement, or just before it.
+   * `after`: only the commit of a transaction that sent this text (a table's name), not another one's.
+   */
+  loseNextCommit(options: { forward: boolean; refuseMs: number; after?: string }): void {
+    this.atNextCommit = options;
+  }
+
+  private cutFor(ms: number): void {
+    this.cut();
+    setTimeout(() => this.restore(), ms);
   }
 
   cut(): void {

@@ -29,7 +29,8 @@ export interface RefreshTokenStore {
   /**
    * Uses `usedId` up at `now` and adds `successor`, in one transaction, only when `usedId` is neither used
    * nor revoked at that moment: of two exchanges of one token, on any replicas, exactly one answers true.
-   * False: nothing is written.
+   * False: nothing is written. Throws only when nothing was written, or when whether it was cannot be learnt: an
+   * exchange the database committed answers true even if the commit's own answer was lost on the way.
    */
   rotate(usedId: string, now: Date, successor: RefreshToken): Promise<boolean>;
   /** Revokes every token of the family (a reuse was detected); tokens revoked already keep their date. Answers how many it revoked now. */

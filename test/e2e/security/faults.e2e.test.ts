@@ -15,7 +15,7 @@ import { KafkaMailWorker } from '../../../src/infrastructure/messaging/consumer/
 import { buildIssueInvitation, invitedCloudEvent } from '../../integration/mailer/fixtures/issue-invitation.fixture';
 import { SmtpTestServer, tokenFromText } from '../../support/smtp-test-server';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
-import { startTestApp, type TestApp, type TestResponse } from '../../support/test-app';
+import { ADMIN, startTestApp, type TestApp, type TestResponse } from '../../support/test-app';
 import { CuttableProxy } from '../../support/cuttable-proxy';
 
 
@@ -97,6 +97,23 @@ describe('faults: the database goes away and comes back', () => {
     expect(acknowledged.filter((email) => !stored.has(email))).toEqual([]); // 0 acknowledged writes lost
     // A write answered 503 may or may not have landed; here none could (the connection was gone).
     expect(refused.filter((email) => stored.has(email))).toEqual([]);
+  });
+
+  it('answers a refresh whose commit was lost on the way back with its new tokens: the session goes on, no reuse is seen', async () => {
+    const signedIn = await app.request('POST', '/v1/auth/signin', { json: { username: ADMIN.username, password: ADMIN.password } });
+    expect(signedIn.status).toBe(200);
+    const first = signedIn.body.refreshToken as string;
+    // The database commits the exchange; its answer never reaches the service, and the database is away 1.5 s.
+    proxy.loseNextCommit({ forward: true, refuseMs: 1_500, after: 'refresh_tokens' });
+    const started = Date.now();
+    const exchanged = await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: first } });
+    expect({ status: exchanged.status, code: exchanged.body?.code }).toEqual({ status: 200, code: undefined });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The successor works; the first is used (a retry of it now would be a reuse, which nothing here sent).
+    const next = await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: exchanged.body.refreshToken } });
+    expect(next.status).toBe(200);
+    const reuses: { n: number }[] = await app.api.container.cradle.dataSource.query("SELECT COUNT(*) AS n FROM audit_events WHERE action = 'auth.refresh_reuse_detected'");
+    expect(Number(reuses[0]!.n)).toBe(0);
   });
 
   it('refuses a password-reset request 503 while cut, whatever the address (never a 202 whose mail might not come), and takes it once back', async () => {

@@ -3,6 +3,15 @@ import type { RefreshToken, RefreshTokenStore } from '../../../application/ports
 import { retryDeadlocks } from './deadlock-retry';
 import { type RefreshTokenRecord, RefreshTokenSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
+import { within } from '../../system/within';
+import { isMysqlFamily } from './data-source';
+
+/**
+ * How long an exchange whose commit went unanswered reads back its outcome while the database does not answer: within
+ * the 5 s in which a request answers 503 while the database is away.
+ */
+const ROTATION_READ_BACK_MS = 4_000;
+const ROTATION_READ_BACK_EVERY_MS = 250;
 
 /** Tokens deleted per statement by the purge: a short delete holds its row locks only briefly. */
 const PURGE_BATCH = 500;
@@ -49,15 +58,27 @@ export class TypeOrmRefreshTokenStore implements RefreshTokenStore {
   }
 
   async rotate(usedId: string, now: Date, successor: RefreshToken): Promise<boolean> {
-    return this.withDeadlockRetry(() =>
-      this.dataSource.transaction(async (manager) => {
-        const tokens = manager.getRepository(RefreshTokenSchema);
-        const { affected } = await tokens.update({ id: usedId, usedAt: IsNull(), revokedAt: IsNull() }, { usedAt: now });
-        if (affected !== 1) return false;
-        await tokens.insert(successor);
-        return true;
-      }),
-    );
+    /** Set once the transaction's statements are done: a fault after it may have come with the commit's answer. */
+    let committing = false;
+    try {
+      return await this.withDeadlockRetry(() => {
+        committing = false;
+        return this.dataSource.transaction(async (manager) => {
+          const tokens = manager.getRepository(RefreshTokenSchema);
+          const { affected } = await tokens.update({ id: usedId, usedAt: IsNull(), revokedAt: IsNull() }, { usedAt: now });
+          if (affected !== 1) return false;
+          await tokens.insert(successor);
+          committing = true;
+          return true;
+        });
+      });
+    } catch (fault) {
+      // The connection went while the commit was asked for: the rotation may be durable though this call never heard
+      // so. Answered as a fault, the client's retry would present a token used by then, taken for a theft: the family
+      // revoked, the person signed out. Whether the successor was stored is read back instead.
+      if (committing && (await this.stored(successor.id))) return true;
+      throw fault;
+    }
   }
 
   async revokeFamily(familyId: string, now: Date): Promise<number> {
@@ -89,6 +110,27 @@ export class TypeOrmRefreshTokenStore implements RefreshTokenStore {
       .finally(() => {
         this.purging = false;
       });
+  }
+
+  /**
+   * Whether the token `id` is stored, read back for at most ROTATION_READ_BACK_MS while the database does not answer;
+   * false when it never did. On MySQL/MariaDB the read locks the row: a commit still under way on the server (its
+   * connection gone, the server not yet told) is waited for, never read as absent.
+   */
+  private async stored(id: string): Promise<boolean> {
+    const deadline = Date.now() + ROTATION_READ_BACK_MS;
+    for (;;) {
+      const left = deadline - Date.now();
+      try {
+        const read = isMysqlFamily(this.dataSource)
+          ? this.dataSource.transaction(async (manager) => (await manager.query('SELECT id FROM refresh_tokens WHERE id = ? LOCK IN SHARE MODE', [id])).length > 0)
+          : this.queue.serialize(() => this.repository().existsBy({ id }));
+        return await within(read, Math.max(left, 1), 'the rotation read back');
+      } catch {
+        if (deadline - Date.now() <= ROTATION_READ_BACK_EVERY_MS) return false;
+        await new Promise((resolve) => setTimeout(resolve, ROTATION_READ_BACK_EVERY_MS));
+      }
+    }
   }
 
   private repository() {
