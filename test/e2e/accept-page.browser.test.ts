@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { asValue } from 'awilix';
 import { type Browser, type Page, type Request } from 'playwright-core';
 import { formatExpiry } from '../../src/application/shared/expiry-wording';
@@ -7,6 +5,7 @@ import type { InvitationMail } from '../../src/application/ports/mailer.port';
 import { renderInvitationMail } from '../../src/infrastructure/mail/invitation-mail.template';
 import { CapturingMailer } from '../support/capturing-mailer';
 import { launchChromium } from '../support/headless-chromium';
+import { PathStrippingProxy } from '../support/path-stripping-proxy';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 
@@ -159,20 +158,10 @@ describe('the invitation page in a browser', () => {
   });
 
   it('behind a proxy that strips a path (PUBLIC_URL …/auth), loads its script and joins through the API under that path', async () => {
-    // The proxy: /auth/… goes to the service without /auth, anything else is not found.
-    let target = '';
-    const proxy = http.createServer((incoming, answer) => {
-      if (!incoming.url!.startsWith('/auth/')) return void answer.writeHead(404).end();
-      const onward = http.request(`${target}${incoming.url!.slice('/auth'.length)}`, { method: incoming.method, headers: incoming.headers }, (reply) => {
-        answer.writeHead(reply.statusCode!, reply.headers);
-        reply.pipe(answer);
-      });
-      incoming.pipe(onward);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const publicUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/auth`;
+    const proxy = await PathStrippingProxy.start('/auth');
+    const publicUrl = proxy.publicUrl;
     const behind = await startTestApp({ PUBLIC_URL: publicUrl }, { mailer: asValue(mailer) });
-    target = behind.url;
+    proxy.target = behind.url;
     const page = await browser.newPage();
     try {
       const token = await behind.signIn();
@@ -198,7 +187,7 @@ describe('the invitation page in a browser', () => {
     } finally {
       await page.close();
       await behind.close();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
   });
 

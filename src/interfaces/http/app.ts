@@ -48,6 +48,7 @@ import { serviceAccountsRoutes } from './routes/service-accounts.routes';
 import { systemRoutes } from './routes/system.routes';
 import { userAdministrationRoutes } from './routes/user-administration.routes';
 import { usersRoutes } from './routes/users.routes';
+import { basePathOf } from './pages/page-layout';
 import { SHARED_SCHEMAS } from './schemas';
 import { registerValidators } from './validation';
 
@@ -155,6 +156,8 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   await app.register(observability, { metrics: cradle.metrics });
   if (config.revocationWindowSeconds > 0) await app.register(revocationWindow, { settle: () => cradle.revocationWatch.settle() });
   const headers = securityHeaders({ publicUrl: config.publicUrl });
+  /** Where the API's answers say its resources are: under PUBLIC_URL's path. */
+  const paths = { basePath: basePathOf(config.publicUrl) };
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
@@ -263,7 +266,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
           removeOwnPasskey: cradle.removeOwnPasskey,
         }),
       );
-      await v1.register(usersRoutes({ listUsers: cradle.listUsers, inviteUser: cradle.inviteUser }));
+      await v1.register(usersRoutes({ listUsers: cradle.listUsers, inviteUser: cradle.inviteUser, paths }));
       await v1.register(
         userAdministrationRoutes({
           getUser: cradle.getUser,
@@ -281,6 +284,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
           createRole: cradle.createRole,
           updateRole: cradle.updateRole,
           deleteRole: cradle.deleteRole,
+          paths,
         }),
       );
       await v1.register(
@@ -294,6 +298,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
           listServiceAccountSecrets: cradle.listServiceAccountSecrets,
           deleteServiceAccountSecret: cradle.deleteServiceAccountSecret,
           replaceServiceAccountKeys: cradle.replaceServiceAccountKeys,
+          paths,
         }),
       );
       await v1.register(
@@ -303,7 +308,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
           revokeInvitation: cradle.revokeInvitation,
         }),
       );
-      await v1.register(auditEventsRoutes({ listAuditEvents: cradle.listAuditEvents, exportAuditEvents: cradle.exportAuditEvents }));
+      await v1.register(auditEventsRoutes({ listAuditEvents: cradle.listAuditEvents, exportAuditEvents: cradle.exportAuditEvents, paths }));
       // An unknown /v1 path: 401 without a valid token, 404 with one, so the API's shape is not probed anonymously.
       v1.setNotFoundHandler(async (request, reply) => {
         await app.authenticate(request);

@@ -8,11 +8,12 @@ import { ValidationError } from '../../../domain/shared/domain-error';
 import { strictIntegerQuery } from '../plugins/strict-integers';
 import { permissionProblem, protectedProblems } from '../schemas';
 import { auditEvent, auditFilterProperties, type AuditQuery } from './audit-events.schemas';
+import { linkNext, nextPagePath, type PublicPaths } from './public-paths';
 
 const DEFAULT_PAGE_SIZE = 50;
 
 /** GET /v1/audit-events and its NDJSON export (#23): who did what to whom, when, from where. */
-export function auditEventsRoutes(deps: { listAuditEvents: ListAuditEventsUseCase; exportAuditEvents: ExportAuditEventsUseCase }) {
+export function auditEventsRoutes(deps: { listAuditEvents: ListAuditEventsUseCase; exportAuditEvents: ExportAuditEventsUseCase; paths: PublicPaths }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Querystring: AuditQuery & { page_size?: number; cursor?: string } }>(
       '/audit-events',
@@ -56,7 +57,7 @@ export function auditEventsRoutes(deps: { listAuditEvents: ListAuditEventsUseCas
           ...(cursor === undefined ? {} : { after: decodeCursor(cursor) }),
         });
         const next = page.next ? encodeCursor(page.next) : null;
-        if (next !== null) reply.header('link', `<${nextPage(request.query, next)}>; rel="next"`);
+        if (next !== null) linkNext(reply, nextPage(deps.paths, request.query, next));
         return { audit_events: page.entries.map(toAuditEventView), next };
       },
     );
@@ -121,11 +122,11 @@ function instantOf(field: string, text: string): number {
 }
 
 /** The next page's path: the same filters and page size, and the cursor. */
-function nextPage(query: object, cursor: string): string {
+function nextPage(paths: PublicPaths, query: object, cursor: string): string {
   const parameters = new URLSearchParams();
   for (const [name, value] of Object.entries(query as Record<string, unknown>)) if (name !== 'cursor' && value !== undefined) parameters.set(name, String(value));
   parameters.set('cursor', cursor);
-  return `/v1/audit-events?${parameters.toString()}`;
+  return nextPagePath(paths, '/v1/audit-events', parameters);
 }
 
 /** A page's end as the client carries it: opaque, base64url of `<ms>.<id>`. */

@@ -8,6 +8,7 @@ import type { UpdateRoleUseCase } from '../../../application/roles/update-role.u
 import { strictIntegerQuery } from '../plugins/strict-integers';
 import { bodyProblems, PAGE_PARAMS, pageQueryProperties, permissionProblem, problemResponse, protectedProblems, userIdParams } from '../schemas';
 import { expectedVersion, sendVersioned, type VersionedParams, versionHeaders } from '../versioned-resource';
+import { apiPath, type PublicPaths } from './public-paths';
 
 type Params = VersionedParams;
 
@@ -42,6 +43,7 @@ export function rolesRoutes(deps: {
   createRole: CreateRoleUseCase;
   updateRole: UpdateRoleUseCase;
   deleteRole: DeleteRoleUseCase;
+  paths: PublicPaths;
 }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Querystring: { page: number; page_size: number } }>(
@@ -100,7 +102,7 @@ export function rolesRoutes(deps: {
             properties: { name: roleName, permissions: permissionList },
           },
           response: {
-            201: { ...roleAnswer('The role created; `Location` is its address, `ETag` its version'), headers: { ...etagHeader, location: { type: 'string', description: '`/v1/roles/{id}`' } } },
+            201: { ...roleAnswer('The role created; `Location` is its address, `ETag` its version'), headers: { ...etagHeader, location: { type: 'string', description: '`/v1/roles/{id}`, under PUBLIC_URL’s path' } } },
             ...protectedProblems,
             400: problemResponse('The body is not valid, or names an unknown permission (PERMISSION_NOT_FOUND)'),
             403: problemResponse('The caller lacks roles:write, or a permission the role would grant'),
@@ -111,7 +113,7 @@ export function rolesRoutes(deps: {
       },
       async (request, reply) => {
         const answer = await deps.createRole.execute({ actor: await app.authenticate(request), ...request.body });
-        return sendRole(reply.code(201).header('location', `/v1/roles/${answer.role._id}`), answer);
+        return sendRole(reply.code(201).header('location', apiPath(deps.paths, `/v1/roles/${answer.role._id}`)), answer);
       },
     );
 

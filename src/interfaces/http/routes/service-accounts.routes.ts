@@ -29,6 +29,7 @@ import {
   serviceAccount,
   serviceAccountProperties,
 } from './service-accounts.schemas';
+import { apiPath, type PublicPaths } from './public-paths';
 
 type Params = VersionedParams;
 type SecretParams = { Params: { id: string; secretId: string }; Headers: { 'if-match'?: string } };
@@ -49,6 +50,7 @@ export function serviceAccountsRoutes(deps: {
   listServiceAccountSecrets: ListServiceAccountSecretsUseCase;
   deleteServiceAccountSecret: DeleteServiceAccountSecretUseCase;
   replaceServiceAccountKeys: ReplaceServiceAccountKeysUseCase;
+  paths: PublicPaths;
 }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Querystring: { page: number; page_size: number } }>(
@@ -88,7 +90,7 @@ export function serviceAccountsRoutes(deps: {
           response: {
             201: {
               description: 'The account and its `client_secret` (shown only now); `Location` is its address, `ETag` its version',
-              headers: { ...etagHeader, location: { type: 'string', description: '`/v1/service-accounts/{id}`' } },
+              headers: { ...etagHeader, location: { type: 'string', description: '`/v1/service-accounts/{id}`, under PUBLIC_URL’s path' } },
               type: 'object',
               required: [...serviceAccount.required, 'client_secret'],
               properties: { ...serviceAccountProperties, client_secret: clientSecret },
@@ -103,7 +105,7 @@ export function serviceAccountsRoutes(deps: {
       },
       async (request, reply) => {
         const { clientSecret: secretValue, ...answer } = await deps.createServiceAccount.execute({ actor: await app.authenticate(request), ...request.body });
-        reply.code(201).header('location', `/v1/service-accounts/${answer.serviceAccount._id}`).header('cache-control', 'no-store');
+        reply.code(201).header('location', apiPath(deps.paths, `/v1/service-accounts/${answer.serviceAccount._id}`)).header('cache-control', 'no-store');
         return sendVersioned(reply, { ...answer.serviceAccount, client_secret: secretValue }, answer.version);
       },
     );

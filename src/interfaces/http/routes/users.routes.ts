@@ -4,6 +4,7 @@ import type { ListUsersUseCase, UserListQuery } from '../../../application/users
 import { ValidationError } from '../../../domain/shared/domain-error';
 import { strictIntegerQuery } from '../plugins/strict-integers';
 import { bodyProblems, PAGE_PARAMS, pageQueryProperties, permissionProblem, problemResponse, protectedProblems, throttledProblem } from '../schemas';
+import { apiPath, linkNext, nextPagePath, type PublicPaths } from './public-paths';
 
 const FILTERS = ['role', 'status', 'email', 'q'] as const;
 type Filter = (typeof FILTERS)[number];
@@ -43,7 +44,7 @@ const filterQueryProperties = Object.fromEntries(
   ]),
 );
 
-export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: InviteUserUseCase }) {
+export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: InviteUserUseCase; paths: PublicPaths }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Querystring: UsersQuery }>(
       '/users',
@@ -72,7 +73,7 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
                 next: {
                   type: 'string',
                   description:
-                    'Cursor form only: the path and query of the next page (same filters and `page_size`), present while users ' +
+                    'Cursor form only: the path (under PUBLIC_URL’s path) and query of the next page (same filters and `page_size`), present while users ' +
                     'follow; `pagination.page` is then the page the first user shown falls on',
                 },
               },
@@ -94,8 +95,8 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
         }
         const { nextAfter, ...result } = await deps.listUsers.execute({ actor, filter, page: query.page, pageSize: query.page_size, after: query.after });
         if (nextAfter === undefined) return result;
-        const next = `/v1/users?${new URLSearchParams({ after: nextAfter, page_size: String(query.page_size), ...filter }).toString()}`;
-        reply.header('link', `<${next}>; rel="next"`);
+        const next = nextPagePath(deps.paths, '/v1/users', new URLSearchParams({ after: nextAfter, page_size: String(query.page_size), ...filter }));
+        linkNext(reply, next);
         return query.after === undefined ? result : { ...result, next };
       },
     );
@@ -131,7 +132,7 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
             201: {
               description: 'Invited; empty body. `Location` names the new user (its id serves resend and revoke).',
               type: 'null',
-              headers: { location: { type: 'string', description: '/v1/users/{id} of the invited user' } },
+              headers: { location: { type: 'string', description: '/v1/users/{id} of the invited user, under PUBLIC_URL’s path' } },
             },
             ...protectedProblems,
             400: problemResponse('The body is not valid, names an unknown role or a field this route does not take'),
@@ -144,7 +145,7 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
       },
       async (request, reply) => {
         const { userId } = await deps.inviteUser.execute({ actor: await app.authenticate(request), ...request.body });
-        return reply.code(201).header('location', `/v1/users/${userId}`).send();
+        return reply.code(201).header('location', apiPath(deps.paths, `/v1/users/${userId}`)).send();
       },
     );
   };
