@@ -15,7 +15,7 @@ export interface ReadinessReport {
 
 export interface MetricsServerOptions {
   /** Serves `GET /readyz` from it; without it there is no such route. */
-  readiness?: () => ReadinessReport;
+  readiness?: () => ReadinessReport | Promise<ReadinessReport>;
 }
 
 /**
@@ -31,10 +31,13 @@ export async function startMetricsServer(registry: Registry, port: number, host 
       return;
     }
     if (request.method === 'GET' && path === '/readyz' && options.readiness) {
-      const report = options.readiness();
-      response
-        .writeHead(report.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-        .end(JSON.stringify({ status: report.ready ? 'ready' : 'not ready', ...report }));
+      const answer = (report: ReadinessReport) =>
+        response
+          .writeHead(report.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+          .end(JSON.stringify({ status: report.ready ? 'ready' : 'not ready', ...report }));
+      Promise.resolve()
+        .then(() => options.readiness!())
+        .then(answer, () => answer({ ready: false, state: 'unknown' }));
       return;
     }
     if (request.method !== 'GET' || path !== '/metrics') {

@@ -20,6 +20,7 @@ import { MailerMetrics } from '../../infrastructure/observability/mailer-metrics
 import { type MetricsServer, startMetricsServer } from '../../infrastructure/observability/metrics-server';
 import { KafkaMailWorker } from '../../infrastructure/messaging/consumer/kafka-mail-worker';
 import { hasPendingMigrations } from '../../infrastructure/persistence/typeorm/migrate';
+import { Readiness } from '../../infrastructure/system/readiness';
 import { describeError } from '../../infrastructure/logging/logger';
 import { connectDatabase, exitOnStartupError } from '../process-runtime';
 import { loadMailerSettings, type MailerSettings } from './mailer-settings';
@@ -82,8 +83,17 @@ async function main(): Promise<void> {
 
   try {
     const startedAt = new Date().toISOString();
+    const database = new Readiness(container.cradle.dataSource);
     metricsServer = await startMetricsServer(metrics.registry, settings.metricsPort, config.host, {
-      readiness: () => (shuttingDown ? { ready: false, state: 'stopping' } : (worker?.status() ?? { ready: false, state: 'starting', since: startedAt })),
+      readiness: async () => {
+        if (shuttingDown) return { ready: false, state: 'stopping' };
+        const consumer = worker?.status() ?? { ready: false, state: 'starting', since: startedAt };
+        if (!worker) return consumer;
+        // Consuming, it still needs the database for every mail (its invitation, its record of mails sent): while the
+        // database does not answer, no mail goes and the pod says so.
+        const up = await database.databaseAnswers();
+        return { ...consumer, ready: consumer.ready && up, database: up ? 'up' : 'down' };
+      },
     });
     logger.info({ metrics: `http://${config.host}:${metricsServer.port}/metrics` }, 'mailer starting: /healthz, /readyz and /metrics served');
     await connectDatabase(container.cradle, abort.signal);

@@ -22,6 +22,7 @@ import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { LocalKafkaBroker, localKafkaUnavailable } from '../../support/local-kafka';
 import { SmtpTestServer, tokenFromText } from '../../support/smtp-test-server';
+import { CuttableProxy } from '../../support/cuttable-proxy';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { invitedCloudEvent } from './fixtures/issue-invitation.fixture';
 
@@ -46,7 +47,7 @@ type Exit = { code: number | null; signal: NodeJS.Signals | null } | null;
 
 interface Probe {
   status: number;
-  body: { ready?: boolean; state?: string; condition?: string };
+  body: { ready?: boolean; state?: string; condition?: string; database?: string };
 }
 
 const noOwnBroker = localKafkaUnavailable();
@@ -59,6 +60,8 @@ describe('the mailer process on a fresh cluster', () => {
 
   let broker: LocalKafkaBroker;
   let db: TestDatabase;
+  /** Between the mailer and its database, to cut. */
+  let proxy: CuttableProxy;
   let smtp: SmtpTestServer;
   let dataDir: string;
   let env: Record<string, string>;
@@ -80,10 +83,12 @@ describe('the mailer process on a fresh cluster', () => {
     ]);
     // Not up yet when the mailer starts.
     await broker.stop();
+    let viaProxy: TestDatabase;
+    ({ proxy, database: viaProxy } = await CuttableProxy.before(db));
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'ac-mailer-process-'));
     env = {
       PATH: process.env.PATH ?? '',
-      DATABASE_URL: db.url,
+      DATABASE_URL: viaProxy.url,
       KAFKA_BROKERS: broker.brokers,
       KAFKA_TOPIC: topic,
       KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
@@ -130,6 +135,7 @@ describe('the mailer process on a fresh cluster', () => {
     await producer?.disconnect().catch(() => undefined);
     if (dataSource?.isInitialized) await dataSource.destroy();
     await broker?.destroy();
+    await proxy?.close();
     await smtp?.close();
     await db?.drop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -191,7 +197,8 @@ describe('the mailer process on a fresh cluster', () => {
   });
 
   it('the migrate step creates the topics with the configured partitions; the mailer becomes ready by itself and mails an invitation', async () => {
-    const migrate = spawnSync(process.execPath, [MIGRATE], { env: { ...env, LOG_LEVEL: 'info' }, encoding: 'utf8', timeout: 60_000 });
+    // Straight to the database: the proxy runs in this process, which spawnSync holds until the step ends.
+    const migrate = spawnSync(process.execPath, [MIGRATE], { env: { ...env, DATABASE_URL: db.url, LOG_LEVEL: 'info' }, encoding: 'utf8', timeout: 60_000 });
     expect({ status: migrate.status, stderr: migrate.stderr }).toEqual({ status: 0, stderr: '' });
     expect(migrate.stdout).toMatch(/^applied: /);
     // The mailer may have created its dead-letter topic itself already: either way both exist afterwards.
@@ -211,6 +218,24 @@ describe('the mailer process on a fresh cluster', () => {
     expect((await probe('/readyz')).body).toMatchObject({ ready: true, state: 'consuming' });
     expect(lines.some((l) => l.msg === 'consuming again')).toBe(true);
     await inviteAndExpectMail('first');
+  });
+
+  it('its database cut: not ready within 5 s, saying why, and alive; restored: ready again by itself, and invitations are mailed', async () => {
+    await until(readyIs(200), 60_000, '/readyz 200 before the cut');
+    proxy.cut();
+    try {
+      const cutAt = Date.now();
+      await until(readyIs(503), 10_000, '/readyz 503 with the database cut');
+      expect(Date.now() - cutAt).toBeLessThan(5_000);
+      expect(await probe('/readyz')).toEqual({ status: 503, body: expect.objectContaining({ ready: false, state: 'consuming', database: 'down' }) });
+      expect((await probe('/healthz')).status).toBe(200);
+    } finally {
+      proxy.restore();
+    }
+    await until(readyIs(200), 30_000, '/readyz 200 after the database came back');
+    expect((await probe('/readyz')).body).toMatchObject({ ready: true, database: 'up' });
+    await inviteAndExpectMail('after-database-cut');
+    expect(exit).toBeNull();
   });
 
   it('its broker stopped: not ready and alive; restarted: ready again by itself, and invitations are mailed', async () => {
