@@ -49,7 +49,7 @@ export interface MfaCradle {
   /** The relying party PUBLIC_URL names (its origin, its host as the RP ID). */
   webAuthn: WebAuthn;
   passkeyCeremonies: PasskeyCeremonies;
-  /** The password, or a current code: what removing one's own factor asks for. */
+  /** The password, or a current code: what adding or removing one's own factor, or new recovery codes, ask for. */
   ownFactorProof: OwnFactorProof;
   startPasskeyRegistration: StartPasskeyRegistrationUseCase;
   finishPasskeyRegistration: FinishPasskeyRegistrationUseCase;

@@ -47,8 +47,9 @@ describe('the account-security page in a browser, with a virtual authenticator',
   it('registers a passkey through the page, signs out, and signs in again with the password and the passkey', async () => {
     const page = await browser.newPage();
     const errors: string[] = [];
-    // The password step's MFA_REQUIRED is a 401, which Chromium notes in the console: expected, not an error of the page.
-    page.on('console', (message) => message.type() === 'error' && !/status of 401/.test(message.text()) && errors.push(message.text()));
+    // The password step's MFA_REQUIRED is a 401, and the wrong password below a 400, which Chromium notes in the console:
+    // expected, not errors of the page.
+    page.on('console', (message) => message.type() === 'error' && !/status of 40[01]/.test(message.text()) && errors.push(message.text()));
     page.on('pageerror', (error) => errors.push(error.message));
     const { cdp, authenticatorId } = await withAuthenticator(page);
     await page.goto(`${origin}/account/security`);
@@ -59,9 +60,19 @@ describe('the account-security page in a browser, with a virtual authenticator',
     expect(await page.locator('#who').innerText()).toBe('keyholder');
     expect(await page.locator('#no-passkeys').isVisible()).toBe(true);
 
+    // Registering asks for the password first: none, or a wrong one, is said at its field and registers nothing.
     await page.fill('#passkey-name', 'Virtual key');
     await page.click('#register-passkey');
+    await outcome(page, 'proof-missing');
+    await page.fill('#passkey-proof', 'not-the-password-at-all');
+    await page.click('#register-passkey');
+    await outcome(page, 'WRONG_CURRENT_PASSWORD');
+    expect(await page.locator('#passkey-proof-error').innerText()).toBe('That is not your password (too many tries lock the account for a while).');
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(0);
+    await page.fill('#passkey-proof', 'keyholder-password-1');
+    await page.click('#register-passkey');
     await outcome(page, 'passkey-registered');
+    expect(await page.locator('#passkey-proof-error').isVisible()).toBe(false);
     expect(await page.locator('#passkeys li').allInnerTexts()).toEqual(['Virtual key (not used yet)']);
     expect(await page.locator('#recovery-codes li').count()).toBe(10);
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
@@ -104,7 +115,7 @@ describe('the account-security page in a browser, with a virtual authenticator',
       await short.addJoinedUser({ ...credentials, email: 'recoverer@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
       // Access tokens live 2 s here: each enrollment call gets one of its own, just issued (a loaded machine outlived one).
       const fresh = async () => (await short.request('POST', '/v1/auth/signin', { json: credentials })).body.accessToken as string;
-      const { secret } = (await short.request('POST', '/v1/me/mfa/totp', { token: await fresh() })).body;
+      const { secret } = (await short.request('POST', '/v1/me/mfa/totp', { token: await fresh(), json: { password: credentials.password } })).body;
       const confirmed = await short.request('POST', '/v1/me/mfa/totp/confirm', { token: await fresh(), json: { code: oathtoolTotp(secret) } });
       expect(confirmed.status).toBe(200);
       const codes: string[] = confirmed.body.recovery_codes;

@@ -1,5 +1,6 @@
 import type { Role } from '../../src/domain/roles/role';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { mfaPeople } from '../support/mfa-people';
 import { oathtoolTotp } from '../support/oathtool';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -12,7 +13,6 @@ const member: Role = { id: SEEDED_ROLES.member, name: 'member', permissions: [] 
 describe('second factor: TOTP and recovery codes (#24)', () => {
   let app: TestApp;
   let admin: string;
-  let counter = 0;
 
   beforeAll(async () => {
     app = await startTestApp({ LOCKOUT_THRESHOLD: '6' });
@@ -20,33 +20,8 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
   });
   afterAll(async () => app?.close());
 
-  const signIn = (username: string, password: string) => app.request('POST', '/v1/auth/signin', { json: { username, password } });
+  const { signIn, person, enrolled } = mfaPeople(() => app, 'mfa');
   const secondStep = (json: unknown) => app.request('POST', '/v1/auth/signin/mfa', { json });
-
-  const person = async () => {
-    counter += 1;
-    const username = `mfa-${counter}`;
-    const password = `${username}-long-password`;
-    const user = await app.addJoinedUser({ username, password, email: `${username}@example.com`, role: member });
-    const token = (await signIn(username, password)).body.accessToken as string;
-    return { id: user.id, username, password, token };
-  };
-
-  /**
-   * A user with an active authenticator app: its secret and recovery codes. The confirming code was the step of
-   * `confirmedAt`: codes meant as "that step" or "the next" are asked of oathtool at that instant, not at the call's
-   * (a step boundary in between would make "that step's" code the next one).
-   */
-  const enrolled = async () => {
-    const p = await person();
-    const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
-    expect(started.status).toBe(201);
-    const secret = started.body.secret as string;
-    const confirmedAt = new Date();
-    const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(secret, 0, confirmedAt) } });
-    expect(confirmed.status).toBe(200);
-    return { ...p, secret, confirmedAt, recoveryCodes: confirmed.body.recovery_codes as string[] };
-  };
 
   it('a user without a factor signs in exactly as before', async () => {
     const p = await person();
@@ -57,7 +32,7 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
 
   it('enrolls: secret, otpauth URI and QR code, pending until a current code confirms it; ten recovery codes once', async () => {
     const p = await person();
-    const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password } });
     expect(started.status).toBe(201);
     expect(started.body.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(started.body.otpauth_uri).toMatch(new RegExp(`^otpauth://totp/[^?]*${p.username}\\?.*secret=${started.body.secret}`));
@@ -85,7 +60,7 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
 
     listed = await app.request('GET', '/v1/me/mfa', { token: p.token });
     expect(listed.body).toMatchObject({ factors: [{ type: 'totp', confirmed: true }], recovery_codes_remaining: 10 });
-    const again = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
+    const again = await app.request('POST', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password } });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('MFA_ALREADY_ENABLED');
   });
@@ -193,7 +168,7 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('INVALID_MFA_CODE');
 
-    const regenerated = await app.request('POST', '/v1/me/mfa/recovery-codes', { token: used.body.accessToken });
+    const regenerated = await app.request('POST', '/v1/me/mfa/recovery-codes', { token: used.body.accessToken, json: { password: p.password } });
     expect(regenerated.status).toBe(200);
     expect(regenerated.body.recovery_codes).toHaveLength(10);
     expect((await secondStep({ mfa_token: await ticket(), recovery_code: p.recoveryCodes[1] })).status).toBe(400);
@@ -330,7 +305,7 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
 
   it('an admin’s reset of a user with only a pending enrollment is 409 MFA_NOT_ENABLED, and the user stays signed in', async () => {
     const p = await person();
-    expect((await app.request('POST', '/v1/me/mfa/totp', { token: p.token })).status).toBe(201);
+    expect((await app.request('POST', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password } })).status).toBe(201);
     const reset = await app.request('DELETE', `/v1/users/${p.id}/mfa`, { token: admin });
     expect({ status: reset.status, code: reset.body.code }).toEqual({ status: 409, code: 'MFA_NOT_ENABLED' });
     expect((await app.request('GET', '/v1/me', { token: p.token })).status).toBe(200);
@@ -367,7 +342,7 @@ describe('MFA_REQUIRED_PERMISSIONS: enroll before anything else (#24)', () => {
     expect(refused.body.code).toBe('MFA_ENROLLMENT_REQUIRED');
     expect((await app.request('GET', '/v1/me', { token: limited })).status).toBe(200);
 
-    const started = await app.request('POST', '/v1/me/mfa/totp', { token: limited });
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: limited, json: { password: 'admin-password-123' } });
     expect(started.status).toBe(201);
     const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: limited, json: { code: oathtoolTotp(started.body.secret) } });
     expect(confirmed.status).toBe(200);
@@ -392,7 +367,7 @@ describe('MFA_REQUIRED_PERMISSIONS: enroll before anything else (#24)', () => {
     const password = `${username}-long-password`;
     await app.addJoinedUser({ username, password, email: `${username}@example.com`, role: admin });
     const limited = await app.request('POST', '/v1/auth/signin', { json: { username, password } });
-    const started = await app.request('POST', '/v1/me/mfa/totp', { token: limited.body.accessToken });
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: limited.body.accessToken, json: { password } });
     const confirmedAt = new Date();
     expect((await app.request('POST', '/v1/me/mfa/totp/confirm', { token: limited.body.accessToken, json: { code: oathtoolTotp(started.body.secret, 0, confirmedAt) } })).status).toBe(200);
     const challenged = await app.request('POST', '/v1/auth/signin', { json: { username, password } });

@@ -217,12 +217,14 @@ describe('the OpenAPI document is the server', () => {
   it('answers the second-factor operations as documented (#24)', async () => {
     await app.addJoinedUser({ username: 'second-factor', password: 'second-factor-password', email: 'second-factor@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
     const own = await app.signIn('second-factor', 'second-factor-password');
-    const started = await app.request('POST', '/v1/me/mfa/totp', { token: own });
+    expect((await app.request('POST', '/v1/me/mfa/totp', { token: own, json: { password: 'not the password' } })).status).toBe(400);
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: own, json: { password: 'second-factor-password' } });
     expect(started.status).toBe(201);
     expect((await app.request('POST', '/v1/me/mfa/totp/confirm', { token: own, json: { code: 'abcdef' } })).status).toBe(400);
     expect((await app.request('POST', '/v1/me/mfa/totp/confirm', { token: own, json: { code: oathtoolTotp(started.body.secret) } })).status).toBe(200);
     expect((await app.request('GET', '/v1/me/mfa', { token: own })).status).toBe(200);
-    const regenerated = await app.request('POST', '/v1/me/mfa/recovery-codes', { token: own });
+    expect((await app.request('POST', '/v1/me/mfa/recovery-codes', { token: own, json: {} })).status).toBe(400);
+    const regenerated = await app.request('POST', '/v1/me/mfa/recovery-codes', { token: own, json: { password: 'second-factor-password' } });
     expect(regenerated.status).toBe(200);
     const challenged = await app.request('POST', '/v1/auth/signin', { json: { username: 'second-factor', password: 'second-factor-password' } });
     expect(challenged.status).toBe(401);
@@ -239,7 +241,8 @@ describe('the OpenAPI document is the server', () => {
     await app.addJoinedUser({ username: 'passkey-holder', password: 'passkey-holder-password', email: 'passkey-holder@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
     const own = await app.signIn('passkey-holder', 'passkey-holder-password');
     const authenticator = new SoftAuthenticator(app.api.container.cradle.config.publicUrl);
-    const options = await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: own });
+    expect((await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: own, json: { code: '000000' } })).status).toBe(400);
+    const options = await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: own, json: { password: 'passkey-holder-password' } });
     expect(options.status).toBe(200);
     const registered = await app.request('POST', '/v1/me/mfa/webauthn', { token: own, json: { name: 'Key', response: authenticator.create(options.body) } });
     expect(registered.status).toBe(201);

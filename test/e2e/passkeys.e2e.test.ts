@@ -25,8 +25,9 @@ describe('second factor: passkeys (WebAuthn, #24)', () => {
 
   const signIn = (username: string, password: string) => app.request('POST', '/v1/auth/signin', { json: { username, password } });
   const secondStep = (json: unknown) => app.request('POST', '/v1/auth/signin/mfa', { json });
-  const options = async (token: string) => {
-    const answer = await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token });
+  /** Registration options, on the caller's password. */
+  const options = async ({ token, password }: { token: string; password: string }) => {
+    const answer = await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token, json: { password } });
     expect(answer.status).toBe(200);
     return answer.body;
   };
@@ -43,21 +44,21 @@ describe('second factor: passkeys (WebAuthn, #24)', () => {
   /** A user with one passkey registered through the API, and the recovery codes that came with it. */
   const withPasskey = async () => {
     const p = await person();
-    const registered = await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { name: 'Laptop', response: p.authenticator.create(await options(p.token)) } });
+    const registered = await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { name: 'Laptop', response: p.authenticator.create(await options(p)) } });
     expect(registered.status).toBe(201);
     return { ...p, passkeyId: registered.body.id as string, recoveryCodes: registered.body.recovery_codes as string[] };
   };
 
   it('registers passkeys: options for PUBLIC_URL’s relying party, several per user with names, recovery codes with the first only', async () => {
     const p = await person();
-    const first = await options(p.token);
+    const first = await options(p);
     expect(first).toMatchObject({ rp: { id: 'id.example.test' }, user: { name: p.username }, challenge: expect.any(String) });
     const registered = await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { name: '  Laptop ', response: p.authenticator.create(first) } });
     expect(registered.status).toBe(201);
     expect(registered.body).toMatchObject({ name: 'Laptop', id: expect.any(String), created_date: expect.any(String) });
     expect(registered.body.recovery_codes).toHaveLength(10);
 
-    const second = await options(p.token);
+    const second = await options(p);
     expect(second.excludeCredentials).toEqual([expect.objectContaining({ id: p.authenticator.ids[0] })]);
     const another = await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response: p.authenticator.create(second) } });
     expect(another.status).toBe(201);
@@ -78,17 +79,17 @@ describe('second factor: passkeys (WebAuthn, #24)', () => {
   it('refuses a registration whose challenge is used, someone else’s, or for another origin', async () => {
     const p = await person();
     const other = await person();
-    const given = await options(p.token);
+    const given = await options(p);
     const response = p.authenticator.create(given);
     expect((await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response } })).status).toBe(201);
     const replayed = await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response } });
     expect(replayed.status).toBe(400);
     expect(replayed.body.code).toBe('INVALID_WEBAUTHN_RESPONSE');
-    const theirs = other.authenticator.create(await options(p.token));
+    const theirs = other.authenticator.create(await options(p));
     expect((await app.request('POST', '/v1/me/mfa/webauthn', { token: other.token, json: { response: theirs } })).body.code).toBe('INVALID_WEBAUTHN_RESPONSE');
-    const phished = p.authenticator.create(await options(p.token), { origin: 'https://id.example.evil' });
+    const phished = p.authenticator.create(await options(p), { origin: 'https://id.example.evil' });
     expect((await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response: phished } })).body.code).toBe('INVALID_WEBAUTHN_RESPONSE');
-    const wrongType = p.authenticator.create(await options(p.token), { type: 'webauthn.get' });
+    const wrongType = p.authenticator.create(await options(p), { type: 'webauthn.get' });
     expect((await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response: wrongType } })).body.code).toBe('INVALID_WEBAUTHN_RESPONSE');
     const malformed = await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response: { id: 'x', rawId: 'x', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: 'e30', attestationObject: 'oA' } } } });
     expect(malformed.status).toBe(400);
@@ -135,7 +136,7 @@ describe('second factor: passkeys (WebAuthn, #24)', () => {
     expect(unknown.status).toBe(401);
     expect(unknown.body.code).toBe('INVALID_MFA_TOKEN');
     const p = await person();
-    const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password } });
     await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(started.body.secret) } });
     const ticket = (await signIn(p.username, p.password)).body.mfa_token;
     const none = await app.request('POST', '/v1/auth/signin/mfa/webauthn-options', { json: { mfa_token: ticket } });
@@ -190,7 +191,7 @@ describe('second factor: passkeys (WebAuthn, #24)', () => {
     expect((await app.request('PATCH', '/v1/me/mfa/webauthn/no-such-passkey', { token: p.token, json: { name: 'x' } })).status).toBe(404);
     expect((await app.request('PATCH', `/v1/me/mfa/webauthn/${p.passkeyId}`, { token: admin, json: { name: 'x' } })).status).toBe(404);
 
-    const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token });
+    const started = await app.request('POST', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password } });
     // Every code below is oathtool's for this instant (a step boundary between two calls would shift "the next step").
     const at = new Date();
     const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(started.body.secret, 0, at) } });

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call } from '../api/client';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, LoadFailure, Loading, LocalTime, Notice, Screen, useConsole } from '../ui/components';
+import { ProofForm } from '../ui/proof-field';
 import { useAction, useLoad } from '../ui/use-load';
 import { Passkeys } from './passkeys';
 import { RecoveryCodes, TotpSetup } from './totp-setup';
@@ -84,6 +85,7 @@ function SecondFactors() {
   const [password, setPassword] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
   const action = useAction();
+  const regenerate = useAction();
   const totp = factors.data?.factors.find((factor) => factor.type === 'totp' && factor.confirmed);
   return (
     <section class="card" aria-labelledby="mfa-title">
@@ -105,11 +107,22 @@ function SecondFactors() {
           <p>
             Authenticator app set up on <LocalTime iso={totp.confirmed_date ?? totp.created_date} />. Recovery codes left: {factors.data.recovery_codes_remaining}.
           </p>
-          <button type="button" class="secondary" disabled={action.busy} onClick={() => void action.run(async () => {
-            const fresh = await call(api.POST('/v1/me/mfa/recovery-codes', {}));
-            setCodes(fresh.recovery_codes);
-            factors.reload();
-          })}>New recovery codes</button>
+          <ProofForm
+            id="recovery-codes-proof"
+            purpose="make new recovery codes"
+            hasApp
+            submit="New recovery codes"
+            buttonClass="secondary"
+            busy={regenerate.busy}
+            failure={regenerate.failure}
+            onProof={(proof) =>
+              regenerate.run(async () => {
+                const fresh = await call(api.POST('/v1/me/mfa/recovery-codes', { body: proof }));
+                setCodes(fresh.recovery_codes);
+                factors.reload();
+              })
+            }
+          />
           <form
             class="inline"
             onSubmit={(event) => {

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { passkeysSupported } from '../session/webauthn';
 import { FailureNote, Screen, useConsole } from '../ui/components';
+import { ProofForm } from '../ui/proof-field';
 import { useAction } from '../ui/use-load';
 import { useAddPasskey } from './passkeys';
 import { RecoveryCodes, TotpSetup } from './totp-setup';
@@ -30,15 +31,21 @@ export function EnrollmentScreen() {
           {passkeysSupported() && (
             <>
               <h2>Or a passkey</h2>
-              <button type="button" class="secondary" disabled={passkey.add.busy} onClick={() => passkey.addPasskey('')}>
-                Add a passkey
-              </button>
+              <ProofForm
+                id="passkey-password"
+                purpose="add a passkey"
+                hasApp={false}
+                submit="Add a passkey"
+                buttonClass="secondary"
+                busy={passkey.add.busy}
+                failure={passkey.add.failure}
+                onProof={(proof) => passkey.addPasskey('', proof)}
+              />
               {passkey.refusal && (
                 <p class="failure" role="alert">
                   {passkey.refusal}
                 </p>
               )}
-              <FailureNote failure={passkey.add.failure} />
             </>
           )}
         </>

@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
 import { call } from '../api/client';
 import type { paths } from '../api/openapi';
+import type { FactorProof } from '../logic/factor-proof';
 import { explain } from '../logic/problems';
 import { createPasskey, passkeyFailure, passkeysSupported } from '../session/webauthn';
 import { FailureNote, Field, LoadFailure, Loading, LocalTime, Notice, useConsole } from '../ui/components';
+import { ProofForm } from '../ui/proof-field';
 import { useAction, useLoad } from '../ui/use-load';
 import { RecoveryCodes } from './totp-setup';
 
@@ -12,11 +14,12 @@ const value = (event: Event) => (event.currentTarget as HTMLInputElement).value;
 /** The browser's credential JSON is the RegistrationResponseJSON the API reads, typed apart by the DOM's lib. */
 type Registration = paths['/v1/me/mfa/webauthn']['post']['requestBody']['content']['application/json'];
 
-/** One's passkeys (#24): add one (the browser creates it), rename, remove (with the password). */
+/** One's passkeys (#24): add one (with the password or a current code; the browser creates it), rename, remove (with the password). */
 export function Passkeys() {
   const { api } = useConsole();
   const factors = useLoad(() => call(api.GET('/v1/me/mfa')), 'passkeys');
   const passkeys = (factors.data?.factors ?? []).filter((factor) => factor.type === 'webauthn' && factor.id);
+  const hasApp = (factors.data?.factors ?? []).some((factor) => factor.type === 'totp' && factor.confirmed);
   const [name, setName] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
@@ -42,12 +45,9 @@ export function Passkeys() {
         </ul>
       )}
       {passkeysSupported() ? (
-        <div class="inline">
+        <ProofForm id="passkey-proof" purpose="add a passkey" hasApp={hasApp} submit="Add a passkey" busy={add.busy} failure={add.failure} onProof={(proof) => addPasskey(name, proof)}>
           <Field id="passkey-name" label="Name of the new passkey (optional)" value={name} maxLength={64} onInput={(e) => setName(value(e))} />
-          <button type="button" disabled={add.busy} onClick={() => addPasskey(name)}>
-            Add a passkey
-          </button>
-        </div>
+        </ProofForm>
       ) : (
         <p>This browser cannot create passkeys.</p>
       )}
@@ -56,20 +56,22 @@ export function Passkeys() {
           {refusal}
         </p>
       )}
-      <FailureNote failure={add.failure} />
     </section>
   );
 }
 
-/** Adding a passkey: options from the API, the browser creates it, the API registers it; a browser's refusal in words. */
+/**
+ * Adding a passkey: options from the API (on the password or a current authenticator code), the browser creates
+ * it, the API registers it; a browser's refusal in words.
+ */
 export function useAddPasskey(onAdded: (added: { name: string; recovery_codes?: string[] }) => void) {
   const { api } = useConsole();
   const add = useAction();
   const [refusal, setRefusal] = useState<string | null>(null);
-  const addPasskey = (name: string) => {
+  const addPasskey = (name: string, proof: FactorProof) => {
     setRefusal(null);
-    void add.run(async () => {
-      const options = await call(api.POST('/v1/me/mfa/webauthn/registration-options', {}));
+    return add.run(async () => {
+      const options = await call(api.POST('/v1/me/mfa/webauthn/registration-options', { body: proof }));
       let credential: PublicKeyCredentialJSON;
       try {
         credential = await createPasskey(options);

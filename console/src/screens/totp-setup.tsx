@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call } from '../api/client';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, useConsole } from '../ui/components';
+import { ProofForm } from '../ui/proof-field';
 import { useAction } from '../ui/use-load';
 
 /** Ten single-use codes, shown this once. */
@@ -26,7 +27,7 @@ export function RecoveryCodes(props: { codes: string[]; onDone?: () => void; don
   );
 }
 
-/** Setting up an authenticator app: the QR code (and the secret to type), then a current code to confirm it. */
+/** Setting up an authenticator app, on one's password: the QR code (and the secret to type), then a current code to confirm it. */
 export function TotpSetup(props: { onEnrolled(codes: string[]): void }) {
   const { api } = useConsole();
   const [enrollment, setEnrollment] = useState<{ secret: string; qr: string } | null>(null);
@@ -38,13 +39,20 @@ export function TotpSetup(props: { onEnrolled(codes: string[]): void }) {
     : undefined;
   if (!enrollment) {
     return (
-      <div>
-        <button type="button" disabled={start.busy} onClick={() => void start.run(async () => {
-          const started = await call(api.POST('/v1/me/mfa/totp', {}));
-          setEnrollment({ secret: started.secret, qr: started.qr_code });
-        })}>Set up an authenticator app</button>
-        <FailureNote failure={start.failure} />
-      </div>
+      <ProofForm
+        id="totp-password"
+        purpose="set up an authenticator app"
+        hasApp={false}
+        submit="Set up an authenticator app"
+        busy={start.busy}
+        failure={start.failure}
+        onProof={(proof) =>
+          start.run(async () => {
+            const started = await call(api.POST('/v1/me/mfa/totp', { body: proof }));
+            setEnrollment({ secret: started.secret, qr: started.qr_code });
+          })
+        }
+      />
     );
   }
   return (

@@ -1,5 +1,6 @@
 import {
   ANONYMOUS,
+  AuditActions,
   type AuditAction,
   type AuditActor,
   type AuditChange,
@@ -163,6 +164,11 @@ export function userActor(user: User | null): AuditActor | null {
 
 export function userTarget(user: User): AuditTarget {
   return { type: 'user', id: user.id, snapshot: user.username ?? user.email };
+}
+
+/** The entry of an account's lock when a refused attempt locked it (`lockedUntil` set, as LoginAttempts.failed tells); none otherwise. */
+export function lockFacts(actor: AuditActor, target: AuditTarget, lockedUntil: Date | null): AuditFact[] {
+  return lockedUntil ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor, target, changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }] : [];
 }
 
 export { ANONYMOUS };

@@ -1,5 +1,5 @@
 import { AuditActions } from '../../domain/audit/audit-entry';
-import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
+import { type AuditRecorder, lockFacts, userActor, userTarget } from '../audit/audit-recorder';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import { assertAcceptablePassword, assertPasswordNotAccountName } from '../../domain/users/password-policy';
 import { UserNotFoundError } from '../../domain/users/user.errors';
@@ -81,12 +81,7 @@ export class ChangeOwnPasswordUseCase {
       if (matches) await this.attempts.succeeded(key);
       else
         await this.attempts.failed(key, this.clock.now(), this.lockout, (lockedUntil) =>
-          this.audit.entries(
-            { ...refusal, code: 'wrong_password' },
-            ...(lockedUntil
-              ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: actorName, target: userTarget(user), changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
-              : []),
-          ),
+          this.audit.entries({ ...refusal, code: 'wrong_password' }, ...lockFacts(actorName, userTarget(user), lockedUntil)),
           claimed,
         );
     } else {

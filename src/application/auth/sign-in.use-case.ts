@@ -4,7 +4,7 @@ import type { User } from '../../domain/users/user';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import { InvalidCredentialsError } from '../../domain/users/user.errors';
 import { Username } from '../../domain/users/username';
-import { type AuditFact, type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
+import { type AuditFact, type AuditRecorder, lockFacts, userActor, userTarget } from '../audit/audit-recorder';
 import type { Clock } from '../ports/clock.port';
 import type { LoginAttempts } from '../ports/login-attempts.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
@@ -93,13 +93,7 @@ export class SignInUseCase {
     const goesOn = joined && ((allowed && matches) || secondStep !== null);
     const role: Role | null = goesOn ? await this.roles.findById(user.roleId) : null;
     // A refusal's entry, and the lock's when the call locked the account.
-    const withLock = (fact: AuditFact) => (lockedUntil: Date | null) =>
-      this.audit.entries(
-        fact,
-        ...(lockedUntil
-          ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: ANONYMOUS, target, changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
-          : []),
-      );
+    const withLock = (fact: AuditFact) => (lockedUntil: Date | null) => this.audit.entries(fact, ...lockFacts(ANONYMOUS, target, lockedUntil));
     if (claimed) {
       if (allowed && matches && !secondStep) await this.attempts.succeeded(key);
       else {

@@ -2,7 +2,7 @@ import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
 import { InvalidMfaCodeError, InvalidMfaTokenError, isConfirmed, type MfaFactor } from '../../domain/mfa/mfa';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import type { User } from '../../domain/users/user';
-import { type AuditFact, type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
+import { type AuditFact, type AuditRecorder, lockFacts, userActor, userTarget } from '../audit/audit-recorder';
 import type { SessionIssuer } from '../auth/session-issuer';
 import { type SignInResult, signInResult } from '../auth/sign-in.use-case';
 import type { Clock } from '../ports/clock.port';
@@ -182,9 +182,6 @@ export class CompleteMfaSignInUseCase {
   }
 
   private refusalEntries(fact: AuditFact, lockedUntil: Date | null, user: User) {
-    const lock: AuditFact[] = lockedUntil
-      ? [{ action: AuditActions.lockedOut, code: 'threshold_reached', actor: ANONYMOUS, target: userTarget(user), changes: [{ field: 'locked_until', before: null, after: lockedUntil.toISOString() }] }]
-      : [];
-    return this.deps.auditRecorder.entries(fact, ...lock);
+    return this.deps.auditRecorder.entries(fact, ...lockFacts(ANONYMOUS, userTarget(user), lockedUntil));
   }
 }

@@ -70,22 +70,30 @@ export class RemoveOwnTotpUseCase {
   }
 }
 
-/** Ten new recovery codes, shown once; every older one dies. Only for a user with an active factor. */
+/**
+ * Ten new recovery codes, shown once; every older one dies. Only for a user with an active factor, on the password
+ * or a current authenticator code: each code is a way past the factor, not for a stolen access token alone.
+ */
 export class RegenerateRecoveryCodesUseCase {
   constructor(
     private readonly deps: {
       auditRecorder: AuditRecorder;
       userRepository: UserRepository;
       unitOfWork: UnitOfWork;
+      mfaStore: MfaStore;
+      ownFactorProof: OwnFactorProof;
       recoveryCodeGenerator: RecoveryCodeGenerator;
       secretTokens: SecretTokens;
       clock: Clock;
     },
   ) {}
 
-  async execute({ actor }: { actor: Actor }): Promise<{ recoveryCodes: string[] }> {
+  async execute({ actor, proof }: { actor: Actor; proof: FactorProof }): Promise<{ recoveryCodes: string[] }> {
     const { userRepository, unitOfWork, recoveryCodeGenerator, secretTokens, clock, auditRecorder } = this.deps;
     const user = await ownUser(userRepository, actor);
+    // No factor costs no attempt of the lockout (checked again as the codes are replaced).
+    if (!(await holdsActiveFactor(this.deps.mfaStore, user.id))) throw new MfaNotEnabledError();
+    await this.deps.ownFactorProof.check(user, proof, AuditActions.mfaRecoveryCodesRegenerated);
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => recoveryCodeGenerator.next());
     const hashes = recoveryCodes.map((c) => recoveryCodeHash(secretTokens, c));
     const now = clock.now();

@@ -3,7 +3,7 @@ import { InvalidMfaCodeError, isConfirmed } from '../../domain/mfa/mfa';
 import type { LockoutPolicy } from '../../domain/users/lockout-policy';
 import type { User } from '../../domain/users/user';
 import { Username } from '../../domain/users/username';
-import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
+import { type AuditRecorder, lockFacts, userActor, userTarget } from '../audit/audit-recorder';
 import { WrongCurrentPasswordError } from '../auth/session.errors';
 import type { Clock } from '../ports/clock.port';
 import type { LoginAttempts } from '../ports/login-attempts.port';
@@ -46,7 +46,8 @@ export class OwnFactorProof {
     }
     const wrong = proof.code !== undefined ? 'wrong_totp' : 'wrong_password';
     const refusal = { action, outcome: 'failure' as const, actor: userActor(user)!, target: userTarget(user), code: claimed ? wrong : 'locked' };
-    if (claimed) await loginAttempts.failed(key, clock.now(), lockoutPolicy, () => auditRecorder.entries(refusal), claimed);
+    // The refusal's entry, and the lock's when this refusal locked the account, as a sign-in's are.
+    if (claimed) await loginAttempts.failed(key, clock.now(), lockoutPolicy, (lockedUntil) => auditRecorder.entries(refusal, ...lockFacts(refusal.actor, refusal.target, lockedUntil)), claimed);
     else await auditRecorder.record(refusal);
     throw proof.code !== undefined ? new InvalidMfaCodeError() : new WrongCurrentPasswordError('password');
   }

@@ -40,15 +40,20 @@ interface Deps {
   clock: Clock;
 }
 
-/** Creation options for a new passkey of the caller's (its challenge stored: five minutes, one response). */
+/**
+ * Creation options for a new passkey of the caller's (its challenge stored: five minutes, one response), on the
+ * password or a current authenticator code: a stolen access token alone cannot register its holder's passkey.
+ */
 export class StartPasskeyRegistrationUseCase {
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps & { ownFactorProof: OwnFactorProof }) {}
 
-  async execute({ actor }: { actor: Actor }): Promise<Record<string, unknown>> {
+  async execute({ actor, proof }: { actor: Actor; proof: FactorProof }): Promise<Record<string, unknown>> {
     const { userRepository, mfaStore, passkeyCeremonies, auditRecorder } = this.deps;
     const user = await ownUser(userRepository, actor);
     const passkeys = await mfaStore.passkeysOf(user.id);
+    // A full set costs no attempt of the lockout.
     if (passkeys.length >= MAX_PASSKEYS_PER_USER) throw new PasskeyLimitError();
+    await this.deps.ownFactorProof.check(user, proof, AuditActions.mfaEnrollmentStarted);
     const name = user.username ?? user.email;
     const options = await passkeyCeremonies.registrationOptions({ id: user.id, name, displayName: user.name ?? name }, passkeys);
     await auditRecorder.record({ action: AuditActions.mfaEnrollmentStarted, actor: userActor(user)!, target: userTarget(user), code: 'webauthn' });

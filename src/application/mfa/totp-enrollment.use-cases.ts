@@ -13,6 +13,7 @@ import type { UnitOfWork } from '../ports/unit-of-work.port';
 import type { UserRepository } from '../ports/user-repository.port';
 import { looksLikeTotpCode, recoveryCodeHash } from './mfa-codes';
 import { ownUser } from './own-factor-access';
+import type { FactorProof, OwnFactorProof } from './own-factor-proof';
 
 export interface TotpEnrollment {
   /** Base32: for typing into an app that cannot scan. Shown this once. */
@@ -35,14 +36,20 @@ interface Deps {
   clock: Clock;
 }
 
-/** Starts an enrollment: a new secret, pending until a code of it confirms it. A pending one is replaced. */
+/**
+ * Starts an enrollment: a new secret, pending until a code of it confirms it. A pending one is replaced. On the
+ * password (or a current code), checked as a sign-in checks it: a stolen access token alone cannot put its holder's
+ * authenticator app on the account (ASVS V7.5.1).
+ */
 export class StartTotpEnrollmentUseCase {
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps & { ownFactorProof: OwnFactorProof }) {}
 
-  async execute({ actor }: { actor: Actor }): Promise<TotpEnrollment> {
+  async execute({ actor, proof }: { actor: Actor; proof: FactorProof }): Promise<TotpEnrollment> {
     const { userRepository, mfaStore, totp, secretCipher, unitOfWork, idGenerator, clock, auditRecorder } = this.deps;
     const user = await ownUser(userRepository, actor);
+    // An active app costs no attempt of the lockout (GET /v1/me/mfa tells as much).
     if ((await mfaStore.factorsOf(user.id)).some((f) => f.type === 'totp' && isConfirmed(f))) throw new MfaAlreadyEnabledError();
+    await this.deps.ownFactorProof.check(user, proof, AuditActions.mfaEnrollmentStarted);
     const secret = totp.newSecret();
     const otpauthUri = totp.uri(secret, user.username ?? user.email);
     const sealedSecret = secretCipher.seal(secret);

@@ -174,6 +174,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.reload();
     await h1('My account');
 
+    await page.getByLabel('Your password, to set up an authenticator app').fill(PASSWORD);
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     const qr = page.getByRole('img', { name: /QR code/ });
     await qr.waitFor();
@@ -187,11 +188,23 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByLabel('The app’s current six-digit code').fill(oathtoolTotp(secret));
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('heading', { name: 'Recovery codes' }).waitFor();
-    const codes = await page.locator('.codes code').allInnerTexts();
-    expect(codes).toHaveLength(10);
+    const first = await page.locator('.codes code').allInnerTexts();
+    expect(first).toHaveLength(10);
     if (shots) await screenshot(page, 'account');
     await page.getByRole('button', { name: 'I have saved them' }).click();
     await page.getByText(/Authenticator app set up on/).waitFor();
+    // New recovery codes take the password or a current code: a wrong code is said at its field.
+    const proof = page.getByLabel('Your password or the app’s current code, to make new recovery codes');
+    await proof.fill('000000' === oathtoolTotp(secret) ? '111111' : '000000');
+    await page.getByRole('button', { name: 'New recovery codes' }).click();
+    expect(await page.locator('#recovery-codes-proof-error').innerText()).toContain('That code is not right.');
+    await proof.fill(PASSWORD);
+    await page.getByRole('button', { name: 'New recovery codes' }).click();
+    await page.getByRole('heading', { name: 'Recovery codes' }).waitFor();
+    const codes = await page.locator('.codes code').allInnerTexts();
+    expect(codes).toHaveLength(10);
+    expect(codes).not.toContain(first[0]);
+    await page.getByRole('button', { name: 'I have saved them' }).click();
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signInThroughConsole(page, rig.url, ADMIN.username, PASSWORD);

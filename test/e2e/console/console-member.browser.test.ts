@@ -21,7 +21,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     rig = await startConsoleRig(kind, { MFA_REQUIRED_PERMISSIONS: 'users:delete' });
     // The admin enrolls through the API, and signs in with a code.
     const enrollOnly = await rig.signIn();
-    const { secret } = (await rig.request('POST', '/v1/me/mfa/totp', { token: enrollOnly })).body;
+    const { secret } = (await rig.request('POST', '/v1/me/mfa/totp', { token: enrollOnly, json: { password: ADMIN.password } })).body;
     expect((await rig.request('POST', '/v1/me/mfa/totp/confirm', { token: enrollOnly, json: { code: oathtoolTotp(secret) } })).status).toBe(200);
     const step = await rig.request('POST', '/v1/auth/signin', { json: { username: ADMIN.username, password: ADMIN.password } });
     token = (await rig.request('POST', '/v1/auth/signin/mfa', { json: { mfa_token: step.body.mfa_token, code: oathtoolTotp(secret, 1) } })).body.accessToken;
@@ -67,6 +67,12 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     const { page, problems } = await open(OPERATOR.username, OPERATOR.password);
     await page.getByRole('heading', { level: 1, name: 'Set up a second factor' }).waitFor();
     expect(await page.getByRole('navigation', { name: 'Console' }).count()).toBe(0);
+    // Starting asks for the password: a wrong one is said at its field, and nothing starts.
+    await page.getByLabel('Your password, to set up an authenticator app').fill('not my password at all');
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    expect(await page.locator('#totp-password-error').innerText()).toBe('The current password is not right.');
+    expect(await page.locator('#totp-secret').count()).toBe(0);
+    await page.getByLabel('Your password, to set up an authenticator app').fill(OPERATOR.password);
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     const secret = await page.locator('#totp-secret').innerText();
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -88,6 +94,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
     });
     await page.getByRole('heading', { level: 1, name: 'Set up a second factor' }).waitFor();
+    await page.getByLabel('Your password, to add a passkey').fill(KEYHOLDER.password);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByRole('button', { name: 'I have saved them: continue' }).click();
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
@@ -110,6 +117,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     await second.getByRole('button', { name: 'Sign in' }).click();
     await second.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
     // The first tab still shows the member; its next call finds its token ended, and the cookie now renews the viewer's session.
+    await first.getByLabel('Your password, to set up an authenticator app').fill(MEMBER.password);
     await first.getByRole('button', { name: 'Set up an authenticator app' }).click();
     await first.getByText('You signed in as someone else in another tab').waitFor();
     expect(await first.getByLabel('Username').count()).toBe(1);

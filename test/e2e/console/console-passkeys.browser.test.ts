@@ -27,10 +27,15 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('passkeys in the console, on 
   afterAll(async () => rig?.close());
   afterEach(() => expect(problems).toEqual([]));
 
-  it('adds a passkey on the account page, with the recovery codes of a first factor shown once', async () => {
+  it('adds a passkey on the account page on the password (a wrong one said at its field), with the recovery codes of a first factor shown once', async () => {
     await page.getByRole('link', { name: 'My account', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
     await page.getByLabel('Name of the new passkey (optional)').fill('Laptop');
+    await page.getByLabel('Your password, to add a passkey').fill('not the password at all');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.locator('#passkey-proof-error').getByText('The current password is not right.').waitFor();
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toEqual([]);
+    await page.getByLabel('Your password, to add a passkey').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByText('Passkey “Laptop” added: it signs you in as a second factor.').waitFor();
     expect(await page.locator('.codes code').count()).toBe(10);

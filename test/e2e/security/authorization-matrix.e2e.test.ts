@@ -242,14 +242,15 @@ describe('authorization matrix (every route × every role)', () => {
     { method: 'POST', path: '/v1/auth/console-session', json: { refreshToken: 'x'.repeat(43) }, expected: all(400) },
     // Second factors (#24): one's own needs only a valid token; the sign-in's second step none (an unknown ticket: 401 for all).
     { method: 'GET', path: '/v1/me/mfa', expected: { anonymous: 401, admin: 200, member: 200, inviter: 200, reader: 200 } },
-    { method: 'POST', path: '/v1/me/mfa/totp', expected: { anonymous: 401, admin: 201, member: 201, inviter: 201, reader: 201 } },
-    // Six digits that are the current code once in a million: refused as a wrong code, never as a permission.
-    { method: 'POST', path: '/v1/me/mfa/totp/confirm', json: { code: '000000' }, expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 } },
+    // Adding a factor, or new recovery codes, takes the password as removing one does: a wrong one is a 400 for all, never a 403.
+    { method: 'POST', path: '/v1/me/mfa/totp', json: { password: 'not the current password' }, expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 } },
+    // Nothing pending (the start above was refused): 409 MFA_ENROLLMENT_NOT_STARTED, never a permission.
+    { method: 'POST', path: '/v1/me/mfa/totp/confirm', json: { code: '000000' }, expected: { anonymous: 401, admin: 409, member: 409, inviter: 409, reader: 409 } },
     { method: 'DELETE', path: '/v1/me/mfa/totp', json: { password: 'not the current password' }, expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 } },
-    { method: 'POST', path: '/v1/me/mfa/recovery-codes', expected: { anonymous: 401, admin: 409, member: 409, inviter: 409, reader: 409 } },
+    { method: 'POST', path: '/v1/me/mfa/recovery-codes', json: { password: 'not the current password' }, expected: { anonymous: 401, admin: 409, member: 409, inviter: 409, reader: 409 } },
     { method: 'POST', path: '/v1/auth/signin/mfa', json: { mfa_token: 'x'.repeat(43), code: '123456' }, expected: all(401) },
     // Passkeys (#24): one's own, with a valid token; an id that is not one's own is a 404 for all, never a 403.
-    { method: 'POST', path: '/v1/me/mfa/webauthn/registration-options', expected: { anonymous: 401, admin: 200, member: 200, inviter: 200, reader: 200 } },
+    { method: 'POST', path: '/v1/me/mfa/webauthn/registration-options', json: { password: 'not the current password' }, expected: { anonymous: 401, admin: 400, member: 400, inviter: 400, reader: 400 } },
     { method: 'PATCH', path: '/v1/me/mfa/webauthn/no-such-passkey', json: { name: 'Key' }, expected: { anonymous: 401, admin: 404, member: 404, inviter: 404, reader: 404 } },
     { method: 'DELETE', path: '/v1/me/mfa/webauthn/no-such-passkey', json: { password: 'not the current password' }, expected: { anonymous: 401, admin: 404, member: 404, inviter: 404, reader: 404 } },
     { method: 'POST', path: '/v1/auth/signin/mfa/webauthn-options', json: { mfa_token: 'x'.repeat(43) }, expected: all(401) },

@@ -198,7 +198,7 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     await app.addJoinedUser({ username: 'fuzz-mfa', password: 'fuzz-mfa-password-1', email: 'fuzz-mfa@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
     mfaToken = await app.signIn('fuzz-mfa', 'fuzz-mfa-password-1');
     const authenticator = new SoftAuthenticator(app.api.container.cradle.config.publicUrl);
-    const creation = await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: mfaToken });
+    const creation = await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: mfaToken, json: { password: 'fuzz-mfa-password-1' } });
     const passkey = await app.request('POST', '/v1/me/mfa/webauthn', { token: mfaToken, json: { response: authenticator.create(creation.body) } });
     pendingIds.push(passkey.body.id);
     for (let i = 0; i < 5; i++) mfaTickets.push((await app.request('POST', '/v1/auth/signin', { json: { username: 'fuzz-mfa', password: 'fuzz-mfa-password-1' } })).body.mfa_token);
@@ -300,9 +300,18 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
     expect([...counts.values()].reduce((a, b) => a + b, 0)).toBe(RUNS);
     // The fuzz reached past authentication and validation: some answers came from the handlers.
     // (The password change's handler refuses a wrong current password with a 400 of its own: WRONG_CURRENT_PASSWORD.)
-    // (So do the factors' removals, an enrollment's confirmation and a passkey's registration: a wrong password, code
-    // or credential is a 400 of their own.) By method and path: starting an enrollment shares its path with a removal.
-    const refusesWithA400 = ['POST /v1/me/password', 'DELETE /v1/me/mfa/totp', 'POST /v1/me/mfa/totp/confirm', 'DELETE /v1/me/mfa/webauthn/{id}', 'POST /v1/me/mfa/webauthn'];
+    // (So do the factors' additions and removals, the recovery codes' regeneration, an enrollment's confirmation and a
+    // passkey's registration: a wrong password, code or credential is a 400 of their own.)
+    const refusesWithA400 = [
+      'POST /v1/me/password',
+      'POST /v1/me/mfa/totp',
+      'DELETE /v1/me/mfa/totp',
+      'POST /v1/me/mfa/totp/confirm',
+      'POST /v1/me/mfa/recovery-codes',
+      'POST /v1/me/mfa/webauthn/registration-options',
+      'DELETE /v1/me/mfa/webauthn/{id}',
+      'POST /v1/me/mfa/webauthn',
+    ];
     if (route.authenticated && route.path !== '/v1/resources' && !refusesWithA400.includes(`${route.method} ${route.path}`)) expect([...counts.keys()].some((s) => s !== 400 && s !== 401 && s !== 413 && s !== 415)).toBe(true);
     // The form was rendered again with what the fuzz entered, not only dead-link pages.
     // The token endpoint's grant was reached: refresh tokens were looked up and refused (or exchanged).

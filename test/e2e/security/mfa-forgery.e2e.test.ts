@@ -22,10 +22,10 @@ describe('the second step refuses forged, expired, replayed and malformed input'
       const password = `${username}-long-password`;
       const user = await app.addJoinedUser({ username, password, email: `${username}@example.com`, role: member });
       const token = await app.signIn(username, password);
-      const started = await app.request('POST', '/v1/me/mfa/totp', { token });
+      const started = await app.request('POST', '/v1/me/mfa/totp', { token, json: { password } });
       await app.request('POST', '/v1/me/mfa/totp/confirm', { token, json: { code: oathtoolTotp(started.body.secret) } });
       const authenticator = new SoftAuthenticator(ORIGIN);
-      const options = (await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token })).body;
+      const options = (await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token, json: { password } })).body;
       expect((await app.request('POST', '/v1/me/mfa/webauthn', { token, json: { response: authenticator.create(options) } })).status).toBe(201);
       people[username] = { id: user.id, username, password, secret: started.body.secret, authenticator };
     }
@@ -79,7 +79,7 @@ describe('the second step refuses forged, expired, replayed and malformed input'
     refused(await secondStep({ mfa_token: t.token, webauthn: a.get({ ...t.options, challenge: 'bm90LWlzc3VlZC1ieS10aGUtc2VydmljZQ' }) }), 400, 'INVALID_MFA_CODE');
     refused(await secondStep({ mfa_token: t.token, webauthn: a.get(t.options, { origin: 'https://phish.example.test' }) }), 400, 'INVALID_MFA_CODE');
     const fresh = async () => (await app.request('POST', '/v1/auth/signin/mfa/webauthn-options', { json: { mfa_token: t.token } })).body;
-    const registration = (await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: session })).body;
+    const registration = (await app.request('POST', '/v1/me/mfa/webauthn/registration-options', { token: session, json: { password: people.ada.password } })).body;
     refused(await secondStep({ mfa_token: t.token, webauthn: a.get({ ...(await fresh()), challenge: registration.challenge }) }), 400, 'INVALID_MFA_CODE');
     const signed = a.get(await fresh());
     const flipped = Buffer.from(signed.response.signature, 'base64url');

@@ -1,4 +1,5 @@
 import { allowed, canHandOut, groupPermissions, homePath, screenOf, screensFor } from '../../../console/src/logic/access';
+import { factorProof, proofError } from '../../../console/src/logic/factor-proof';
 import { displayName, localDateTime, tokenClaims } from '../../../console/src/logic/format';
 import { asProblem, explain, fieldMessages } from '../../../console/src/logic/problems';
 import { auditQueryString, changeUsersQuery, DEFAULT_USERS_QUERY, parseAuditFilters, parseUsersQuery, usersApiQuery, usersQueryString } from '../../../console/src/logic/url-state';
@@ -75,6 +76,17 @@ describe('problems in words', () => {
     expect(explain(problem('UNAUTHENTICATED', 401)).signIn).toBe(true);
     expect(explain(problem('PERMISSION_DENIED', 403)).message).toBe('Your role does not allow this.');
     expect(explain(problem('SOMETHING_NEW', 409, { detail: 'A new rule says no' })).message).toBe('A new rule says no.');
+  });
+
+  it('sends what proves the owner before a factor is added: six digits as a code only with an app, anything else as the password; a refusal at its field', () => {
+    expect(factorProof(' 123456 ', true)).toEqual({ code: '123456' });
+    expect(factorProof('123456', false)).toEqual({ password: '123456' });
+    expect(factorProof(' a long enough passphrase', true)).toEqual({ password: ' a long enough passphrase' });
+    expect(proofError(null)).toBeUndefined();
+    expect(proofError(problem('WRONG_CURRENT_PASSWORD', 400))).toBe('The current password is not right.');
+    expect(proofError(problem('INVALID_MFA_CODE', 400))).toContain('That code is not right.');
+    expect(proofError(problem('VALIDATION_FAILED', 400, { errors: [{ field: 'body.password', message: 'must NOT have fewer than 1 characters' }] }))).toBe('Password must NOT have fewer than 1 characters.');
+    expect(proofError(problem('MFA_ALREADY_ENABLED', 409))).toBeUndefined();
   });
 
   it('reads any answer as a problem, a body that is none included', () => {

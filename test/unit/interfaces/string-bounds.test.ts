@@ -104,8 +104,11 @@ describe('string bounds: no request input is unbounded', () => {
       'POST /v1/auth/signin/mfa',
       'POST /v1/auth/signin/mfa/webauthn-options',
       'POST /v1/invitations/accept',
+      'POST /v1/me/mfa/recovery-codes',
+      'POST /v1/me/mfa/totp',
       'POST /v1/me/mfa/totp/confirm',
       'POST /v1/me/mfa/webauthn',
+      'POST /v1/me/mfa/webauthn/registration-options',
       'POST /v1/me/password',
       'POST /v1/roles',
       'POST /v1/service-accounts',
@@ -135,9 +138,10 @@ describe('string bounds: no request input is unbounded', () => {
     // RFC 7662 take the same form: token, token_type_hint and the client's credentials).
     const bodies = routes.filter((r) => r.schema?.body && !['/oauth/token', '/oauth/revoke', '/oauth/introspect'].includes(r.url));
     // Sign-in, refresh, own password, the reset request, confirmation and form (#10), invite, accept, its form, a user's PATCH, a role's POST and PATCH (#11),
-    // a service account's POST and PATCH, its secrets' POST and its keys' PUT (#21), the second factor's confirm, removal and sign-in step,
-    // and the passkeys' registration, rename, removal and sign-in options (#24), the console session's hand-over (#25).
-    expect(bodies).toHaveLength(24);
+    // a service account's POST and PATCH, its secrets' POST and its keys' PUT (#21), the second factor's start, confirm, removal and sign-in step,
+    // the recovery codes' regeneration, and the passkeys' registration options, registration, rename, removal and sign-in options (#24), the
+    // console session's hand-over (#25).
+    expect(bodies).toHaveLength(27);
     for (const route of bodies) expect({ route: route.url, additionalProperties: route.schema!.body!.additionalProperties }).toEqual({ route: route.url, additionalProperties: false });
   });
 });

@@ -7,7 +7,7 @@ export { ACCOUNT_SECURITY_SCRIPT } from './account-security.script';
 /**
  * One's own second factors, on a page the service serves (#24): sign in (the password, then a passkey, a code or a
  * recovery code),
- * register a passkey, see one's passkeys. Everything happens in its script (account-security.script.ts) against the
+ * register a passkey (on the password, or a current authenticator code), see one's passkeys. Everything happens in its script (account-security.script.ts) against the
  * API; the tokens live in that script's memory only, never in storage a later page could read.
  */
 export function renderAccountSecurityPage(): string {
@@ -45,6 +45,9 @@ export function renderAccountSecurityPage(): string {
 <form id="add-passkey" novalidate>
   <label for="passkey-name">Name of the new passkey</label>
   <input id="passkey-name" name="name" maxlength="${PASSKEY_NAME_MAX_LENGTH}" placeholder="This laptop">
+  <label for="passkey-proof">Your password (or your authenticator app’s current code), to register a passkey</label>
+  <input id="passkey-proof" name="password" type="password" autocomplete="current-password" required maxlength="${PASSWORD_MAX_LENGTH}" aria-describedby="passkey-proof-error">
+  <p id="passkey-proof-error" class="error" role="alert" hidden></p>
   <button type="submit" id="register-passkey">Register a passkey</button>
 </form>
 <div id="recovery" hidden>

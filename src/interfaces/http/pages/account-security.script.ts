@@ -172,11 +172,32 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
     await secondStep({ recovery_code: code });
   });
 
+  /** A refused proof said at its field (and in the status line, for its outcome); none clears it. */
+  function proofError(code, text) {
+    var note = $('passkey-proof-error');
+    note.hidden = !text;
+    note.textContent = text || '';
+    $('passkey-proof').setAttribute('aria-invalid', text ? 'true' : 'false');
+    if (text) status('error', code, text);
+  }
+
+  var PROOF_REFUSED = {
+    WRONG_CURRENT_PASSWORD: 'That is not your password (too many tries lock the account for a while).',
+    INVALID_MFA_CODE: 'That code is not right: use the current code of your authenticator app (each works once).'
+  };
+
   $('add-passkey').addEventListener('submit', async function (event) {
     event.preventDefault();
+    // The password, or six digits: a current code of the authenticator app (no password is six digits alone).
+    var entered = $('passkey-proof').value;
+    if (!entered) return proofError('proof-missing', 'Enter your password (or your authenticator app’s current code) to register a passkey.');
+    proofError(null, null);
+    var proof = /^[0-9]{6}$/.test(entered.trim()) ? { code: entered.trim() } : { password: entered };
     try {
-      var given = await authed('POST', '/v1/me/mfa/webauthn/registration-options');
+      var given = await authed('POST', '/v1/me/mfa/webauthn/registration-options', proof);
       if (!given) return;
+      $('passkey-proof').value = '';
+      if (PROOF_REFUSED[given.body.code]) return proofError(given.body.code, PROOF_REFUSED[given.body.code]);
       if (!given.ok) return status('error', given.body.code || 'error', given.body.detail || 'No registration options.');
       var o = given.body;
       status('', 'working', 'Creating the passkey…');

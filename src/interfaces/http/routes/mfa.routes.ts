@@ -5,7 +5,7 @@ import type { ConfirmTotpEnrollmentUseCase, StartTotpEnrollmentUseCase } from '.
 import type { FactorProof } from '../../../application/mfa/own-factor-proof';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { bodyProblems, problemResponse, protectedProblems, throttledProblem, userIdParams } from '../schemas';
-import { factorProofBody } from './webauthn.schemas';
+import { factorProofBody, factorProofDescription, wrongFactorProof } from './webauthn.schemas';
 
 const gone = problemResponse('The account was deleted or deactivated meanwhile (`USER_NOT_FOUND`), or the token is a service account’s (`NOT_A_USER`)');
 const datetime = { type: 'string', format: 'date-time' } as const;
@@ -84,18 +84,20 @@ export function mfaRoutes(deps: {
       },
     );
 
-    app.post(
+    app.post<{ Body: FactorProof }>(
       '/me/mfa/totp',
       {
-        config: { mfaEnrollment: true },
+        config: { throttle: 'address', mfaEnrollment: true },
         schema: {
           operationId: 'startTotpEnrollment',
           tags: ['mfa'],
-          summary: 'Start enrolling an authenticator app: its secret, otpauth URI and QR code (shown this once)',
+          summary: 'Start enrolling an authenticator app, on one’s password: its secret, otpauth URI and QR code (shown this once)',
           description:
             'The factor is pending until POST /v1/me/mfa/totp/confirm proves a code of it; starting again replaces a pending one. ' +
-            'With an active one: 409 `MFA_ALREADY_ENABLED`. The secret is stored sealed (MFA_ENCRYPTION_KEY) and never answered again.',
+            'With an active one: 409 `MFA_ALREADY_ENABLED`. The secret is stored sealed (MFA_ENCRYPTION_KEY) and never answered again. ' +
+            `An enrollment-only token (MFA_REQUIRED_PERMISSIONS) starts one too. ${factorProofDescription} Without an active app, only the password proves.`,
           security: [{ bearerAuth: [] }],
+          body: factorProofBody(PASSWORD_MAX_LENGTH),
           response: {
             201: {
               type: 'object',
@@ -107,14 +109,16 @@ export function mfaRoutes(deps: {
               },
             },
             ...protectedProblems,
+            400: wrongFactorProof,
             404: gone,
             409: problemResponse('An authenticator app is active already (`MFA_ALREADY_ENABLED`)'),
             ...bodyProblems,
+            429: throttledProblem,
           },
         },
       },
       async (request, reply) => {
-        const enrollment = await deps.startTotpEnrollment.execute({ actor: await app.authenticate(request) });
+        const enrollment = await deps.startTotpEnrollment.execute({ actor: await app.authenticate(request), proof: request.body });
         return reply
           .code(201)
           .header('cache-control', 'no-store')
@@ -157,13 +161,13 @@ export function mfaRoutes(deps: {
           operationId: 'removeOwnTotp',
           tags: ['mfa'],
           summary: 'Remove one’s authenticator app, on one’s password or a current code of it; the recovery codes go with the last factor',
-          description: '`password` or `code` is checked as a sign-in checks it and counts against the same lockout; a code used here is used up.',
+          description: factorProofDescription,
           security: [{ bearerAuth: [] }],
           body: factorProofBody(PASSWORD_MAX_LENGTH),
           response: {
             204: { description: 'Removed', type: 'null' },
             ...protectedProblems,
-            400: problemResponse('Wrong password (`WRONG_CURRENT_PASSWORD`) or code (`INVALID_MFA_CODE`), or a locked account'),
+            400: wrongFactorProof,
             404: gone,
             409: problemResponse('No authenticator app (`MFA_NOT_ENABLED`)'),
             ...bodyProblems,
@@ -177,25 +181,30 @@ export function mfaRoutes(deps: {
       },
     );
 
-    app.post(
+    app.post<{ Body: FactorProof }>(
       '/me/mfa/recovery-codes',
       {
+        config: { throttle: 'address' },
         schema: {
           operationId: 'regenerateRecoveryCodes',
           tags: ['mfa'],
-          summary: 'Ten new recovery codes, shown once; every older one stops working',
+          summary: 'Ten new recovery codes, shown once, on one’s password or a current authenticator code; every older one stops working',
+          description: factorProofDescription,
           security: [{ bearerAuth: [] }],
+          body: factorProofBody(PASSWORD_MAX_LENGTH),
           response: {
             200: recoveryCodes,
             ...protectedProblems,
+            400: wrongFactorProof,
             404: gone,
             409: problemResponse('No active second factor (`MFA_NOT_ENABLED`)'),
             ...bodyProblems,
+            429: throttledProblem,
           },
         },
       },
       async (request, reply) => {
-        const { recoveryCodes: codes } = await deps.regenerateRecoveryCodes.execute({ actor: await app.authenticate(request) });
+        const { recoveryCodes: codes } = await deps.regenerateRecoveryCodes.execute({ actor: await app.authenticate(request), proof: request.body });
         return reply.header('cache-control', 'no-store').send({ recovery_codes: codes });
       },
     );

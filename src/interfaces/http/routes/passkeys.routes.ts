@@ -3,7 +3,7 @@ import type { FinishPasskeyRegistrationUseCase, RemoveOwnPasskeyUseCase, RenameP
 import type { FactorProof } from '../../../application/mfa/own-factor-proof';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { bodyProblems, problemResponse, protectedProblems, throttledProblem } from '../schemas';
-import { creationOptionsSchema, factorProofBody, passkeyBody, passkeyIdParams, passkeyNameSchema, passkeySchema, registrationResponseSchema } from './webauthn.schemas';
+import { creationOptionsSchema, factorProofBody, factorProofDescription, passkeyBody, passkeyIdParams, passkeyNameSchema, passkeySchema, registrationResponseSchema, wrongFactorProof } from './webauthn.schemas';
 
 const gone = problemResponse('The account was deleted or deactivated meanwhile (`USER_NOT_FOUND`), or the token is a service account’s (`NOT_A_USER`)');
 const noSuchPasskey = problemResponse('The caller has no passkey with this id (`PASSKEY_NOT_FOUND`), or the account is gone (`USER_NOT_FOUND`)');
@@ -16,19 +16,23 @@ export function passkeysRoutes(deps: {
   removeOwnPasskey: RemoveOwnPasskeyUseCase;
 }) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.post(
+    app.post<{ Body: FactorProof }>(
       '/me/mfa/webauthn/registration-options',
       {
         config: { throttle: 'address', mfaEnrollment: true },
         schema: {
           operationId: 'startPasskeyRegistration',
           tags: ['mfa'],
-          summary: 'Options for registering a passkey (WebAuthn creation options, the relying party PUBLIC_URL’s host)',
-          description: 'Pass them to `navigator.credentials.create`, then send its credential to POST /v1/me/mfa/webauthn within 5 minutes. At most 10 passkeys: 409 `PASSKEY_LIMIT_REACHED`.',
+          summary: 'Options for registering a passkey (WebAuthn creation options, the relying party PUBLIC_URL’s host), on one’s password or a current authenticator code',
+          description:
+            'Pass them to `navigator.credentials.create`, then send its credential to POST /v1/me/mfa/webauthn within 5 minutes. At most 10 passkeys: 409 `PASSKEY_LIMIT_REACHED`. ' +
+            factorProofDescription,
           security: [{ bearerAuth: [] }],
+          body: factorProofBody(PASSWORD_MAX_LENGTH),
           response: {
             200: creationOptionsSchema,
             ...protectedProblems,
+            400: wrongFactorProof,
             404: gone,
             409: problemResponse('The caller holds 10 passkeys already (`PASSKEY_LIMIT_REACHED`)'),
             ...bodyProblems,
@@ -37,7 +41,7 @@ export function passkeysRoutes(deps: {
         },
       },
       async (request, reply) => {
-        const options = await deps.startPasskeyRegistration.execute({ actor: await app.authenticate(request) });
+        const options = await deps.startPasskeyRegistration.execute({ actor: await app.authenticate(request), proof: request.body });
         return reply.header('cache-control', 'no-store').send(options);
       },
     );
@@ -117,14 +121,14 @@ export function passkeysRoutes(deps: {
           operationId: 'removeOwnPasskey',
           tags: ['mfa'],
           summary: 'Remove one of the caller’s passkeys, on the password or a current authenticator code; the recovery codes go with the last factor',
-          description: '`password` or `code` is checked as a sign-in checks it and counts against the same lockout.',
+          description: factorProofDescription,
           security: [{ bearerAuth: [] }],
           params: passkeyIdParams,
           body: factorProofBody(PASSWORD_MAX_LENGTH),
           response: {
             204: { description: 'Removed', type: 'null' },
             ...protectedProblems,
-            400: problemResponse('Wrong password (`WRONG_CURRENT_PASSWORD`) or code (`INVALID_MFA_CODE`), or a locked account'),
+            400: wrongFactorProof,
             404: noSuchPasskey,
             ...bodyProblems,
             429: throttledProblem,

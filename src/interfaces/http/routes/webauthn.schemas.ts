@@ -1,5 +1,6 @@
 import { PASSKEY_NAME_MAX_LENGTH } from '../../../domain/mfa/passkey';
 import type { PasskeyView } from '../../../application/mfa/passkey.use-cases';
+import { problemResponse } from '../schemas';
 
 /** The JSON shapes of WebAuthn (passkeys, #24) on the wire: options handed to a browser, and what it answers. */
 
@@ -120,7 +121,10 @@ export const passkeyIdParams = {
   properties: { id: { type: 'string', minLength: 1, maxLength: 36, pattern: '^[\\x20-\\x7e]+$' } },
 } as const;
 
-/** What proves the owner before a factor goes: the password, or a current code of the authenticator app. */
+/**
+ * What proves the owner before a factor is added or goes, or new recovery codes are made: the password, or a current
+ * code of the authenticator app (ASVS V7.5.1: a bearer token alone changes no second factor).
+ */
 export const factorProofBody = (passwordMaxLength: number) =>
   ({
     type: 'object',
@@ -131,3 +135,11 @@ export const factorProofBody = (passwordMaxLength: number) =>
     },
     oneOf: [{ required: ['password'] }, { required: ['code'] }],
   }) as const;
+
+/** How a route that takes `factorProofBody` says so. */
+export const factorProofDescription = '`password` or `code` is checked as a sign-in checks it and counts against the same lockout; a code used here is used up.';
+
+/** A refused proof, or a body without one. */
+export const wrongFactorProof = problemResponse(
+  'Wrong password (`WRONG_CURRENT_PASSWORD`) or code (`INVALID_MFA_CODE`), or a locked account; neither or both given, or malformed (`VALIDATION_FAILED`)',
+);
