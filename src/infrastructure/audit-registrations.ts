@@ -4,6 +4,7 @@ import { ExportAuditEventsUseCase, ListAuditEventsUseCase } from '../application
 import type { AuditLog, AuditTrail } from '../application/ports/audit-trail.port';
 import type { Clock } from '../application/ports/clock.port';
 import type { IdGenerator } from '../application/ports/id-generator.port';
+import type { Pseudonyms } from '../application/ports/pseudonyms.port';
 import type { RequestOrigin } from '../application/ports/request-origin.port';
 import { AsyncLocalRequestOrigin } from './audit/async-local-request-origin';
 import { AuditMaintenance } from './audit/audit-maintenance';
@@ -34,7 +35,7 @@ export interface AuditCradle {
   exportAuditEvents: ExportAuditEventsUseCase;
 }
 
-type Needs = AuditCradle & PersistenceCradle & { clock: Clock; idGenerator: IdGenerator; logger: Logger; commitSignal: CommitSignal };
+type Needs = AuditCradle & PersistenceCradle & { clock: Clock; idGenerator: IdGenerator; logger: Logger; commitSignal: CommitSignal; pseudonyms: Pseudonyms };
 
 export function auditRegistrations(config: Pick<Config, 'audit'>): Registrations<AuditCradle> {
   const { sealKey, retentionSeconds, enabled } = config.audit;
@@ -42,7 +43,7 @@ export function auditRegistrations(config: Pick<Config, 'audit'>): Registrations
     requestOrigin: asClass(AsyncLocalRequestOrigin).singleton(),
     auditTrail: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new StandaloneTypeOrmAuditTrail({ manager: dataSource.manager, sqliteWriteQueue })).singleton(),
     auditRecorder: asFunction(
-      ({ clock, idGenerator, requestOrigin, auditTrail }: Needs) => new AuditRecorder({ clock, idGenerator, requestOrigin, auditTrail, auditEnabled: enabled }),
+      ({ clock, idGenerator, requestOrigin, auditTrail, pseudonyms }: Needs) => new AuditRecorder({ clock, idGenerator, requestOrigin, auditTrail, pseudonyms, auditEnabled: enabled }),
     ).singleton(),
     auditLog: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new TypeOrmAuditLog({ dataSource, sqliteWriteQueue })).singleton(),
     auditSealer: asFunction(

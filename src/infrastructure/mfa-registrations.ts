@@ -13,12 +13,14 @@ import type { WebAuthn } from '../application/ports/webauthn.port';
 import { ConfirmTotpEnrollmentUseCase, StartTotpEnrollmentUseCase } from '../application/mfa/totp-enrollment.use-cases';
 import type { MfaStore } from '../application/ports/mfa-store.port';
 import type { SecretCipher } from '../application/ports/secret-cipher.port';
+import type { Pseudonyms } from '../application/ports/pseudonyms.port';
 import type { SignInTickets } from '../application/ports/sign-in-tickets.port';
 import type { RecoveryCodeGenerator, Totp } from '../application/ports/totp.port';
 import type { Config } from './config/config';
 import { AesGcmSecretCipher, loadOrCreateLocalMfaKey, parseMfaKey } from './crypto/aes-gcm-secret-cipher';
 import { OtplibTotp, RandomRecoveryCodes } from './crypto/otplib-totp';
 import { SealedSignInTickets } from './crypto/sealed-sign-in-tickets';
+import { HmacPseudonyms } from './crypto/hmac-pseudonyms';
 import { SimpleWebAuthn } from './crypto/simplewebauthn-webauthn';
 import { describeError, type Logger } from './logging/logger';
 import { TypeOrmMfaStore } from './persistence/typeorm/typeorm-mfa.store';
@@ -34,6 +36,8 @@ export interface MfaCradle {
   secretCipher: SecretCipher;
   /** The sign-in's second-step tickets, sealed with a key derived from mfaKey. */
   signInTickets: SignInTickets;
+  /** What the audit trail names a text typed for no account by (a key derived from mfaKey). */
+  pseudonyms: Pseudonyms;
   totp: Totp;
   recoveryCodeGenerator: RecoveryCodeGenerator;
   mfaChallenges: MfaChallenges;
@@ -91,6 +95,7 @@ export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaR
     }).singleton(),
     // Sealed with a key derived from the same one: every replica that opens a factor opens a ticket.
     signInTickets: asFunction(({ mfaKey }: MfaCradle) => new SealedSignInTickets(mfaKey)).singleton(),
+    pseudonyms: asFunction(({ mfaKey }: MfaCradle) => new HmacPseudonyms(mfaKey)).singleton(),
     // The issuer an authenticator app shows beside the account: the service's host name (no port: the key URI format
     // allows no colon in it).
     totp: asFunction(() => new OtplibTotp(new URL(config.publicUrl).hostname)).singleton(),

@@ -58,6 +58,27 @@ describe('the audit trail over HTTP (#23)', () => {
     expect(answer.text).not.toContain('not-the-password-at-all');
   });
 
+  it('keeps a name typed for no account as a pseudonym, never its text: it may be a password typed into the wrong field', async () => {
+    const typed = `correct horse battery staple ${randomUUID().slice(0, 6)}`;
+    const other = `${typed} again`;
+    for (const username of [typed, typed, other]) {
+      expect((await app.request('POST', '/v1/auth/signin', { json: { username, password: 'whatever-was-typed-here' } })).status).toBe(401);
+    }
+    const answer = await events('?action=auth.signin_failed&outcome=failure&page_size=3');
+    const snapshots = answer.body.audit_events.map((e: { code: string; target: { snapshot: string } }) => [e.code, e.target.snapshot]);
+    expect(snapshots).toEqual([
+      ['unknown_user', expect.stringMatching(/^typed:[0-9a-f]{16}$/)],
+      ['unknown_user', expect.stringMatching(/^typed:[0-9a-f]{16}$/)],
+      ['unknown_user', expect.stringMatching(/^typed:[0-9a-f]{16}$/)],
+    ]);
+    // Newest first: the other name, then the same name twice under one pseudonym, so attempts still group.
+    expect(snapshots[1][1]).toBe(snapshots[2][1]);
+    expect(snapshots[0][1]).not.toBe(snapshots[1][1]);
+    const exported = await app.request('GET', `/v1/audit-events/export?from=${new Date(Date.now() - 60_000).toISOString()}`, { token: admin });
+    expect(exported.status).toBe(200);
+    expect(`${answer.text}${exported.text}`).not.toContain('correct horse');
+  });
+
   it('pages newest first with a `next` cursor, each entry once', async () => {
     const { user } = await member();
     for (const name of ['One', 'Two', 'Three']) expect((await app.request('PATCH', `/v1/users/${user.id}`, { token: admin, json: { name } })).status).toBe(200);

@@ -15,6 +15,7 @@ import type { Actor } from '../auth/actor';
 import type { AuditTrail } from '../ports/audit-trail.port';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
+import type { Pseudonyms } from '../ports/pseudonyms.port';
 import type { RequestOrigin } from '../ports/request-origin.port';
 import type { UserRepository } from '../ports/user-repository.port';
 
@@ -37,6 +38,8 @@ export interface AuditRecorderDeps {
   auditTrail: AuditTrail;
   /** AUDIT_TRAIL: false writes nothing (only to measure the trail's cost). */
   auditEnabled?: boolean;
+  /** What names a text typed for no account (typedName). */
+  pseudonyms: Pseudonyms;
 }
 
 /**
@@ -50,8 +53,10 @@ export class AuditRecorder {
   private readonly origin: RequestOrigin;
   private readonly trail: AuditTrail;
   private readonly enabled: boolean;
+  private readonly pseudonyms: Pseudonyms;
 
   constructor(deps: AuditRecorderDeps) {
+    this.pseudonyms = deps.pseudonyms;
     this.enabled = deps.auditEnabled ?? true;
     this.clock = deps.clock;
     this.ids = deps.idGenerator;
@@ -77,6 +82,15 @@ export class AuditRecorder {
       requestId: cut(requestId, AUDIT_LIMITS.requestId),
       changes,
     };
+  }
+
+  /**
+   * What the trail keeps of a name typed for no account (a sign-in's unknown username): `typed:` and its pseudonym,
+   * the same for the same name, so failures on one name still group together, and never the text, which may be a
+   * password typed into the wrong field (an entry goes to every reader of the trail and to its Kafka topic).
+   */
+  typedName(text: string): string {
+    return `typed:${this.pseudonyms.of(text)}`;
   }
 
   /** The facts' entries, to be written by an adapter with its own change (none when the trail is off). */

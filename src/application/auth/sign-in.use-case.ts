@@ -82,7 +82,7 @@ export class SignInUseCase {
     const matches = await this.hasher.verify(password, allowed ? user.passwordHash : undefined);
     // The caller is told nothing more than "invalid credentials"; the trail keeps the reason.
     const reason = !claimed ? 'locked' : refusal(user, matches);
-    const target = signInTarget(user, key);
+    const target = signInTarget(user, this.audit.typedName(key));
     // Every attempt reads factors, a joined user's, a nil id's otherwise: the same work whatever the password and
     // whether the user exists. A user with a factor then gets the second step's problem whatever the password, and
     // locked or deactivated too (a wrong password's ticket, which never completes): so the password is confirmed
@@ -152,7 +152,7 @@ function refusal(user: User | null, matches: boolean): string | null {
   return matches ? null : 'wrong_password';
 }
 
-/** The account tried: the user, or (unknown) the name typed, as its lookup key, so failures on one name group together. */
-function signInTarget(user: User | null, key: string): AuditTarget {
-  return user ? userTarget(user) : { type: 'user', id: null, snapshot: key.slice(0, 64) };
+/** The account tried: the user, or (unknown) the pseudonym of the name typed (AuditRecorder.typedName), so failures on one name group together. */
+function signInTarget(user: User | null, typed: string): AuditTarget {
+  return user ? userTarget(user) : { type: 'user', id: null, snapshot: typed };
 }

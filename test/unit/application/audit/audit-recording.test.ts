@@ -2,7 +2,7 @@ import { SignInUseCase } from '../../../../src/application/auth/sign-in.use-case
 import { UpdateUserUseCase } from '../../../../src/application/users/update-user.use-case';
 import { AuditSecretFieldError, type AuditEntry } from '../../../../src/domain/audit/audit-entry';
 import { InvalidCredentialsError } from '../../../../src/domain/users/user.errors';
-import { auditRecorderFor, TEST_ORIGIN } from '../../../support/fakes/audit-recorder';
+import { auditRecorderFor, TEST_ORIGIN, TEST_PSEUDONYMS } from '../../../support/fakes/audit-recorder';
 import { FakePasswordHasher, fakeHashOf } from '../../../support/fakes/fake-password-hasher';
 import { fakeSessionIssuer } from '../../../support/fakes/fake-session-issuer';
 import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
@@ -76,7 +76,9 @@ describe('the audit trail of sign-ins', () => {
       ['auth.signin_failed', 'failure', 'not_joined'],
       ['auth.signin_failed', 'failure', 'wrong_password'],
     ]);
-    expect(trail.entries[0]!.target).toEqual({ type: 'user', id: null, snapshot: 'nobody' });
+    // An unknown name is kept as its pseudonym: what was typed may be a password typed into the wrong field.
+    expect(trail.entries[0]!.target).toEqual({ type: 'user', id: null, snapshot: `typed:${TEST_PSEUDONYMS.of('nobody')}` });
+    expect(JSON.stringify(trail.entries)).not.toContain('nobody');
     expect(trail.entries[0]!.actor).toEqual({ type: 'anonymous', id: null, name: null });
   });
 
