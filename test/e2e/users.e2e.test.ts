@@ -257,6 +257,8 @@ describe('users', () => {
         const response = await app.request('GET', `/v1/users?${query}`, { token: adminToken });
         expect(response.status).toBe(400);
         expect(response.body.code).toBe('VALIDATION_FAILED');
+        // A parameter given twice is told so, not as a bad number.
+        if (query === 'page=1&page=2') expect(response.body.errors).toEqual([{ field: 'page', message: 'is given more than once' }]);
       },
     );
   });

@@ -90,8 +90,19 @@ interface ValidationIssue {
   keyword?: string;
   instancePath?: string;
   message?: string;
-  params?: { missingProperty?: string; additionalProperty?: string };
+  params?: { missingProperty?: string; additionalProperty?: string; pattern?: string };
 }
+
+/** What a schema's pattern asks for, in words: a client is told that, not the regular expression. */
+const PATTERN_MEANINGS: Record<string, string> = {
+  '^(\\*|"[1-9][0-9]{0,14}")$': 'must be one strong entity tag as `ETag` gives it ("3"), or *: weak tags (W/"3") and lists are refused',
+  '^[0-9]{6}$': 'must be six digits',
+  '^[A-Za-z0-9_-]+$': 'must be base64url: letters, digits, - and _',
+  '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$': 'must be a user id (a UUID)',
+  '^[\\x20-\\x7e]+$': 'must be printable ASCII',
+  '^[\\x21-\\x7e]+$': 'must be printable ASCII without spaces',
+  '^[a-z_.]+$': 'must be lowercase letters, _ and . (an action or its start, such as user. or auth.signin)',
+};
 
 function fieldOf(context: string | undefined, issue: ValidationIssue): string {
   const base = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -102,6 +113,8 @@ function fieldOf(context: string | undefined, issue: ValidationIssue): string {
 
 function messageOf(issue: ValidationIssue): string {
   if (issue.keyword === 'additionalProperties') return 'is not a field of this request';
+  const meaning = issue.keyword === 'pattern' ? PATTERN_MEANINGS[issue.params?.pattern ?? ''] : undefined;
+  if (meaning) return meaning;
   return issue.message ?? 'is invalid';
 }
 

@@ -10,7 +10,7 @@ export function strictIntegerQuery(names: readonly string[]) {
     const query = request.query as Record<string, unknown>;
     const problems = names
       .filter((name) => query[name] !== undefined && !(typeof query[name] === 'string' && /^[0-9]{1,10}$/.test(query[name] as string)))
-      .map((name) => ({ field: name, message: 'must be a positive integer' }));
+      .map((name) => ({ field: name, message: Array.isArray(query[name]) ? 'is given more than once' : 'must be a positive integer' }));
     if (problems.length > 0) throw new ValidationError(problems);
   };
 }
