@@ -131,7 +131,7 @@ describe('the OpenAPI document, as its consumers read it', () => {
       const bodies = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.requestBody ? Object.values(op.requestBody.content) : [])));
       // But the OAuth endpoints' forms (#21): RFC 6749 §3.2 says unknown parameters are ignored (RFC 7009 and 7662 too).
       const oauth = ['/oauth/token', '/oauth/revoke', '/oauth/introspect'].flatMap((path) => Object.values(doc.paths[path]!.post!.requestBody!.content));
-      expect(bodies.length).toBe(27); // 22, the console session's hand-over (#25), and the passkeys' four (#24)
+      expect(bodies.length).toBe(30); // 22, the console session's hand-over (#25), the passkeys' four (#24), and the proofs that adding a factor takes (three)
       for (const media of bodies) if (!oauth.includes(media)) expect(media.schema.additionalProperties).toBe(false);
     });
   });
