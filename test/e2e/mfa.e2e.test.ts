@@ -40,6 +40,7 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
 
     let listed = await app.request('GET', '/v1/me/mfa', { token: p.token });
     expect(listed.body).toMatchObject({ factors: [{ type: 'totp', confirmed: false }], recovery_codes_remaining: 0 });
+    expect(listed.body.factors[0].last_used_date).toBeUndefined();
     expect(listed.text).not.toContain(started.body.secret);
     // Pending: the password alone still signs in.
     expect((await signIn(p.username, p.password)).status).toBe(200);
@@ -60,6 +61,10 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
 
     listed = await app.request('GET', '/v1/me/mfa', { token: p.token });
     expect(listed.body).toMatchObject({ factors: [{ type: 'totp', confirmed: true }], recovery_codes_remaining: 10 });
+    // The confirming code was its first use: the start of its 30-second step (drift of a step either way allowed).
+    const lastUsed = Date.parse(listed.body.factors[0].last_used_date);
+    expect(Math.abs(lastUsed - Date.now())).toBeLessThan(61_000);
+    expect(lastUsed % 30_000).toBe(0);
     const again = await app.request('POST', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password } });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('MFA_ALREADY_ENABLED');

@@ -105,7 +105,8 @@ function SecondFactors() {
       {factors.data && totp && (
         <div>
           <p>
-            Authenticator app set up on <LocalTime iso={totp.confirmed_date ?? totp.created_date} />. Recovery codes left: {factors.data.recovery_codes_remaining}.
+            Authenticator app set up on <LocalTime iso={totp.confirmed_date ?? totp.created_date} />
+            {totp.last_used_date ? <>, a code of it last accepted about <LocalTime iso={totp.last_used_date} /></> : null}. Recovery codes left: {factors.data.recovery_codes_remaining}.
           </p>
           <ProofForm
             id="recovery-codes-proof"

@@ -1,5 +1,5 @@
 import { AuditActions } from '../../domain/audit/audit-entry';
-import { MfaNotEnabledError, RECOVERY_CODE_COUNT, isConfirmed } from '../../domain/mfa/mfa';
+import { MfaNotEnabledError, RECOVERY_CODE_COUNT, isConfirmed, lastUsedAt } from '../../domain/mfa/mfa';
 import { userMfaRemoved } from '../../domain/mfa/mfa.events';
 import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
 import type { Actor } from '../auth/actor';
@@ -15,7 +15,7 @@ import { holdsActiveFactor, ownUser } from './own-factor-access';
 import type { FactorProof, OwnFactorProof } from './own-factor-proof';
 
 export type OwnFactor =
-  | { type: 'totp'; confirmed: boolean; createdAt: Date; confirmedAt: Date | null }
+  | { type: 'totp'; confirmed: boolean; createdAt: Date; confirmedAt: Date | null; lastUsedAt: Date | null }
   | { type: 'webauthn'; id: string; name: string; confirmed: true; createdAt: Date; confirmedAt: Date; lastUsedAt: Date | null };
 
 export interface OwnFactors {
@@ -33,7 +33,7 @@ export class ListOwnFactorsUseCase {
     const passkeys = await this.deps.mfaStore.passkeysOf(user.id);
     return {
       factors: [
-        ...factors.map((f): OwnFactor => ({ type: f.type, confirmed: isConfirmed(f), createdAt: f.createdAt, confirmedAt: f.confirmedAt })),
+        ...factors.map((f): OwnFactor => ({ type: f.type, confirmed: isConfirmed(f), createdAt: f.createdAt, confirmedAt: f.confirmedAt, lastUsedAt: lastUsedAt(f) })),
         ...passkeys.map((p): OwnFactor => ({ type: 'webauthn', id: p.id, name: p.name, confirmed: true, createdAt: p.createdAt, confirmedAt: p.createdAt, lastUsedAt: p.lastUsedAt })),
       ],
       recoveryCodesRemaining: await this.deps.mfaStore.remainingRecoveryCodes(user.id),

@@ -34,6 +34,17 @@ export const RECOVERY_CODE_COUNT = 10;
 /** How long a sign-in's second-step ticket (mfa_token) works after its password step. */
 export const MFA_CHALLENGE_TTL_SECONDS = 300;
 
+/** An authenticator app's time step (RFC 6238's X): a code is that of the 30-second step it falls in. */
+export const TOTP_STEP_SECONDS = 30;
+
+/**
+ * When a code of the factor was last accepted (a sign-in, a proof, or the code that confirmed it): the start of that
+ * code's time step, so at most a step (and the drift allowed) from the moment; null when none was.
+ */
+export function lastUsedAt(factor: MfaFactor): Date | null {
+  return factor.lastUsedStep === null ? null : new Date(factor.lastUsedStep * TOTP_STEP_SECONDS * 1000);
+}
+
 /** Whether the factor is active: confirmed by a first code. */
 export function isConfirmed(factor: MfaFactor): boolean {
   return factor.confirmedAt !== null;

@@ -4,8 +4,9 @@ import { verify } from '@otplib/totp';
 import { generateTOTP } from '@otplib/uri';
 import { toDataURL } from 'qrcode';
 import type { RecoveryCodeGenerator, Totp } from '../../application/ports/totp.port';
+import { TOTP_STEP_SECONDS } from '../../domain/mfa/mfa';
 
-const PERIOD_SECONDS = 30;
+const PERIOD_SECONDS = TOTP_STEP_SECONDS;
 const SECRET_BYTES = 20;
 
 /**

@@ -47,7 +47,9 @@ export function mfaRoutes(deps: {
                   type: 'array',
                   items: {
                     type: 'object',
-                    description: 'An authenticator app (`totp`, one at most) or a passkey (`webauthn`, several: with `id`, `name` and `last_used_date`)',
+                    description:
+                      'An authenticator app (`totp`, one at most) or a passkey (`webauthn`, several, with `id` and `name`). `last_used_date`: when it last signed in or proved the ' +
+                      'owner (a passkey: that moment; an app: the start of the 30-second step of its last code accepted, the confirming code included); absent before its first use',
                     required: ['type', 'confirmed', 'created_date'],
                     properties: {
                       type: { type: 'string', enum: ['totp', 'webauthn'] },
@@ -77,7 +79,7 @@ export function mfaRoutes(deps: {
             confirmed: f.confirmedAt !== null,
             created_date: f.createdAt.toISOString(),
             ...(f.confirmedAt ? { confirmed_date: f.confirmedAt.toISOString() } : {}),
-            ...(f.type === 'webauthn' && f.lastUsedAt ? { last_used_date: f.lastUsedAt.toISOString() } : {}),
+            ...(f.lastUsedAt ? { last_used_date: f.lastUsedAt.toISOString() } : {}),
           })),
           recovery_codes_remaining: recoveryCodesRemaining,
         });
