@@ -269,6 +269,9 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
       ]),
     );
     for (const secret of [p.secret, ...p.recoveryCodes, first.body.mfa_token]) expect(text).not.toContain(secret);
+    // The admin's reset names the kinds of factor that went.
+    const removed = (entries as { action: string; changes?: unknown }[]).find((e) => e.action === 'mfa.removed');
+    expect(removed?.changes).toEqual([{ field: 'second_factors', before: ['totp'], after: [] }]);
   });
 
   it('a password change since the password step ends its ticket, as it ends the user’s tokens', async () => {

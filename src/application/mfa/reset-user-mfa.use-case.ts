@@ -32,7 +32,8 @@ export class ResetUserMfaUseCase extends UserChange {
       await scope.users.incrementTokenVersion(user.id);
       const { by, now, newId } = this.changeBy(actor);
       await scope.outbox.append([userMfaRemoved(newId(), user.id, types, by, now)]);
-      await this.audited(scope, actor, user, AuditActions.mfaRemoved);
+      // The trail says which kinds went (and the recovery codes with them), as the event does.
+      await this.audited(scope, actor, user, AuditActions.mfaRemoved, [{ field: 'second_factors', before: types, after: [] }]);
     });
   }
 }
