@@ -94,7 +94,7 @@ interface ValidationIssue {
 }
 
 /** What a schema's pattern asks for, in words: a client is told that, not the regular expression. */
-const PATTERN_MEANINGS: Record<string, string> = {
+export const PATTERN_MEANINGS: Record<string, string> = {
   '^(\\*|"[1-9][0-9]{0,14}")$': 'must be one strong entity tag as `ETag` gives it ("3"), or *: weak tags (W/"3") and lists are refused',
   '^[0-9]{6}$': 'must be six digits',
   '^[A-Za-z0-9_-]+$': 'must be base64url: letters, digits, - and _',

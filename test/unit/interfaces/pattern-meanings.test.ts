@@ -1,0 +1,31 @@
+import { servedOpenApiDocument } from '../../../scripts/served-openapi';
+import { PATTERN_MEANINGS, toProblem } from '../../../src/interfaces/http/error-handler';
+
+/** Every `pattern` anywhere in a schema of the document. */
+function patternsIn(node: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) patternsIn(item, found);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'pattern' && typeof value === 'string') found.add(value);
+      else patternsIn(value, found);
+    }
+  }
+  return found;
+}
+
+/** A refused value is told in words: no client is shown a schema's regular expression. */
+describe('what a refused pattern tells the client', () => {
+  it('has words for every pattern the served document holds', async () => {
+    const patterns = [...patternsIn(JSON.parse(await servedOpenApiDocument()))];
+    expect(patterns.length).toBeGreaterThan(5);
+    expect(patterns.filter((pattern) => !PATTERN_MEANINGS[pattern])).toEqual([]);
+  });
+
+  it('answers those words for a pattern a value failed, and the validator’s own message otherwise', () => {
+    const failed = (pattern: string) =>
+      toProblem(Object.assign(new Error('x'), { validation: [{ keyword: 'pattern', instancePath: '/code', message: `must match pattern "${pattern}"`, params: { pattern } }], validationContext: 'body' }))
+        .problem as { errors?: { field: string; message: string }[] };
+    expect(failed('^[0-9]{6}$').errors).toEqual([{ field: 'code', message: 'must be six digits' }]);
+    expect(failed('^x$').errors).toEqual([{ field: 'code', message: 'must match pattern "^x$"' }]);
+  });
+});
