@@ -273,6 +273,17 @@ describe('loadConfig', () => {
       expect(problems[0]).toMatch(new RegExp(`missing:.*${missing}`));
     });
 
+    it('refuses at start what the bootstrap would refuse after the migrations, naming the variable, never the password', () => {
+      expect(problemsOf({ ...ADMIN, ADMIN_PASSWORD: 'short' })).toEqual(['ADMIN_PASSWORD: must be 12 to 128 characters long']);
+      expect(problemsOf({ ...ADMIN, ADMIN_PASSWORD: 'x'.repeat(129) })).toEqual(['ADMIN_PASSWORD: must be 12 to 128 characters long']);
+      const common = problemsOf({ ...ADMIN, ADMIN_PASSWORD: 'password1234' });
+      expect(common).toEqual([expect.stringMatching(/^ADMIN_PASSWORD: is too common/)]);
+      expect(problemsOf({ ...ADMIN, ADMIN_PASSWORD: 'ROOT@example.com' })).toEqual(['ADMIN_PASSWORD: must not be your username or e-mail address']);
+      const several = problemsOf({ ...ADMIN, ADMIN_EMAIL: 'not an address', ADMIN_PASSWORD: 'short' });
+      expect(several).toEqual([expect.stringMatching(/^ADMIN_EMAIL: /), 'ADMIN_PASSWORD: must be 12 to 128 characters long']);
+      expect([...common, ...several].join('\n')).not.toMatch(/short|password1234/);
+    });
+
     it('refuses a lone ADMIN_USERNAME, naming both missing variables', () => {
       const problems = problemsOf({ ADMIN_USERNAME: 'root' });
 
