@@ -232,7 +232,11 @@ describeIfKubectl('deploy/ (kustomize overlay example)', () => {
     const job = containersOf(byKind('Job')[0])[0];
     const jobEnv = envOf(job);
     expect(jobEnv.get('KAFKA_BROKERS')).toBeTruthy();
-    const settings = ['KAFKA_BROKERS', 'KAFKA_TOPIC', 'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'MAILER_DLQ_TOPIC'];
+    // Every ConfigMap key, whatever an operator adds to it (KAFKA_AUDIT_TOPIC, MAILER_DLQ_TOPIC, KAFKA_CLIENT_ID):
+    // a key the Job did not get would create that topic under its default name.
+    expect(job.envFrom).toEqual([{ configMapRef: { name: 'access-control-config' } }]);
+    for (const [name, value] of Object.entries(configMap.data as Record<string, string>)) expect({ name, job: jobEnv.get(name) }).toEqual({ name, job: value });
+    const settings = ['KAFKA_BROKERS', 'KAFKA_TOPIC', 'KAFKA_AUDIT_TOPIC', 'KAFKA_CLIENT_ID', 'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'MAILER_DLQ_TOPIC'];
     for (const component of ['api', 'mailer']) {
       const env = envOf(containersOf(deployment(component))[0]);
       for (const name of settings) expect({ component, name, value: jobEnv.get(name) }).toEqual({ component, name, value: env.get(name) });
