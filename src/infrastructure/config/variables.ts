@@ -100,7 +100,12 @@ const SERVICE = {
   LOG_LEVEL: text('fatal … trace, silent', { default: 'info', enum: LOG_LEVELS, problem: (name) => `${name} must be one of ${LOG_LEVELS.join(', ')}` }),
   SHUTDOWN_DRAIN: duration('after SIGTERM, how long /readyz answers 503 while requests are still served', { default: '0s', min: 0 }),
   AUDIT_RETENTION: duration('how long audit entries are kept; older ones are swept in batches, leaving a checkpoint so the rest still verifies', { default: '365d', min: 86_400 }),
-  AUDIT_SEAL_KEY: text('key of the HMAC that links audit entries into their chain (kept outside the database); unset: plain SHA-256', { verbatim: true }),
+  AUDIT_SEAL_KEY: text('key of the HMAC that links audit entries into their chain (kept outside the database), at least 32 characters; unset: plain SHA-256', {
+    verbatim: true,
+    // As strong as MFA_ENCRYPTION_KEY's 32 bytes at the least: a short one is guessed, and then the chain rebuilt.
+    pattern: '^[\\s\\S]{32,}$',
+    problem: (name) => `${name} must be at least 32 characters (a random one: openssl rand -hex 32)`,
+  }),
   MFA_REQUIRED_PERMISSIONS: parsed('comma-separated permissions: a user whose role holds any of them and who has no second factor signs in to a token that can only enroll one (and read /v1/me); unset: none', (raw) => {
     const bad = list(raw).filter((p) => !/^[a-z_]+:[a-z_]+$/.test(p));
     return bad.length > 0 ? refuse(`MFA_REQUIRED_PERMISSIONS must be a comma-separated list of permissions such as users:delete (bad: "${bad.join(',')}")`) : list(raw);

@@ -357,11 +357,27 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('AUDIT_SEAL_KEY: a key as strong as the others', () => {
+    it('refuses one under 32 characters, naming it but not its value', () => {
+      for (const key of ['x', 'a'.repeat(31), `${'é'.repeat(30)} `]) {
+        expect(problemsOf({ AUDIT_SEAL_KEY: key })).toEqual(['AUDIT_SEAL_KEY must be at least 32 characters (a random one: openssl rand -hex 32)']);
+      }
+    });
+
+    it('takes 32 characters or more exactly as given', () => {
+      const key = ' é'.repeat(16);
+      expect(loadConfig({ AUDIT_SEAL_KEY: key }).audit.sealKey).toBe(key);
+      expect(loadConfig({ AUDIT_SEAL_KEY: 'ab'.repeat(32) }).audit.sealKey).toBe('ab'.repeat(32));
+    });
+  });
+
   describe('durations', () => {
     it.each([
       ['ACCESS_TOKEN_TTL', '1h', 3600],
       ['ACCESS_TOKEN_TTL', '90s', 90],
+      // A bare number is seconds (README says so): 15 is 15 s, not 15 minutes.
       ['ACCESS_TOKEN_TTL', '600', 600],
+      ['ACCESS_TOKEN_TTL', '15', 15],
       ['INVITATION_TTL', '2d', 172_800],
       ['INVITATION_TTL', '36h', 129_600],
     ])('reads %s=%s as %d seconds', (name, value, seconds) => {
