@@ -68,8 +68,9 @@ import { TypeOrmServiceAccountRepository } from './persistence/typeorm/typeorm-s
 import type { Config } from './config/config';
 import { Argon2PasswordHasher } from './crypto/argon2-password-hasher';
 import { JwtTokenIssuer } from './crypto/jwt-token-issuer';
-import { type LocalSigningKeys, loadOrCreateLocalSigningKeys } from './crypto/local-signing-key';
-import { type SigningKey, signingKeyFromPem, type VerificationKey, verificationKeysFor } from './crypto/signing-keys';
+import type { LocalSigningKeys } from './crypto/local-signing-key';
+import { signingKeysOf } from './configured-keys';
+import { type SigningKey, type VerificationKey, verificationKeysFor } from './crypto/signing-keys';
 import { describeError, type Logger } from './logging/logger';
 import type { EventPublisher, InProcessEventBus } from './messaging/cloud-event';
 import { CommitSignal } from './messaging/commit-signal';
@@ -205,19 +206,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     ...mfaRegistrations(config, logger),
     idGenerator: asClass(UuidV7IdGenerator).singleton(),
     passwordHasher: asClass(Argon2PasswordHasher).singleton(),
-    signingKeys: asFunction(() =>
-      config.jwt.privateKeyPem && config.jwt.publicKeyPem
-        ? { current: signingKeyFromPem(config.jwt.privateKeyPem, config.jwt.publicKeyPem), retiredPublicKeyPems: [] }
-        : loadOrCreateLocalSigningKeys(config.dataDir, {
-            onEphemeral: (reason) =>
-              logger.warn(
-                { dataDir: config.dataDir, reason },
-                'DATA_DIR is not writable: tokens are signed with a key of this process only and end with it; set JWT_PRIVATE_KEY and JWT_PUBLIC_KEY to keep them',
-              ),
-            onLegacyKeyRetired: (file) =>
-              logger.info({ file }, 'new tokens are signed with a new ES256 key; the Ed25519 key of an earlier version is published as retired, so its tokens verify until they expire'),
-          }),
-    ).singleton(),
+    signingKeys: asFunction(() => signingKeysOf(config, logger)).singleton(),
     signingKey: asFunction(({ signingKeys }: Cradle) => signingKeys.current).singleton(),
     verificationKeys: asFunction(({ signingKeys }: Cradle) =>
       verificationKeysFor(signingKeys.current, [...config.jwt.previousPublicKeyPems, ...signingKeys.retiredPublicKeyPems]),

@@ -17,7 +17,8 @@ import type { Pseudonyms } from '../application/ports/pseudonyms.port';
 import type { SignInTickets } from '../application/ports/sign-in-tickets.port';
 import type { RecoveryCodeGenerator, Totp } from '../application/ports/totp.port';
 import type { Config } from './config/config';
-import { AesGcmSecretCipher, loadOrCreateLocalMfaKey, parseMfaKey } from './crypto/aes-gcm-secret-cipher';
+import { AesGcmSecretCipher } from './crypto/aes-gcm-secret-cipher';
+import { mfaKeyOf } from './configured-keys';
 import { OtplibTotp, RandomRecoveryCodes } from './crypto/otplib-totp';
 import { SealedSignInTickets } from './crypto/sealed-sign-in-tickets';
 import { HmacPseudonyms } from './crypto/hmac-pseudonyms';
@@ -62,7 +63,7 @@ export interface MfaCradle {
   passkeySignInOptions: PasskeySignInOptionsUseCase;
 }
 
-export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaRequiredPermissions' | 'dataDir' | 'publicUrl'>, logger: Logger): Registrations<MfaCradle> {
+export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaRequiredPermissions' | 'dataDir' | 'publicUrl' | 'database'>, logger: Logger): Registrations<MfaCradle> {
   return {
     mfaStore: asFunction(
       ({ dataSource, sqliteWriteQueue }: PersistenceCradle) =>
@@ -72,15 +73,7 @@ export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaR
           onSweepFailed: (error) => logger.warn({ reason: describeError(error) }, 'sweep of expired passkey challenges (and mfa tickets of an earlier version) failed; retrying at the next sweep'),
         }),
     ).singleton(),
-    mfaKey: asFunction(() => {
-      const configured = config.mfaEncryptionKey ? parseMfaKey(config.mfaEncryptionKey) : null;
-      return (
-        configured ??
-        loadOrCreateLocalMfaKey(config.dataDir, (reason) =>
-          logger.warn({ dataDir: config.dataDir, reason }, 'DATA_DIR is not writable: second factors are sealed with a key of this process only; set MFA_ENCRYPTION_KEY to keep them'),
-        )
-      );
-    }).singleton(),
+    mfaKey: asFunction(() => mfaKeyOf(config, logger)).singleton(),
     secretCipher: asFunction(({ mfaKey }: MfaCradle) => {
       // At most one line a minute: every code of every such user would otherwise log one.
       let loggedAt = Number.NEGATIVE_INFINITY;

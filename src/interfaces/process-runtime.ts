@@ -3,6 +3,7 @@ import { describeError, type Logger } from '../infrastructure/logging/logger';
 import type { AppContainer } from '../infrastructure/container';
 import { hasPendingMigrations, runMigrations } from '../infrastructure/persistence/typeorm/migrate';
 import { assertSupportedServer } from '../infrastructure/persistence/typeorm/server-version';
+import { connectionProblem } from '../infrastructure/persistence/typeorm/connection-problem';
 import { type Config, ConfigError } from '../infrastructure/config/config';
 import { kafkaConditionOf } from '../infrastructure/messaging/kafka-conditions';
 import { KafkaTopicProvisioner, type TopicSpec, type TopicsOutcome } from '../infrastructure/messaging/kafka-topic-provisioner';
@@ -20,7 +21,7 @@ export async function prepareDatabase(
   options: { migrate: boolean; topics?: boolean; signal?: AbortSignal } = { migrate: true },
 ): Promise<void> {
   const { dataSource, logger, config } = container.cradle;
-  await connectDatabase({ dataSource, logger }, options.signal);
+  await connectDatabase({ dataSource, logger, config }, options.signal);
   if (options.migrate) {
     const applied = await runMigrations(dataSource);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -123,14 +124,18 @@ async function waitForMigrations({ dataSource, logger }: { dataSource: DataSourc
  * Then a MySQL/MariaDB older than the service supports (or a MariaDB behind mysql://) is refused
  * with a ConfigError naming the version found and the minimum: waiting would not fix it.
  */
-export async function connectDatabase({ dataSource, logger }: { dataSource: DataSource; logger: Logger }, signal?: AbortSignal): Promise<void> {
+export async function connectDatabase(
+  { dataSource, logger, config }: { dataSource: DataSource; logger: Logger; config: Pick<Config, 'database'> },
+  signal?: AbortSignal,
+): Promise<void> {
   for (let attempt = 1; !dataSource.isInitialized; attempt++) {
     try {
       await dataSource.initialize();
     } catch (error) {
       if (signal?.aborted) throw error;
       const wait = backoffDelay(attempt, 500, 10_000);
-      logger.warn({ attempt, retryInMs: wait, reason: describeError(error) }, 'database not reachable yet');
+      const problem = connectionProblem(error, config.database);
+      logger.warn({ attempt, retryInMs: wait, reason: describeError(error) }, problem ? `database not reachable yet: ${problem}` : 'database not reachable yet');
       await sleepUnlessAborted(wait, signal);
     }
   }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { adminBootstrapProblems } from './admin-bootstrap';
 import { type Env, given } from './environment';
 import { type DatabaseConfig, KAFKA_VARIABLES, MAILER_VARIABLES, readVariables, SERVICE_VARIABLES } from './variables';
 
@@ -128,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`to bootstrap an admin set all of ${adminVars.join(', ')} (missing: ${adminVars.filter((n) => !adminSet.includes(n)).join(', ')})`);
   } else if (adminSet.length === adminVars.length) {
     admin = { username: v.ADMIN_USERNAME!, password: v.ADMIN_PASSWORD!, email: v.ADMIN_EMAIL!, name: v.ADMIN_NAME };
+    problems.push(...adminBootstrapProblems(admin));
   }
 
   /** A value given inline or as the content of the file <name>_FILE names, not both. */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isProxyAddress } from './proxy-addresses';
 import { duration, type Env, flag, integer, parsed, readEnvironment, refuse, type Refused, type Table, text, type Values } from './environment';
 
 /**
@@ -16,7 +17,6 @@ const TOPIC = '^[A-Za-z0-9._-]{1,249}$';
 const topicProblem = (name: string, topic: string) =>
   `${name} must be a Kafka topic name: 1 to 249 of letters, digits, ".", "_", "-" (got "${topic}")`;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
 
 const list = (raw: string) => raw.split(',').map((item) => item.trim()).filter(Boolean);
 
@@ -86,9 +86,11 @@ const SERVICE = {
   INVITE_RATE_LIMIT: integer('invites and resends a minute per inviter (0: off)', { default: '30', min: 0, max: 1_000_000 }),
   PASSWORD_RESET_RATE_LIMIT: integer('password-reset requests an hour per target e-mail address (0: off)', { default: '5', min: 0, max: 1_000_000 }),
   CLIENT_AUTH_RATE_LIMIT: integer('failed client authentications a minute at the OAuth endpoints, per client address (0: off)', { default: '20', min: 0, max: 1_000_000 }),
-  TRUSTED_PROXIES: parsed('comma-separated addresses/CIDRs of proxies whose X-Forwarded-For is believed', (raw) => {
-    const bad = list(raw).filter((p) => !/^[0-9A-Fa-f.:]+(\/\d{1,3})?$/.test(p) && !PROXY_KEYWORDS.includes(p));
-    return bad.length > 0 ? refuse(`TRUSTED_PROXIES must be a comma-separated list of addresses or CIDR ranges (bad: "${bad.join(',')}")`) : list(raw);
+  TRUSTED_PROXIES: parsed('comma-separated addresses/CIDRs of proxies whose X-Forwarded-For is believed (or loopback, linklocal, uniquelocal)', (raw) => {
+    const bad = list(raw).filter((p) => !isProxyAddress(p));
+    return bad.length > 0
+      ? refuse(`TRUSTED_PROXIES must be a comma-separated list of IPv4/IPv6 addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal (bad: "${bad.join(',')}")`)
+      : list(raw);
   }),
   MAX_HEADER_SIZE: integer('largest request head in bytes; beyond it 431', { default: '16384', min: 1024, max: 1024 * 1024 }),
   BODY_LIMIT: integer('largest request body in bytes', { default: '16384', min: 256, max: 10 * 1024 * 1024 }),
@@ -98,7 +100,12 @@ const SERVICE = {
   LOG_LEVEL: text('fatal … trace, silent', { default: 'info', enum: LOG_LEVELS, problem: (name) => `${name} must be one of ${LOG_LEVELS.join(', ')}` }),
   SHUTDOWN_DRAIN: duration('after SIGTERM, how long /readyz answers 503 while requests are still served', { default: '0s', min: 0 }),
   AUDIT_RETENTION: duration('how long audit entries are kept; older ones are swept in batches, leaving a checkpoint so the rest still verifies', { default: '365d', min: 86_400 }),
-  AUDIT_SEAL_KEY: text('key of the HMAC that links audit entries into their chain (kept outside the database); unset: plain SHA-256', { verbatim: true }),
+  AUDIT_SEAL_KEY: text('key of the HMAC that links audit entries into their chain (kept outside the database), at least 32 characters; unset: plain SHA-256', {
+    verbatim: true,
+    // As strong as MFA_ENCRYPTION_KEY's 32 bytes at the least: a short one is guessed, and then the chain rebuilt.
+    pattern: '^[\\s\\S]{32,}$',
+    problem: (name) => `${name} must be at least 32 characters (a random one: openssl rand -hex 32)`,
+  }),
   MFA_REQUIRED_PERMISSIONS: parsed('comma-separated permissions: a user whose role holds any of them and who has no second factor signs in to a token that can only enroll one (and read /v1/me); unset: none', (raw) => {
     const bad = list(raw).filter((p) => !/^[a-z_]+:[a-z_]+$/.test(p));
     return bad.length > 0 ? refuse(`MFA_REQUIRED_PERMISSIONS must be a comma-separated list of permissions such as users:delete (bad: "${bad.join(',')}")`) : list(raw);

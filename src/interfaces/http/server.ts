@@ -36,6 +36,9 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   const config = options.config ?? loadConfig();
   const logger = options.logger ?? createLogger(config.logLevel);
   const container = buildContainer(config, logger, options.overrides);
+  // The keys at start: a warning about where they come from (or a broken key file) shows now, not at a first sign-in.
+  container.resolve('signingKeys');
+  container.resolve('mfaKey');
   const app = await buildHttpApp(container);
   await prepareDatabase(container, { migrate: config.migrateOnStart });
   const stopEvents = await startEventFlow(container);

@@ -146,6 +146,8 @@ it('brings the stack up: the api ready, the mailer consuming, an invitation mail
   expect(invited.status).toBe(201);
 
   const mail = await waitForMail(`http://127.0.0.1:${ports.mailpit}`, 'ada@example.test', 60_000);
+  // PUBLIC_URL follows API_PORT: the link points where the api is published.
+  expect(mail.Text).toContain(`http://localhost:${ports.api}/`);
   const token = tokenFromText(mail.Text);
   expect(token).toBeDefined();
   const page = await fetch(`${api}/invitations/accept?token=${encodeURIComponent(token!)}`);

@@ -5,7 +5,7 @@
  * and the shutdown timings fit together.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -20,6 +20,8 @@ const ROOT = path.resolve(__dirname, '../../..');
 const PROCESS_GRACE_SECONDS = 30;
 const MAILER_DEFAULT_METRICS_PORT = 9464;
 const MAILER_ROUTES = ['/metrics', '/healthz', '/readyz'];
+/** The keys the api generates under DATA_DIR when they are unset (configured-keys.ts). */
+const LOCAL_KEY_VARIABLES = ['JWT_PRIVATE_KEY', 'JWT_PUBLIC_KEY', 'MFA_ENCRYPTION_KEY'];
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -115,7 +117,7 @@ describeIfKubectl('deploy/ (kustomize overlay example)', () => {
           unknown: [],
         });
         for (const variable of container.env ?? []) {
-          if (/PASSWORD|PRIVATE_KEY|DATABASE_URL|SMTP_URL/.test(variable.name)) {
+          if (/PASSWORD|PRIVATE_KEY|_KEY$|DATABASE_URL|SMTP_URL/.test(variable.name)) {
             expect(variable.valueFrom?.secretKeyRef?.name).toBe('access-control-secrets');
           }
         }
@@ -123,6 +125,22 @@ describeIfKubectl('deploy/ (kustomize overlay example)', () => {
     }
     // The ConfigMap itself is a valid configuration (with the secret parts filled in).
     expect(() => loadConfig({ ...configMap.data, DATABASE_URL: 'mysql://u:p@db:3306/access_control' })).not.toThrow();
+  });
+
+  it('gives every api replica the same keys from the Secret (none generated in its emptyDir), which README creates', () => {
+    const api = containersOf(deployment('api'))[0];
+    const fromSecret = (name: string) => api.env.find((variable: Obj) => variable.name === name)?.valueFrom?.secretKeyRef;
+    // What the embedded default would generate under DATA_DIR: a pod's own, lost on restart.
+    for (const name of LOCAL_KEY_VARIABLES) {
+      expect({ name, ref: fromSecret(name) }).toEqual({ name, ref: { name: 'access-control-secrets', key: name } });
+    }
+    expect(fromSecret('AUDIT_SEAL_KEY')).toEqual({ name: 'access-control-secrets', key: 'AUDIT_SEAL_KEY', optional: true });
+    // README's `kubectl create secret` makes every key a workload takes from the Secret.
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const command = /kubectl -n access-control create secret generic access-control-secrets((?:.*\\\n)*.*)/.exec(readme)?.[1] ?? '';
+    const created = new Set([...command.matchAll(/--from-(?:literal|file)=([A-Z_]+)=/g)].map((m) => m[1]));
+    const referenced = workloads.flatMap((w) => containersOf(w).flatMap((c) => (c.env ?? []).map((v: Obj) => v.valueFrom?.secretKeyRef?.key)));
+    expect(referenced.filter((key) => key && !created.has(key))).toEqual([]);
   });
 
   it('runs every container non-root, read-only, without privilege escalation, with writable /tmp and DATA_DIR', () => {
@@ -214,7 +232,11 @@ describeIfKubectl('deploy/ (kustomize overlay example)', () => {
     const job = containersOf(byKind('Job')[0])[0];
     const jobEnv = envOf(job);
     expect(jobEnv.get('KAFKA_BROKERS')).toBeTruthy();
-    const settings = ['KAFKA_BROKERS', 'KAFKA_TOPIC', 'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'MAILER_DLQ_TOPIC'];
+    // Every ConfigMap key, whatever an operator adds to it (KAFKA_AUDIT_TOPIC, MAILER_DLQ_TOPIC, KAFKA_CLIENT_ID):
+    // a key the Job did not get would create that topic under its default name.
+    expect(job.envFrom).toEqual([{ configMapRef: { name: 'access-control-config' } }]);
+    for (const [name, value] of Object.entries(configMap.data as Record<string, string>)) expect({ name, job: jobEnv.get(name) }).toEqual({ name, job: value });
+    const settings = ['KAFKA_BROKERS', 'KAFKA_TOPIC', 'KAFKA_AUDIT_TOPIC', 'KAFKA_CLIENT_ID', 'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'MAILER_DLQ_TOPIC'];
     for (const component of ['api', 'mailer']) {
       const env = envOf(containersOf(deployment(component))[0]);
       for (const name of settings) expect({ component, name, value: jobEnv.get(name) }).toEqual({ component, name, value: env.get(name) });

@@ -12,6 +12,7 @@ type Service = {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   read_only?: boolean;
+  ports?: string[];
 };
 
 /** The structure of docker-compose.yml; test/e2e/image/compose.e2e.test.ts brings it up. */
@@ -72,5 +73,11 @@ describe('docker-compose.yml', () => {
     expect(services.api.environment?.MIGRATE_ON_START).toBe('false');
     expect(services.api.environment?.ADMIN_PASSWORD).toMatch(/^\$\{ADMIN_PASSWORD:\?/);
     expect(services.mailer.environment?.SMTP_URL).toBe('smtp://mailpit:1025');
+  });
+
+  it('names the api by the host port it is published on (API_PORT): links, the token issuer and origins follow it', () => {
+    const published = /^(\$\{API_PORT:-\d+\}):3000$/.exec(services.api.ports?.[0] ?? '')?.[1];
+    expect(published).toBe('${API_PORT:-3000}');
+    for (const name of ['api', 'mailer']) expect({ name, url: services[name].environment?.PUBLIC_URL }).toEqual({ name, url: `http://localhost:${published}` });
   });
 });

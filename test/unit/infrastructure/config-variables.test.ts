@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import Fastify from 'fastify';
 import { CONFIG_VARIABLES, loadConfig } from '../../../src/infrastructure/config/config';
 import { ENVIRONMENT } from '../../../src/infrastructure/config/variables';
 import { problemsOf } from '../../support/config-problems';
@@ -72,8 +73,22 @@ describe('the one table of environment variables', () => {
 
     it('names the bad items of a list', () => {
       expect(problemsOf({ TRUSTED_PROXIES: '10.0.0.1, proxy.example' })).toEqual([
-        'TRUSTED_PROXIES must be a comma-separated list of addresses or CIDR ranges (bad: "proxy.example")',
+        'TRUSTED_PROXIES must be a comma-separated list of IPv4/IPv6 addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal (bad: "proxy.example")',
       ]);
+    });
+
+    it('takes for TRUSTED_PROXIES exactly what fastify trustProxy takes, refusing the rest before it throws at start', () => {
+      const good = ['loopback', 'linklocal', 'uniquelocal', '10.0.0.1', '10.0.0.0/8', '192.168.0.0/255.255.0.0', '0.0.0.0/1', '::1', 'fd00::/8', '::ffff:10.0.0.1', '2001:db8::/128'];
+      expect(loadConfig({ TRUSTED_PROXIES: good.join(',') }).trustedProxies).toEqual(good);
+      expect(() => Fastify({ trustProxy: good })).not.toThrow();
+      // What proxy-addr throws on at start (a TypeError and its stack), and the forms it reads in its own way
+      // (1.2.3 as 1.2.0.3, octal, hex, a zone) that a reader of the setting would not expect.
+      const crashing = ['999.1.1.1', '10.0.0.0/33', '10.0.0.0/0', '::/129', '10.0.0.0/255.0.255.0', '10.0.0.0/0.0.0.0', 'fd00::/ffff::', '10.0.0.1/8/8', 'localhost', '::g'];
+      const ambiguous = ['1.2.3', '010.0.0.1', '0xa.0.0.1', 'fe80::1%eth0'];
+      for (const entry of [...crashing, ...ambiguous]) {
+        expect({ entry, problems: problemsOf({ TRUSTED_PROXIES: entry }) }).toEqual({ entry, problems: [expect.stringContaining(`(bad: "${entry}")`)] });
+      }
+      for (const entry of crashing) expect(() => Fastify({ trustProxy: [entry] })).toThrow(TypeError);
     });
 
     it('keeps the wording of each problem', () => {

@@ -273,6 +273,17 @@ describe('loadConfig', () => {
       expect(problems[0]).toMatch(new RegExp(`missing:.*${missing}`));
     });
 
+    it('refuses at start what the bootstrap would refuse after the migrations, naming the variable, never the password', () => {
+      expect(problemsOf({ ...ADMIN, ADMIN_PASSWORD: 'short' })).toEqual(['ADMIN_PASSWORD: must be 12 to 128 characters long']);
+      expect(problemsOf({ ...ADMIN, ADMIN_PASSWORD: 'x'.repeat(129) })).toEqual(['ADMIN_PASSWORD: must be 12 to 128 characters long']);
+      const common = problemsOf({ ...ADMIN, ADMIN_PASSWORD: 'password1234' });
+      expect(common).toEqual([expect.stringMatching(/^ADMIN_PASSWORD: is too common/)]);
+      expect(problemsOf({ ...ADMIN, ADMIN_PASSWORD: 'ROOT@example.com' })).toEqual(['ADMIN_PASSWORD: must not be your username or e-mail address']);
+      const several = problemsOf({ ...ADMIN, ADMIN_EMAIL: 'not an address', ADMIN_PASSWORD: 'short' });
+      expect(several).toEqual([expect.stringMatching(/^ADMIN_EMAIL: /), 'ADMIN_PASSWORD: must be 12 to 128 characters long']);
+      expect([...common, ...several].join('\n')).not.toMatch(/short|password1234/);
+    });
+
     it('refuses a lone ADMIN_USERNAME, naming both missing variables', () => {
       const problems = problemsOf({ ADMIN_USERNAME: 'root' });
 
@@ -346,11 +357,27 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('AUDIT_SEAL_KEY: a key as strong as the others', () => {
+    it('refuses one under 32 characters, naming it but not its value', () => {
+      for (const key of ['x', 'a'.repeat(31), `${'é'.repeat(30)} `]) {
+        expect(problemsOf({ AUDIT_SEAL_KEY: key })).toEqual(['AUDIT_SEAL_KEY must be at least 32 characters (a random one: openssl rand -hex 32)']);
+      }
+    });
+
+    it('takes 32 characters or more exactly as given', () => {
+      const key = ' é'.repeat(16);
+      expect(loadConfig({ AUDIT_SEAL_KEY: key }).audit.sealKey).toBe(key);
+      expect(loadConfig({ AUDIT_SEAL_KEY: 'ab'.repeat(32) }).audit.sealKey).toBe('ab'.repeat(32));
+    });
+  });
+
   describe('durations', () => {
     it.each([
       ['ACCESS_TOKEN_TTL', '1h', 3600],
       ['ACCESS_TOKEN_TTL', '90s', 90],
+      // A bare number is seconds (README says so): 15 is 15 s, not 15 minutes.
       ['ACCESS_TOKEN_TTL', '600', 600],
+      ['ACCESS_TOKEN_TTL', '15', 15],
       ['INVITATION_TTL', '2d', 172_800],
       ['INVITATION_TTL', '36h', 129_600],
     ])('reads %s=%s as %d seconds', (name, value, seconds) => {
