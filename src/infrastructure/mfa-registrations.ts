@@ -88,7 +88,7 @@ export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaR
     }).singleton(),
     // Sealed with a key derived from the same one: every replica that opens a factor opens a ticket.
     signInTickets: asFunction(({ mfaKey }: MfaCradle) => new SealedSignInTickets(mfaKey)).singleton(),
-    pseudonyms: asFunction(({ mfaKey }: MfaCradle) => new HmacPseudonyms(mfaKey)).singleton(),
+    pseudonyms: asFunction((cradle: MfaCradle) => new HmacPseudonyms(() => cradle.mfaKey)).singleton(),
     // The issuer an authenticator app shows beside the account: the service's host name (no port: the key URI format
     // allows no colon in it).
     totp: asFunction(() => new OtplibTotp(new URL(config.publicUrl).hostname)).singleton(),

@@ -7,13 +7,18 @@ import type { Pseudonyms } from '../../application/ports/pseudonyms.port';
  * (a reader of the trail or of its Kafka topic cannot test guesses against a name). 64 bits of the HMAC, in hex.
  */
 export class HmacPseudonyms implements Pseudonyms {
-  private readonly key: KeyObject;
+  private key: KeyObject | undefined;
 
-  constructor(mfaKey: Buffer) {
-    this.key = createSecretKey(Buffer.from(hkdfSync('sha256', mfaKey, Buffer.alloc(0), 'access-control audit pseudonym v1', 32)));
-  }
+  /**
+   * `mfaKey` may be given as a function, called at the first pseudonym: a process that never names one (the CLI's
+   * create-admin, which audits too) never loads the key, nor makes one under DATA_DIR.
+   */
+  constructor(private readonly mfaKey: Buffer | (() => Buffer)) {}
 
   of(text: string): string {
+    this.key ??= createSecretKey(
+      Buffer.from(hkdfSync('sha256', typeof this.mfaKey === 'function' ? this.mfaKey() : this.mfaKey, Buffer.alloc(0), 'access-control audit pseudonym v1', 32)),
+    );
     return createHmac('sha256', this.key).update(text, 'utf8').digest('hex').slice(0, 16);
   }
 }
