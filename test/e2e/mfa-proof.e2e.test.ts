@@ -1,3 +1,4 @@
+import { MfaFactorSchema } from '../../src/infrastructure/persistence/typeorm/mfa-records';
 import { mfaPeople } from '../support/mfa-people';
 import { oathtoolTotp } from '../support/oathtool';
 import { SoftAuthenticator } from '../support/soft-authenticator';
@@ -170,5 +171,39 @@ describe('adding a second factor needs the password or a current code (#24, ASVS
     );
     expect(seen).not.toContain('mfa.recovery_codes_regenerated success null');
     expect(seen).not.toContain('mfa.enrollment_started success webauthn');
+  });
+
+  it('a pending app’s wrong codes count toward the lockout too: locked, its right code confirms nothing', async () => {
+    const p = await person();
+    const started = await startTotp(p.token, { password: p.password });
+    expect(started.status).toBe(201);
+    const confirm = (code: string) => app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code } });
+    for (let i = 0; i < 5; i++) expect(problem(await confirm(oathtoolTotp(started.body.secret, -20 - i)))).toEqual(refusedAs('INVALID_MFA_CODE'));
+    expect(problem(await confirm(oathtoolTotp(started.body.secret)))).toEqual(refusedAs('INVALID_MFA_CODE'));
+    expect((await app.request('GET', '/v1/me/mfa', { token: p.token })).body).toMatchObject({ factors: [{ type: 'totp', confirmed: false }], recovery_codes_remaining: 0 });
+    const lockedOut = await signIn(p.username, p.password);
+    expect({ status: lockedOut.status, code: lockedOut.body.code }).toEqual({ status: 401, code: 'INVALID_CREDENTIALS' });
+    const seen = await auditOf(p.id, 'mfa.enrolled failure locked');
+    expect(seen.filter((e) => e === 'mfa.enrolled failure invalid_code')).toHaveLength(5);
+    expect(seen).toContain('auth.locked_out success threshold_reached');
+  });
+
+  it('a pending app confirms only within 10 minutes of its start: an older one (or one left from before proofs) is started again', async () => {
+    const p = await person();
+    const started = await startTotp(p.token, { password: p.password });
+    expect(started.status).toBe(201);
+    // As if started 11 minutes ago, e.g. by a bare token before proofs were asked.
+    await app.api.container.cradle.dataSource.getRepository(MfaFactorSchema).update({ userId: p.id }, { createdAt: new Date(Date.now() - 11 * 60_000) });
+    const late = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(started.body.secret) } });
+    expect({ status: late.status, code: late.body.code, detail: late.body.detail }).toEqual({
+      status: 409,
+      code: 'MFA_ENROLLMENT_NOT_STARTED',
+      detail: 'The enrollment was started more than 10 minutes ago: start again at POST /v1/me/mfa/totp',
+    });
+    expect((await app.request('GET', '/v1/me/mfa', { token: p.token })).body.recovery_codes_remaining).toBe(0);
+    // Started again (on the password), it confirms.
+    const again = await startTotp(p.token, { password: p.password });
+    const confirmed = await app.request('POST', '/v1/me/mfa/totp/confirm', { token: p.token, json: { code: oathtoolTotp(again.body.secret) } });
+    expect(confirmed.status).toBe(200);
   });
 });

@@ -25,15 +25,16 @@ export interface OwnFactors {
 
 /** The caller's factors (no secret, no key), pending ones included, its passkeys, and how many recovery codes are left. */
 export class ListOwnFactorsUseCase {
-  constructor(private readonly deps: { userRepository: UserRepository; mfaStore: MfaStore }) {}
+  constructor(private readonly deps: { userRepository: UserRepository; mfaStore: MfaStore; clock: Clock }) {}
 
   async execute({ actor }: { actor: Actor }): Promise<OwnFactors> {
     const user = await ownUser(this.deps.userRepository, actor);
     const factors = await this.deps.mfaStore.factorsOf(user.id);
     const passkeys = await this.deps.mfaStore.passkeysOf(user.id);
+    const now = this.deps.clock.now();
     return {
       factors: [
-        ...factors.map((f): OwnFactor => ({ type: f.type, confirmed: isConfirmed(f), createdAt: f.createdAt, confirmedAt: f.confirmedAt, lastUsedAt: lastUsedAt(f) })),
+        ...factors.map((f): OwnFactor => ({ type: f.type, confirmed: isConfirmed(f), createdAt: f.createdAt, confirmedAt: f.confirmedAt, lastUsedAt: lastUsedAt(f, now) })),
         ...passkeys.map((p): OwnFactor => ({ type: 'webauthn', id: p.id, name: p.name, confirmed: true, createdAt: p.createdAt, confirmedAt: p.createdAt, lastUsedAt: p.lastUsedAt })),
       ],
       recoveryCodesRemaining: await this.deps.mfaStore.remainingRecoveryCodes(user.id),

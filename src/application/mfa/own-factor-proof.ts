@@ -36,28 +36,43 @@ export class OwnFactorProof {
 
   /** Throws WrongCurrentPasswordError (a password) or InvalidMfaCodeError (a code) when refused; `action`'s failure audited. */
   async check(user: User, proof: FactorProof, action: AuditAction): Promise<void> {
+    if (proof.code !== undefined) {
+      const { code } = proof;
+      await this.counted(user, action, 'wrong_totp', () => new InvalidMfaCodeError(), (claimed) => this.currentCode(user.id, code, claimed));
+      return;
+    }
+    await this.counted(user, action, 'wrong_password', () => new WrongCurrentPasswordError('password'), async (claimed) =>
+      (await this.deps.passwordHasher.verify(proof.password, claimed ? user.passwordHash : undefined)) ? true : null,
+    );
+  }
+
+  /**
+   * One evaluation of the account's lockout around `attempt`: claimed first, `attempt` run whether the claim held or
+   * not (so a locked account takes as long as a wrong proof), its outcome counted. `attempt` is told whether the claim
+   * held (false: it writes nothing) and answers null for a wrong proof. Refused (a wrong proof, or locked): `action`'s
+   * failure audited as `wrong` or `locked`, the lock's entry with the refusal that locked, then `refusal` thrown.
+   */
+  async counted<T>(user: User, action: AuditAction, wrong: string, refusal: () => Error, attempt: (claimed: boolean) => Promise<T | null>): Promise<T> {
     const { loginAttempts, lockoutPolicy, clock, auditRecorder } = this.deps;
     const key = Username.normalize(user.username ?? '');
     const claimed = await loginAttempts.claim(key, clock.now(), lockoutPolicy);
-    const proven = proof.code !== undefined ? claimed && (await this.currentCode(user.id, proof.code)) : await this.deps.passwordHasher.verify(proof.password, claimed ? user.passwordHash : undefined);
-    if (claimed && proven) {
+    const proven = await attempt(Boolean(claimed));
+    if (claimed && proven !== null) {
       await loginAttempts.succeeded(key);
-      return;
+      return proven;
     }
-    const wrong = proof.code !== undefined ? 'wrong_totp' : 'wrong_password';
-    const refusal = { action, outcome: 'failure' as const, actor: userActor(user)!, target: userTarget(user), code: claimed ? wrong : 'locked' };
+    const fact = { action, outcome: 'failure' as const, actor: userActor(user)!, target: userTarget(user), code: claimed ? wrong : 'locked' };
     // The refusal's entry, and the lock's when this refusal locked the account, as a sign-in's are.
-    if (claimed) await loginAttempts.failed(key, clock.now(), lockoutPolicy, (lockedUntil) => auditRecorder.entries(refusal, ...lockFacts(refusal.actor, refusal.target, lockedUntil)), claimed);
-    else await auditRecorder.record(refusal);
-    throw proof.code !== undefined ? new InvalidMfaCodeError() : new WrongCurrentPasswordError('password');
+    if (claimed) await loginAttempts.failed(key, clock.now(), lockoutPolicy, (lockedUntil) => auditRecorder.entries(fact, ...lockFacts(fact.actor, fact.target, lockedUntil)), claimed);
+    else await auditRecorder.record(fact);
+    throw refusal();
   }
 
-  private async currentCode(userId: string, code: string): Promise<boolean> {
-    if (!looksLikeTotpCode(code)) return false;
+  /** A current code of the user's active app: its step used up (only when `claimed`); null otherwise. The same reads either way. */
+  private async currentCode(userId: string, code: string, claimed: boolean): Promise<true | null> {
     const factor = (await this.deps.mfaStore.factorsOf(userId)).find((f) => f.type === 'totp' && isConfirmed(f));
-    if (!factor) return false;
-    const secret = this.deps.secretCipher.open(factor.sealedSecret);
-    const step = secret === null ? null : await this.deps.totp.verify(secret, code, this.deps.clock.now(), factor.lastUsedStep);
-    return step !== null && (await this.deps.mfaStore.useTimeStep(factor.id, step));
+    const secret = factor && looksLikeTotpCode(code) ? this.deps.secretCipher.open(factor.sealedSecret) : null;
+    const step = secret === null ? null : await this.deps.totp.verify(secret, code, this.deps.clock.now(), factor!.lastUsedStep);
+    return step !== null && claimed && (await this.deps.mfaStore.useTimeStep(factor!.id, step)) ? true : null;
   }
 }

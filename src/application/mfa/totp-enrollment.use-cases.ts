@@ -1,5 +1,5 @@
 import { AuditActions } from '../../domain/audit/audit-entry';
-import { InvalidMfaCodeError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, RECOVERY_CODE_COUNT, isConfirmed } from '../../domain/mfa/mfa';
+import { InvalidMfaCodeError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, RECOVERY_CODE_COUNT, TOTP_ENROLLMENT_TTL_SECONDS, isConfirmed } from '../../domain/mfa/mfa';
 import { userMfaEnrolled } from '../../domain/mfa/mfa.events';
 import { type AuditRecorder, userActor, userTarget } from '../audit/audit-recorder';
 import type { Actor } from '../auth/actor';
@@ -65,9 +65,13 @@ export class StartTotpEnrollmentUseCase {
   }
 }
 
-/** Confirms the pending enrollment with a current code: the factor is active, and ten recovery codes are shown once. */
+/**
+ * Confirms the pending enrollment with a current code: the factor is active, and ten recovery codes are shown once.
+ * A code is checked as a proof is, against the account's lockout (a token's holder cannot guess a pending app's
+ * code without limit), and only within TOTP_ENROLLMENT_TTL_SECONDS of the start.
+ */
 export class ConfirmTotpEnrollmentUseCase {
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps & { ownFactorProof: OwnFactorProof }) {}
 
   async execute({ actor, code }: { actor: Actor; code: string }): Promise<{ recoveryCodes: string[] }> {
     const { userRepository, mfaStore, totp, secretCipher, unitOfWork, clock, auditRecorder, recoveryCodeGenerator, secretTokens, idGenerator } = this.deps;
@@ -77,14 +81,13 @@ export class ConfirmTotpEnrollmentUseCase {
     const pending = factors[0];
     if (!pending) throw new MfaEnrollmentNotStartedError();
     const now = clock.now();
-    // A pending secret that does not open (the key changed since the start) verifies no code: start again.
-    const secret = looksLikeTotpCode(code) ? secretCipher.open(pending.sealedSecret) : null;
-    const step = secret === null ? null : await totp.verify(secret, code, now, pending.lastUsedStep);
+    if (now.getTime() - pending.createdAt.getTime() > TOTP_ENROLLMENT_TTL_SECONDS * 1000) throw new MfaEnrollmentNotStartedError(true);
     const actorName = userActor(user)!;
-    if (step === null) {
-      await auditRecorder.record({ action: AuditActions.mfaEnrolled, outcome: 'failure', code: 'invalid_code', actor: actorName, target: userTarget(user) });
-      throw new InvalidMfaCodeError();
-    }
+    // A pending secret that does not open (the key changed since the start) verifies no code: start again.
+    const step = await this.deps.ownFactorProof.counted(user, AuditActions.mfaEnrolled, 'invalid_code', () => new InvalidMfaCodeError(), async () => {
+      const secret = looksLikeTotpCode(code) ? secretCipher.open(pending.sealedSecret) : null;
+      return secret === null ? null : await totp.verify(secret, code, now, pending.lastUsedStep);
+    });
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => recoveryCodeGenerator.next());
     const hashes = recoveryCodes.map((c) => recoveryCodeHash(secretTokens, c));
     await unitOfWork.run(async ({ mfa, outbox, audit }) => {

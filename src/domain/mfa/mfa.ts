@@ -31,6 +31,12 @@ export interface RecoveryCode {
 }
 
 export const RECOVERY_CODE_COUNT = 10;
+/**
+ * How long an authenticator app's enrollment waits for its confirming code: long enough to install an app and scan,
+ * short enough that a pending secret (started on the owner's proof) is not a standing way in for whoever holds a
+ * token later. Older, it confirms nothing: start again.
+ */
+export const TOTP_ENROLLMENT_TTL_SECONDS = 600;
 /** How long a sign-in's second-step ticket (mfa_token) works after its password step. */
 export const MFA_CHALLENGE_TTL_SECONDS = 300;
 
@@ -38,11 +44,14 @@ export const MFA_CHALLENGE_TTL_SECONDS = 300;
 export const TOTP_STEP_SECONDS = 30;
 
 /**
- * When a code of the factor was last accepted (a sign-in, a proof, or the code that confirmed it): the start of that
- * code's time step, so at most a step (and the drift allowed) from the moment; null when none was.
+ * When a code of the factor was last accepted (a sign-in, a proof, or the code that confirmed it), as its time step
+ * tells it: the step's start, within a step (and the drift allowed) of the moment, and never before the factor was
+ * created nor after `now` (a code of the next step is accepted early); null when none was.
  */
-export function lastUsedAt(factor: MfaFactor): Date | null {
-  return factor.lastUsedStep === null ? null : new Date(factor.lastUsedStep * TOTP_STEP_SECONDS * 1000);
+export function lastUsedAt(factor: MfaFactor, now: Date): Date | null {
+  if (factor.lastUsedStep === null) return null;
+  const stepStart = factor.lastUsedStep * TOTP_STEP_SECONDS * 1000;
+  return new Date(Math.min(Math.max(stepStart, factor.createdAt.getTime()), now.getTime()));
 }
 
 /** Whether the factor is active: confirmed by a first code. */
@@ -61,8 +70,12 @@ export class MfaAlreadyEnabledError extends DomainError {
 export class MfaEnrollmentNotStartedError extends DomainError {
   readonly code = 'MFA_ENROLLMENT_NOT_STARTED';
 
-  constructor() {
-    super('No enrollment is waiting for a code: start one at POST /v1/me/mfa/totp');
+  constructor(expired = false) {
+    super(
+      expired
+        ? `The enrollment was started more than ${TOTP_ENROLLMENT_TTL_SECONDS / 60} minutes ago: start again at POST /v1/me/mfa/totp`
+        : 'No enrollment is waiting for a code: start one at POST /v1/me/mfa/totp',
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { SignInUseCase } from '../../../../src/application/auth/sign-in.use-case';
 import { CompleteMfaSignInUseCase } from '../../../../src/application/mfa/complete-mfa-sign-in.use-case';
+import { OwnFactorProof } from '../../../../src/application/mfa/own-factor-proof';
 import { MfaChallenges } from '../../../../src/application/mfa/mfa-challenges';
 import { MfaRequiredError } from '../../../../src/application/mfa/mfa.errors';
 import { MfaPolicy } from '../../../../src/application/mfa/mfa-policy';
@@ -107,6 +108,7 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
   const signIn = new SignInUseCase({ ...common, passwordHasher: new FakePasswordHasher(), mfaChallenges, mfaPolicy });
   const complete = new CompleteMfaSignInUseCase({ ...common, mfaStore, totp: fakeTotp, secretCipher: plainCipher, secretTokens, signInTickets, passkeyCeremonies });
   const options = new PasskeySignInOptionsUseCase({ mfaStore, signInTickets, passkeyCeremonies, clock });
+  const ownFactorProof = new OwnFactorProof({ auditRecorder, passwordHasher: new FakePasswordHasher(), loginAttempts, lockoutPolicy, mfaStore, totp: fakeTotp, secretCipher: plainCipher, clock });
   const currentStep = () => Math.floor(clock.now().getTime() / 30_000) % 1_000_000;
   const code = (offset = 0) => String(currentStep() + offset).padStart(6, '0');
   const enroll = async () => {
@@ -123,5 +125,5 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
     return error as MfaRequiredError;
   };
   const ticket = async (password = DEFAULT_PASSWORD) => (await challenged(password)).mfaToken;
-  return { signIn, complete, options, tokens, ada, users, mfaStore, loginAttempts, signInTickets, enroll, recoveryCodes, addPasskey, challenged, ticket, code, clock, auditTrail, memory, storeCalls };
+  return { signIn, complete, options, ownFactorProof, tokens, ada, users, mfaStore, loginAttempts, signInTickets, enroll, recoveryCodes, addPasskey, challenged, ticket, code, clock, auditTrail, memory, storeCalls };
 }
