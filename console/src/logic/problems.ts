@@ -38,7 +38,7 @@ const WORDS: Record<string, string> = {
   MFA_ENROLLMENT_REQUIRED: 'Your role requires a second factor: set one up on your account first.',
   PERMISSION_DENIED: 'Your role does not allow this.',
   CROSS_SITE_REQUEST: 'The console’s session must be opened from this console’s own address.',
-  WRONG_CURRENT_PASSWORD: 'The current password is not right.',
+  WRONG_CURRENT_PASSWORD: 'The password is not right, or too many tries have locked the account for a while.',
   EMAIL_TAKEN: 'Someone already has this e-mail address (perhaps an invitation not yet accepted).',
   USERNAME_TAKEN: 'This username is taken.',
   USER_NOT_FOUND: 'This user no longer exists.',

@@ -113,6 +113,7 @@ function fieldOf(context: string | undefined, issue: ValidationIssue): string {
 
 function messageOf(issue: ValidationIssue): string {
   if (issue.keyword === 'additionalProperties') return 'is not a field of this request';
+  if (issue.keyword === 'oneOf') return 'must hold exactly one of the forms this request takes (see its schema at /docs)';
   const meaning = issue.keyword === 'pattern' ? PATTERN_MEANINGS[issue.params?.pattern ?? ''] : undefined;
   if (meaning) return meaning;
   return issue.message ?? 'is invalid';

@@ -166,7 +166,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByLabel('Current password').fill('not my password at all');
     await page.getByLabel('New password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Change password' }).click();
-    expect(await page.locator('#current_password-error').innerText()).toBe('The current password is not right.');
+    expect(await page.locator('#current_password-error').innerText()).toBe('The password is not right, or too many tries have locked the account for a while.');
     await page.getByLabel('Current password').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByText('Password changed. Every other session of yours has been signed out.').waitFor();

@@ -70,7 +70,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     // Starting asks for the password: a wrong one is said at its field, and nothing starts.
     await page.getByLabel('Your password, to set up an authenticator app').fill('not my password at all');
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
-    expect(await page.locator('#totp-password-error').innerText()).toBe('The current password is not right.');
+    expect(await page.locator('#totp-password-error').innerText()).toBe('The password is not right, or too many tries have locked the account for a while.');
     expect(await page.locator('#totp-secret').count()).toBe(0);
     await page.getByLabel('Your password, to set up an authenticator app').fill(OPERATOR.password);
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();

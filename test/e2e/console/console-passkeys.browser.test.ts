@@ -33,7 +33,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('passkeys in the console, on 
     await page.getByLabel('Name of the new passkey (optional)').fill('Laptop');
     await page.getByLabel('Your password, to add a passkey').fill('not the password at all');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
-    await page.locator('#passkey-proof-error').getByText('The current password is not right.').waitFor();
+    await page.locator('#passkey-proof-error').getByText('The password is not right, or too many tries have locked the account for a while.').waitFor();
     expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toEqual([]);
     await page.getByLabel('Your password, to add a passkey').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
@@ -62,7 +62,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('passkeys in the console, on 
     await page.getByText('Renamed to “Work laptop”.').waitFor();
     await page.getByLabel('Your password, to remove Work laptop').fill('not the password at all');
     await page.getByRole('button', { name: 'Remove' }).click();
-    await page.getByText('The current password is not right.').waitFor();
+    await page.getByText('The password is not right, or too many tries have locked the account for a while.').waitFor();
     await page.getByLabel('Your password, to remove Work laptop').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Remove' }).click();
     await page.getByText('Passkey “Work laptop” removed.').waitFor();

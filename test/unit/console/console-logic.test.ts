@@ -83,7 +83,7 @@ describe('problems in words', () => {
     expect(factorProof('123456', false)).toEqual({ password: '123456' });
     expect(factorProof(' a long enough passphrase', true)).toEqual({ password: ' a long enough passphrase' });
     expect(proofError(null)).toBeUndefined();
-    expect(proofError(problem('WRONG_CURRENT_PASSWORD', 400))).toBe('The current password is not right.');
+    expect(proofError(problem('WRONG_CURRENT_PASSWORD', 400))).toBe('The password is not right, or too many tries have locked the account for a while.');
     expect(proofError(problem('INVALID_MFA_CODE', 400))).toContain('That code is not right.');
     expect(proofError(problem('VALIDATION_FAILED', 400, { errors: [{ field: 'body.password', message: 'must NOT have fewer than 1 characters' }] }))).toBe('Password must NOT have fewer than 1 characters.');
     expect(proofError(problem('MFA_ALREADY_ENABLED', 409))).toBeUndefined();

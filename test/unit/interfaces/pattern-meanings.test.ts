@@ -28,4 +28,10 @@ describe('what a refused pattern tells the client', () => {
     expect(failed('^[0-9]{6}$').errors).toEqual([{ field: 'code', message: 'must be six digits' }]);
     expect(failed('^x$').errors).toEqual([{ field: 'code', message: 'must match pattern "^x$"' }]);
   });
+
+  it('says what a body matching none or two of its forms (password or code) lacks, not the schema keyword', () => {
+    const problem = toProblem(Object.assign(new Error('x'), { validation: [{ keyword: 'oneOf', instancePath: '', message: 'must match exactly one schema in oneOf', params: {} }], validationContext: 'body' }))
+      .problem as { errors?: { field: string; message: string }[] };
+    expect(problem.errors).toEqual([{ field: 'body', message: 'must hold exactly one of the forms this request takes (see its schema at /docs)' }]);
+  });
 });

@@ -183,7 +183,7 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
 
   var PROOF_REFUSED = {
     WRONG_CURRENT_PASSWORD: 'That is not your password (too many tries lock the account for a while).',
-    INVALID_MFA_CODE: 'That code is not right: use the current code of your authenticator app (each works once).'
+    INVALID_MFA_CODE: 'That code is not right: use the current code of your authenticator app (each works once), or your password if you have no app.'
   };
 
   $('add-passkey').addEventListener('submit', async function (event) {
