@@ -213,7 +213,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     ).singleton(),
     lockoutPolicy: asValue(config.lockout),
     loginAttempts: asFunction(
-      ({ dataSource, sqliteWriteQueue }: Cradle) => new TypeOrmLoginAttempts({ dataSource, sqliteWriteQueue }),
+      ({ dataSource, sqliteWriteQueue, loginAttemptKeys }: Cradle) => new TypeOrmLoginAttempts({ dataSource, sqliteWriteQueue, loginAttemptKeys }),
     ).singleton(),
     rateLimitCounter: asFunction(
       ({ dataSource, sqliteWriteQueue, logger }: Cradle) =>

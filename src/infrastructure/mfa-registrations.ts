@@ -66,10 +66,11 @@ export interface MfaCradle {
 export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaRequiredPermissions' | 'dataDir' | 'publicUrl' | 'database'>, logger: Logger): Registrations<MfaCradle> {
   return {
     mfaStore: asFunction(
-      ({ dataSource, sqliteWriteQueue }: PersistenceCradle) =>
+      ({ dataSource, sqliteWriteQueue, loginAttemptKeys }: PersistenceCradle) =>
         new TypeOrmMfaStore({
           manager: dataSource.manager,
           sqliteWriteQueue,
+          loginAttemptKeys,
           onSweepFailed: (error) => logger.warn({ reason: describeError(error) }, 'sweep of expired passkey challenges (and mfa tickets of an earlier version) failed; retrying at the next sweep'),
         }),
     ).singleton(),

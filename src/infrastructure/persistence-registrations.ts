@@ -14,6 +14,7 @@ import { UserChangeNotices } from './persistence/typeorm/user-change-notices';
 import { UserReadStatements } from './persistence/typeorm/user-read-statements';
 import { UserListIndex } from './persistence/typeorm/user-list-index';
 import { UserPageStatements } from './persistence/typeorm/user-page-statements';
+import { LoginAttemptKeys } from './persistence/typeorm/login-attempt-key';
 
 /** One resolver per name of a cradle, each for that name's type: a registration left out does not compile. */
 export type Registrations<C> = { [K in keyof C]: Resolver<C[K]> };
@@ -47,6 +48,8 @@ export function persistenceRegistrations(config: Pick<Config, 'database' | 'sear
     userPageStatements: asFunction(({ dataSource }: Needs) => new UserPageStatements({ dataSource, searchTimeLimitSeconds })).singleton(),
     userListIndex: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new UserListIndex({ dataSource, sqliteWriteQueue })).singleton(),
     userChangeNotices: asFunction(() => new UserChangeNotices()).singleton(),
+    // The second factors' key (MfaCradle) is read at the first row key asked for, never by a process that counts no sign-in.
+    loginAttemptKeys: asFunction((cradle: Needs & { mfaKey: Buffer }) => new LoginAttemptKeys(() => cradle.mfaKey)).singleton(),
     // Its record, made after a mail was accepted, is tried again at once on a failure (RetriedProcessedEvents).
     processedEventStore: asFunction(
       ({ dataSource, plainInsertStatements, sqliteWriteQueue }: Needs) =>
@@ -58,8 +61,8 @@ export function persistenceRegistrations(config: Pick<Config, 'database' | 'sear
 /** The services a user repository shares with every other one of the process, read from the cradle one by one. */
 export function userPersistenceServices(cradle: UserPersistenceServices): UserPersistenceServices {
   // Picked, never spread: spreading the cradle would resolve every registration of the container.
-  const { userReadStatements, userPageStatements, userListIndex, userChangeNotices, plainInsertStatements, sqliteWriteQueue } = cradle;
-  return { userReadStatements, userPageStatements, userListIndex, userChangeNotices, plainInsertStatements, sqliteWriteQueue };
+  const { userReadStatements, userPageStatements, userListIndex, userChangeNotices, plainInsertStatements, sqliteWriteQueue, loginAttemptKeys } = cradle;
+  return { userReadStatements, userPageStatements, userListIndex, userChangeNotices, plainInsertStatements, sqliteWriteQueue, loginAttemptKeys };
 }
 
 /** The unit of work on the process's data source and write queue; `onEventsCommitted` where a relay listens. */

@@ -25,6 +25,9 @@ import { SystemClock } from '../../src/infrastructure/system/system-clock';
  * composition roots register them (`persistenceRegistrations`), once per instance of this class.
  * A test that needs a fresh user total or queue makes a new instance; nothing is reset by hand.
  */
+/** The second factors' key of the adapters under test (what their lockout rows are keyed by). */
+export const TEST_MFA_KEY = Buffer.alloc(32, 5);
+
 export class TypeOrmAdapters {
   readonly services: PersistenceCradle;
   /** SEARCH_TIME_LIMIT of these adapters: its default unless a test bounds prefix searches otherwise. */
@@ -34,11 +37,12 @@ export class TypeOrmAdapters {
     readonly dataSource: DataSource,
     options: { clock?: Clock; searchTimeLimitSeconds?: number } = {},
   ) {
-    const container = createContainer<PersistenceCradle & { clock: Clock }>({ injectionMode: InjectionMode.PROXY, strict: true });
+    const container = createContainer<PersistenceCradle & { clock: Clock; mfaKey: Buffer }>({ injectionMode: InjectionMode.PROXY, strict: true });
     // The data source belongs to the test (it opens and destroys it): registered as a value, no disposer.
     this.searchTimeLimitSeconds = options.searchTimeLimitSeconds ?? 2;
     const registrations = persistenceRegistrations({ database: {} as Config['database'], searchTimeLimitSeconds: this.searchTimeLimitSeconds });
-    container.register({ ...registrations, dataSource: asValue(dataSource), clock: asValue(options.clock ?? new SystemClock()) });
+    // The key the lockout's row keys derive from (the api's is MFA_ENCRYPTION_KEY's): one for every test.
+    container.register({ ...registrations, dataSource: asValue(dataSource), clock: asValue(options.clock ?? new SystemClock()), mfaKey: asValue(TEST_MFA_KEY) });
     this.services = container.cradle;
   }
 
@@ -61,7 +65,7 @@ export class TypeOrmAdapters {
   }
 
   loginAttempts(): TypeOrmLoginAttempts {
-    return new TypeOrmLoginAttempts({ dataSource: this.dataSource, sqliteWriteQueue: this.services.sqliteWriteQueue });
+    return new TypeOrmLoginAttempts({ dataSource: this.dataSource, sqliteWriteQueue: this.services.sqliteWriteQueue, loginAttemptKeys: this.services.loginAttemptKeys });
   }
 
   rateLimitCounter(options: Omit<TypeOrmRateLimitCounterDeps, 'dataSource' | 'sqliteWriteQueue'> = {}): TypeOrmRateLimitCounter {

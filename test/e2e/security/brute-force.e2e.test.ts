@@ -71,7 +71,7 @@ describe(`brute force: 1,000 wrong passwords from parallel clients against one a
     expect(hasher.evaluations - before).toBe(THRESHOLD);
     expect([...statuses]).toEqual([401]);
     expect(bodies.size).toBe(1);
-    const [row] = await app.api.container.cradle.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', ['target']);
+    const [row] = await app.api.container.cradle.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [app.api.container.cradle.loginAttemptKeys.of('target')]);
     expect(Number(row.lockouts)).toBe(1);
 
     // Locked: even the right password is refused, with the same body, and not evaluated.
@@ -83,7 +83,7 @@ describe(`brute force: 1,000 wrong passwords from parallel clients against one a
     clock.advance(1001);
     const owner = await attempt('the-real-password');
     expect(owner.status).toBe(200);
-    const [reset] = await app.api.container.cradle.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', ['target']);
+    const [reset] = await app.api.container.cradle.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [app.api.container.cradle.loginAttemptKeys.of('target')]);
     expect([Number(reset.failures), Number(reset.lockouts), reset.locked_until]).toEqual([0, 0, null]);
   });
 });

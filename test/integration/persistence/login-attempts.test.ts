@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { LoginAttemptKeys } from '../../../src/infrastructure/persistence/typeorm/login-attempt-key';
 import type { QueryRunner } from 'typeorm';
 import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
@@ -49,7 +49,7 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       }
     };
     const counters = async (account: string) =>
-      ((await db.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [account])) as {
+      ((await db.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [db.adapters.services.loginAttemptKeys.of(account)])) as {
         failures: number | string;
         lockouts: number | string;
         locked_until: unknown;
@@ -101,7 +101,7 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       const store = attempts();
       const account = `tickets-${ids.next()}`;
       const usedThrough = async (key = account) =>
-        ((await db.dataSource.query('SELECT tickets_used_through AS t FROM login_attempts WHERE username_key = ?', [key])) as { t: unknown }[]).map((r) => (r.t === null ? null : Number(r.t)));
+        ((await db.dataSource.query('SELECT tickets_used_through AS t FROM login_attempts WHERE username_key = ?', [db.adapters.services.loginAttemptKeys.of(key)])) as { t: unknown }[]).map((r) => (r.t === null ? null : Number(r.t)));
       const issued = 1_767_225_600_123_456; // microseconds since the epoch, as tickets carry them
       await store.claim(account, at(0), policy);
       expect(await counting(() => store.claimSucceeded(account, at(0), policy, { claimedBefore: true, ticketIssuedAt: issued }))).toEqual({ answer: true, statements: 1 });
@@ -138,7 +138,7 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       const user = joinedUser();
       await db.adapters.users().add(user);
       const factorId = ids.next();
-      const factors = new TypeOrmMfaStore({ manager: db.dataSource.manager, sqliteWriteQueue: db.adapters.services.sqliteWriteQueue });
+      const factors = new TypeOrmMfaStore({ manager: db.dataSource.manager, sqliteWriteQueue: db.adapters.services.sqliteWriteQueue, loginAttemptKeys: db.adapters.services.loginAttemptKeys });
       await factors.savePending({ id: factorId, userId: user.id, type: 'totp', sealedSecret: 'v1.x', createdAt: at(0), confirmedAt: null, lastUsedStep: null });
       const lastStep = async () => Number(((await db.dataSource.query('SELECT last_used_step AS s FROM mfa_factors WHERE id = ?', [factorId])) as { s: unknown }[])[0]!.s);
       const oneStatement = target.name.startsWith('SQLite') ? 2 : 1;
@@ -204,7 +204,7 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
         }, claimed);
       }
       const counters = async () =>
-        ((await db.dataSource.query('SELECT failures, lockouts FROM login_attempts WHERE username_key = ?', [account])) as { failures: number | string; lockouts: number | string }[]).map((r) => [Number(r.failures), Number(r.lockouts)]);
+        ((await db.dataSource.query('SELECT failures, lockouts FROM login_attempts WHERE username_key = ?', [db.adapters.services.loginAttemptKeys.of(account)])) as { failures: number | string; lockouts: number | string }[]).map((r) => [Number(r.failures), Number(r.lockouts)]);
       expect(await counters()).toEqual([[3, 0]]);
       let lockedUntil: Date | null = null;
       await attempts().failed(account, at(0), policy, (until) => ((lockedUntil = until), []), 3);
@@ -227,7 +227,7 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       expect(await attempts().claim(account, at(60 + 119), policy)).toBe(false); // second lock: 120 s
       expect(await attempts().claim(account, at(60 + 120), policy)).toBe(1);
       await attempts().succeeded(account);
-      const [row] = (await db.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [account])) as {
+      const [row] = (await db.dataSource.query('SELECT failures, lockouts, locked_until FROM login_attempts WHERE username_key = ?', [db.adapters.services.loginAttemptKeys.of(account)])) as {
         failures: number | string;
         lockouts: number | string;
         locked_until: unknown;
@@ -235,13 +235,17 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       expect([Number(row!.failures), Number(row!.lockouts), row!.locked_until]).toEqual([0, 0, null]);
     });
 
-    it('keys a name longer than the column by its SHA-256', async () => {
+    it('keys every row by an HMAC of the name, never the name typed (a password typed as a username stays nowhere)', async () => {
+      const typed = `My Secret Passw0rd ${ids.next()}`.toLowerCase();
       const long = `x${'y'.repeat(100)}-${ids.next()}`;
+      expect(await attempts().claim(typed, at(0), policy)).toBe(1);
       expect(await attempts().claim(long, at(0), policy)).toBe(1);
-      const rows = (await db.dataSource.query('SELECT username_key FROM login_attempts WHERE username_key = ?', [
-        createHash('sha256').update(long, 'utf8').digest('hex'),
-      ])) as unknown[];
-      expect(rows).toHaveLength(1);
+      const keys = (await db.dataSource.query('SELECT username_key FROM login_attempts')) as { username_key: string }[];
+      expect(keys.map((r) => r.username_key)).toEqual(expect.arrayContaining([db.adapters.services.loginAttemptKeys.of(typed), db.adapters.services.loginAttemptKeys.of(long)]));
+      expect(keys.every((r) => /^[0-9a-f]{64}$/.test(r.username_key))).toBe(true);
+      expect(JSON.stringify(keys)).not.toContain('secret passw0rd');
+      // Another key (another MFA_ENCRYPTION_KEY) names the same account by another row.
+      expect(new LoginAttemptKeys(() => Buffer.alloc(32, 1)).of(typed)).not.toBe(db.adapters.services.loginAttemptKeys.of(typed));
     });
   });
 

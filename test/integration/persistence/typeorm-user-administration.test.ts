@@ -85,7 +85,7 @@ describe.each(ALL_TARGETS)('user administration persistence on $name', (target) 
     const username = `erased.${newId().slice(-6)}`;
     const user = joined(username);
     await users.add(user);
-    await db.dataSource.query('INSERT INTO login_attempts (username_key, failures, locked_until, lockouts) VALUES (?, 3, NULL, 0)', [username]);
+    await db.dataSource.query('INSERT INTO login_attempts (username_key, failures, locked_until, lockouts) VALUES (?, 3, NULL, 0)', [adapters.services.loginAttemptKeys.of(username)]);
     const loaded = (await users.findById(user.id))!;
     const by = newId();
     loaded.delete({ by, now: new Date('2026-05-01T00:00:00.001Z'), newId });
@@ -97,7 +97,7 @@ describe.each(ALL_TARGETS)('user administration persistence on $name', (target) 
       Array(7).fill(null),
     );
     expect([stored.status, Number(stored.version), Number(stored.token_version), stored.updated_by, stored.role_id]).toEqual(['deleted', 2, 1, by, member.id]);
-    expect(await db.dataSource.query('SELECT * FROM login_attempts WHERE username_key = ?', [username])).toEqual([]);
+    expect(await db.dataSource.query('SELECT * FROM login_attempts WHERE username_key = ?', [adapters.services.loginAttemptKeys.of(username)])).toEqual([]);
   });
 
   it('leaves erased users out of the pages and the cached total', async () => {

@@ -24,6 +24,7 @@ import { DropRoleIdIndex1765900000000 } from './1765900000000-drop-role-id-index
 import { ServiceAccountTokensValidFrom1766000000000 } from './1766000000000-service-account-tokens-valid-from';
 import { AuditCheckpointSeal1766100000000 } from './1766100000000-audit-checkpoint-seal';
 import { EmailDomainKeys1766200000000 } from './1766200000000-email-domain-keys';
+import { KeyedLoginAttempts1766300000000 } from './1766300000000-keyed-login-attempts';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   ServiceAccountTokensValidFrom1766000000000,
   AuditCheckpointSeal1766100000000,
   EmailDomainKeys1766200000000,
+  KeyedLoginAttempts1766300000000,
 ];

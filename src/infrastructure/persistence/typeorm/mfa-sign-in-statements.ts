@@ -4,7 +4,6 @@ import type { SecondStepFactors, TicketHolder } from '../../../application/ports
 import type { MfaFactor } from '../../../domain/mfa/mfa';
 import { type MfaFactorRecord, MfaFactorSchema, RecoveryCodeSchema, toFactor, WebAuthnCredentialSchema } from './mfa-records';
 import { LoginAttemptSchema } from './records';
-import { columnKey } from './login-attempt-key';
 import { passkeyRows } from './typeorm-passkey-rows';
 import { toDomain } from './user-record-mapping';
 import { userTableShape } from './user-read-statements';
@@ -66,8 +65,9 @@ export class MfaSignInStatements {
     return { factors, passkeys, recoveryCodes: Number(first.recovery_codes ?? 0) };
   }
 
-  async ticketHolder(manager: EntityManager, userId: string, accountKey: string): Promise<TicketHolder> {
-    const rows = await this.read(manager, this.holderSql, [columnKey(accountKey), userId]);
+  /** `rowKey`: the account's lockout row (LoginAttemptKeys), whose tickets' use is read with the holder. */
+  async ticketHolder(manager: EntityManager, userId: string, rowKey: string): Promise<TicketHolder> {
+    const rows = await this.read(manager, this.holderSql, [rowKey, userId]);
     const first = rows[0] ?? {};
     const present = first[`u_${this.user.columns.find((column) => column.propertyName === 'id')!.databaseName}`];
     const record = present === null || present === undefined ? null : this.user.hydrate(unprefixed(first, 'u'));

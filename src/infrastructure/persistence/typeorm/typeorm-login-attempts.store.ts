@@ -5,7 +5,7 @@ import type { AuditEntry } from '../../../domain/audit/audit-entry';
 import { insertAuditEntries } from './audit/typeorm-audit-trail';
 import { type LockoutPolicy, lockoutWaitSeconds } from '../../../domain/users/lockout-policy';
 import { isMysqlFamily } from './data-source';
-import { columnKey } from './login-attempt-key';
+import type { LoginAttemptKeys } from './login-attempt-key';
 import { mfaSignInStatementsOf } from './mfa-sign-in-statements';
 import { LoginAttemptSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
@@ -38,6 +38,8 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
    */
   private readonly claimSucceededUpsertSql: string;
   private readonly mysql: boolean;
+  /** The row of an account: never the name as typed. */
+  private readonly keys: LoginAttemptKeys;
   /**
    * A success's change, and the sign-in ticket it completes used up (`tickets_used_through`, when one is given) where
    * no ticket issued then or later was: TICKET_UNUSED, whose two parameters are the ticket's issue time (null: none).
@@ -66,8 +68,9 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   private readonly dataSource: DataSource;
   private readonly sqliteWriteQueue: SqliteWriteQueue;
 
-  constructor(deps: { dataSource: DataSource; sqliteWriteQueue: SqliteWriteQueue }) {
+  constructor(deps: { dataSource: DataSource; sqliteWriteQueue: SqliteWriteQueue; loginAttemptKeys: LoginAttemptKeys }) {
     const { dataSource } = deps;
+    this.keys = deps.loginAttemptKeys;
     this.dataSource = dataSource;
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
     this.mysql = isMysqlFamily(dataSource);
@@ -97,7 +100,7 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
    * was tried before or not, so its time tells nothing), the update alone when an earlier claim made it.
    */
   async claim(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<number | false> {
-    const accountKey = columnKey(account);
+    const accountKey = this.keys.of(account);
     const parameters = [accountKey, policy.threshold, this.datetime(now)];
     if (options.claimedBefore) {
       const claimed = await this.counted(this.reclaimSql, parameters, false);
@@ -107,7 +110,7 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   }
 
   async claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean | 'step_used'> {
-    const accountKey = columnKey(account);
+    const accountKey = this.keys.of(account);
     const ticket = options.ticketIssuedAt ?? null;
     const condition = [policy.threshold, this.datetime(now), ticket, ticket];
     const step = options.timeStep;
@@ -152,7 +155,7 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   }
 
   async failed(account: string, now: Date, policy: LockoutPolicy, audit?: (lockedUntil: Date | null) => AuditEntry[], claimed?: number): Promise<void> {
-    const accountKey = columnKey(account);
+    const accountKey = this.keys.of(account);
     // Only a spent allowance locks. A claim below the threshold did not spend it; without a count (a refusal while
     // locked, or a test of a spent allowance) the counters say, read first: a locked account's refusals, which
     // repeat as fast as someone guesses, then cost the read and the entries, not a transaction each.
@@ -188,7 +191,7 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
 
   async succeeded(account: string, options: { ticketIssuedAt?: number } = {}): Promise<boolean> {
     const ticket = options.ticketIssuedAt ?? null;
-    const matched = await this.run(this.succeededSql, [ticket, columnKey(account), ticket, ticket]);
+    const matched = await this.run(this.succeededSql, [ticket, this.keys.of(account), ticket, ticket]);
     return ticket === null || matched > 0;
   }
 

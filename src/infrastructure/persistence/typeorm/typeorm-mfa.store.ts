@@ -3,6 +3,7 @@ import type { MfaStore, SecondStepFactors, TicketHolder } from '../../../applica
 import type { MfaFactor, MfaFactorType } from '../../../domain/mfa/mfa';
 import type { Passkey, WebAuthnCeremony, WebAuthnChallenge } from '../../../domain/mfa/passkey';
 import { MfaFactorSchema, RecoveryCodeSchema, toFactor, WebAuthnCredentialSchema } from './mfa-records';
+import type { LoginAttemptKeys } from './login-attempt-key';
 import { type MfaSignInStatements, mfaSignInStatementsOf } from './mfa-sign-in-statements';
 import { passkeyRows } from './typeorm-passkey-rows';
 import { bumpRevocationEpoch } from './revocation-epochs';
@@ -12,6 +13,8 @@ export interface TypeOrmMfaStoreDeps {
   /** The data source's manager, or a unit of work's transaction's. */
   manager: EntityManager;
   sqliteWriteQueue: SqliteWriteQueue;
+  /** The lockout row of an account, whose tickets' use the second step reads. */
+  loginAttemptKeys: LoginAttemptKeys;
   /** How often this process deletes expired passkey challenges (every replica sweeps), after one is added. */
   sweepEveryMs?: number;
   /** The sweep runs after a sign-in's answer is on its way: its failure is only reported. */
@@ -30,6 +33,7 @@ const SWEEP_BATCH = 500;
  */
 export class TypeOrmMfaStore implements MfaStore {
   private readonly manager: EntityManager;
+  private readonly keys: LoginAttemptKeys;
   private readonly queue: SqliteWriteQueue;
   private readonly sweepEveryMs: number;
   private readonly onSweepFailed: (error: unknown) => void;
@@ -38,6 +42,7 @@ export class TypeOrmMfaStore implements MfaStore {
 
   constructor(deps: TypeOrmMfaStoreDeps) {
     this.manager = deps.manager;
+    this.keys = deps.loginAttemptKeys;
     this.queue = deps.sqliteWriteQueue;
     this.sweepEveryMs = deps.sweepEveryMs ?? 60_000;
     this.onSweepFailed = deps.onSweepFailed ?? (() => undefined);
@@ -114,7 +119,7 @@ export class TypeOrmMfaStore implements MfaStore {
   }
 
   ticketHolder(userId: string, accountKey: string): Promise<TicketHolder> {
-    return this.outside(() => this.statements().ticketHolder(this.manager, userId, accountKey));
+    return this.outside(() => this.statements().ticketHolder(this.manager, userId, this.keys.of(accountKey)));
   }
 
   passkeysOf(userId: string): Promise<Passkey[]> {

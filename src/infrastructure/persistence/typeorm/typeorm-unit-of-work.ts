@@ -38,6 +38,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
       userListIndex: deps.userListIndex,
       userChangeNotices: deps.userChangeNotices,
       plainInsertStatements: deps.plainInsertStatements,
+      loginAttemptKeys: deps.loginAttemptKeys,
       sqliteWriteQueue: deps.sqliteWriteQueue,
     };
     this.onEventsCommitted = deps.onEventsCommitted ?? (() => undefined);
@@ -59,7 +60,7 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
           passwordResets: new TypeOrmPasswordResetStore({ manager, plainInsertStatements, sqliteWriteQueue: this.sqliteWriteQueue }),
           serviceAccounts: new TypeOrmServiceAccountRepository({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
           audit: new TypeOrmAuditTrail(manager),
-          mfa: new TypeOrmMfaStore({ manager, sqliteWriteQueue: this.sqliteWriteQueue }),
+          mfa: new TypeOrmMfaStore({ manager, sqliteWriteQueue: this.sqliteWriteQueue, loginAttemptKeys: this.services.loginAttemptKeys }),
         });
         // Last, after every other lock the transaction took: the page index's counts commit with the user rows.
         await users.flushListChanges();

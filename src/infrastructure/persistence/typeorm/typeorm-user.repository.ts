@@ -19,6 +19,7 @@ import type { IndexedFilter, UserPageStatements } from './user-page-statements';
 import type { UserReadStatements } from './user-read-statements';
 import { refusedWriteError, toDomain, toRecord } from './user-record-mapping';
 import { isStatementTimeout } from './search-time-limit';
+import type { LoginAttemptKeys } from './login-attempt-key';
 
 export { toRecord } from './user-record-mapping';
 
@@ -39,6 +40,8 @@ export interface UserPersistenceServices {
   plainInsertStatements: PlainInsertStatements;
   /** Outside a transaction, every statement takes its turn on SQLite's one connection. */
   sqliteWriteQueue: SqliteWriteQueue;
+  /** Where a user's sign-in counters are, to erase them with the user. */
+  loginAttemptKeys: LoginAttemptKeys;
 }
 
 export interface TypeOrmUserRepositoryDeps extends UserPersistenceServices {
@@ -58,6 +61,7 @@ export class TypeOrmUserRepository implements UserRepository {
   private readonly changes: UserChangeNotices;
   private readonly inserts: PlainInsertStatements;
   private readonly queue: SqliteWriteQueue;
+  private readonly loginAttemptKeys: LoginAttemptKeys;
 
   constructor(deps: TypeOrmUserRepositoryDeps) {
     this.manager = deps.manager;
@@ -68,6 +72,7 @@ export class TypeOrmUserRepository implements UserRepository {
     this.changes = deps.userChangeNotices;
     this.inserts = deps.plainInsertStatements;
     this.queue = deps.sqliteWriteQueue;
+    this.loginAttemptKeys = deps.loginAttemptKeys;
   }
 
   /** What this repository wrote inside its transaction that moves the page index: written into it by flushListChanges. */
@@ -164,9 +169,9 @@ export class TypeOrmUserRepository implements UserRepository {
       );
       await this.saved(user, affected, manager, settled);
       await manager.getRepository(InvitationSchema).delete({ userId: user.id });
-      // The sign-in counters are kept under the lower-cased username: personal data too.
+      // The sign-in counters, under their key of the lower-cased username: personal data too.
       if (user.username !== undefined) {
-        await manager.getRepository(LoginAttemptSchema).delete({ usernameKey: Username.normalize(user.username) });
+        await manager.getRepository(LoginAttemptSchema).delete({ usernameKey: this.loginAttemptKeys.of(Username.normalize(user.username)) });
       }
       if (before) listChanges.push({ id: user.id, from: before, to: countKeyOf(user.roleId, 'deleted') });
     });
