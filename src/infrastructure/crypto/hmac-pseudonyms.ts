@@ -1,24 +1,20 @@
-import { createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import type { Pseudonyms } from '../../application/ports/pseudonyms.port';
+import { DerivedHmac } from './derived-hmac';
 
 /**
- * Pseudonyms as HMAC-SHA-256 under a key derived (HKDF) from the second factors' key, MFA_ENCRYPTION_KEY or the
- * embedded default's: every replica that shares that key names a text alike, and the key never leaves the process
- * (a reader of the trail or of its Kafka topic cannot test guesses against a name). 64 bits of the HMAC, in hex.
+ * Pseudonyms as an HMAC under a key derived from the second factors' key (DerivedHmac): the key never leaves the
+ * process, so a reader of the trail or of its Kafka topic cannot test guesses against a name. 64 bits of the HMAC,
+ * in hex. The key is loaded at the first pseudonym when given as a function (the CLI's create-admin, which audits
+ * too, never loads it).
  */
 export class HmacPseudonyms implements Pseudonyms {
-  private key: KeyObject | undefined;
+  private readonly hmac: DerivedHmac;
 
-  /**
-   * `mfaKey` may be given as a function, called at the first pseudonym: a process that never names one (the CLI's
-   * create-admin, which audits too) never loads the key, nor makes one under DATA_DIR.
-   */
-  constructor(private readonly mfaKey: Buffer | (() => Buffer)) {}
+  constructor(mfaKey: Buffer | (() => Buffer)) {
+    this.hmac = new DerivedHmac(mfaKey, 'access-control audit pseudonym v1');
+  }
 
   of(text: string): string {
-    this.key ??= createSecretKey(
-      Buffer.from(hkdfSync('sha256', typeof this.mfaKey === 'function' ? this.mfaKey() : this.mfaKey, Buffer.alloc(0), 'access-control audit pseudonym v1', 32)),
-    );
-    return createHmac('sha256', this.key).update(text, 'utf8').digest('hex').slice(0, 16);
+    return this.hmac.hex(text).slice(0, 16);
   }
 }
