@@ -47,8 +47,16 @@ export function auditRegistrations(config: Pick<Config, 'audit'>): Registrations
     ).singleton(),
     auditLog: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new TypeOrmAuditLog({ dataSource, sqliteWriteQueue })).singleton(),
     auditSealer: asFunction(
-      ({ dataSource, sqliteWriteQueue, commitSignal }: Needs) =>
-        new AuditSealer({ dataSource, sqliteWriteQueue, sealKey, onEventsCommitted: () => commitSignal.notify('audit') }),
+      ({ dataSource, sqliteWriteQueue, commitSignal, clock, logger }: Needs) =>
+        new AuditSealer({
+          dataSource,
+          sqliteWriteQueue,
+          sealKey,
+          now: () => clock.now().getTime(),
+          onEventsCommitted: () => commitSignal.notify('audit'),
+          onRefused: (ids) =>
+            logger.error({ entries: ids.slice(0, 20), count: ids.length }, 'audit entries without a valid seal were inserted behind the service: they are not linked; run audit:verify'),
+        }),
     ).singleton(),
     auditRetentionSweeper: asFunction(
       ({ dataSource, sqliteWriteQueue, clock }: Needs) => new AuditRetentionSweeper({ dataSource, sqliteWriteQueue, clock, retentionSeconds, ...(sealKey ? { sealKey } : {}) }),

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../application/ports/clock.port';
 import type { ProcessedEventStore } from '../application/ports/processed-event-store.port';
 import type { Config } from './config/config';
+import { keepEntrySealKey } from './persistence/typeorm/audit/entry-seal-keys';
 import { createDataSource } from './persistence/typeorm/data-source';
 import { PlainInsertStatements } from './persistence/typeorm/plain-insert-statements';
 import { SqliteWriteQueue } from './persistence/typeorm/sqlite-write-queue';
@@ -34,10 +35,15 @@ export interface PersistenceCradle extends UserPersistenceServices {
 /** What the registrations below read from the cradle besides each other. */
 type Needs = PersistenceCradle & { clock: Clock };
 
-export function persistenceRegistrations(config: Pick<Config, 'database' | 'searchTimeLimitSeconds'>): Registrations<PersistenceCradle> {
+export function persistenceRegistrations(config: Pick<Config, 'database' | 'searchTimeLimitSeconds'> & { audit?: Pick<Config['audit'], 'sealKey'> }): Registrations<PersistenceCradle> {
   const { searchTimeLimitSeconds } = config;
   return {
-    dataSource: asFunction(() => createDataSource(config.database))
+    // Entries inserted through it carry their seal under AUDIT_SEAL_KEY (entry-seal-keys.ts).
+    dataSource: asFunction(() => {
+      const dataSource = createDataSource(config.database);
+      keepEntrySealKey(dataSource, config.audit?.sealKey);
+      return dataSource;
+    })
       .singleton()
       .disposer(async (dataSource) => {
         if (dataSource.isInitialized) await dataSource.destroy();

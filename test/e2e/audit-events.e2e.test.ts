@@ -9,8 +9,11 @@ describe('the audit trail over HTTP (#23)', () => {
   let counter = 0;
   const unique = (prefix: string) => `${prefix}${++counter}${randomUUID().slice(0, 6)}`;
 
+  // Entries carry their seal, and the sealer links only those whose seal verifies.
+  const AUDIT_SEAL_KEY = 'audit-events-e2e-seal-key-0123456789abcdef';
+
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ AUDIT_SEAL_KEY });
     admin = await app.signIn();
   });
   afterAll(async () => app.close());
@@ -167,6 +170,38 @@ describe('the audit trail over HTTP (#23)', () => {
     const answer = await events(query);
     expect(answer.status).toBe(400);
     expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('links every entry the service writes, and never one inserted in the database without the key', async () => {
+    // Entries of each writer: a sign-in and its refusals with a lock (the lockout's counters), a change (a unit of
+    // work), a service account and its token grant.
+    const { username } = await member();
+    for (let attempt = 0; attempt < 6; attempt++) await app.request('POST', '/v1/auth/signin', { json: { username, password: `wrong-password-${attempt}` } });
+    await app.request('POST', '/v1/auth/signin', { json: { username: unique('nobody'), password: 'whatever-was-typed-here' } });
+    const role = unique('auditsealrole');
+    expect((await app.request('POST', '/v1/roles', { token: admin, json: { name: role, permissions: ['users:read'] } })).status).toBe(201);
+    const account = await app.request('POST', '/v1/service-accounts', { token: admin, json: { name: unique('svc'), role } });
+    const form = { grant_type: 'client_credentials', client_id: account.body.client_id as string, client_secret: account.body.client_secret as string };
+    const granted = await app.request('POST', '/oauth/token', { body: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(granted.status).toBe(200);
+    const { auditMaintenance, auditVerifier, dataSource } = app.api.container.cradle;
+    await auditMaintenance.pass();
+    const linked = await auditVerifier.verify();
+    expect({ ok: linked.ok, unsealed: linked.unsealed, break: linked.firstBreak }).toEqual({ ok: true, unsealed: 0, break: undefined });
+    expect(linked.checked).toBeGreaterThan(10);
+
+    // Someone who can write the table, not the key: a copy of an entry under a new id, as a sign-in of the admin's.
+    const [row] = (await dataSource.query('SELECT * FROM audit_events WHERE seq IS NOT NULL ORDER BY seq DESC LIMIT 1')) as Record<string, unknown>[];
+    const forgedId = randomUUID();
+    const copy = { ...row, id: forgedId, action: 'user.deleted', action_group: 'user', seq: null, chain_hash: null, occurred_at: Date.now() };
+    await dataSource.query(`INSERT INTO audit_events (${Object.keys(copy).join(', ')}) VALUES (${Object.keys(copy).map(() => '?').join(', ')})`, Object.values(copy));
+    await auditMaintenance.pass();
+
+    expect((await auditVerifier.verify()).firstBreak).toMatchObject({ id: forgedId, reason: 'forged' });
+    const listed = await events('?page_size=100');
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain(forgedId);
+    await dataSource.query('DELETE FROM audit_events WHERE id = ?', [forgedId]);
   });
 
   it('refuses an export without `from` (400)', async () => {

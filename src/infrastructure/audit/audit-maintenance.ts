@@ -1,6 +1,6 @@
 import type { Clock } from '../../application/ports/clock.port';
 import { describeError, type Logger } from '../logging/logger';
-import type { AuditRetentionSweeper } from '../persistence/typeorm/audit/audit-retention-sweeper';
+import { type AuditRetentionSweeper, AuditTrailBrokenError } from '../persistence/typeorm/audit/audit-retention-sweeper';
 import { AuditChainCutError, type AuditSealer } from '../persistence/typeorm/audit/audit-sealer';
 import { ClockAlarm } from '../system/clock-alarm';
 
@@ -60,7 +60,8 @@ export class AuditMaintenance {
       const removed = await auditRetentionSweeper.sweep();
       if (removed > 0) logger.info({ removed }, 'removed audit entries past AUDIT_RETENTION');
     } catch (error) {
-      logger.warn({ reason: describeError(error) }, 'audit retention sweep failed; retrying at the next sweep');
+      if (error instanceof AuditTrailBrokenError) logger.error({ reason: error.message }, 'the audit trail is broken where the retention sweep would cut: nothing past the break is removed');
+      else logger.warn({ reason: describeError(error) }, 'audit retention sweep failed; retrying at the next sweep');
     }
   }
 

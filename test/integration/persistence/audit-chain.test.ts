@@ -2,9 +2,11 @@ import { toAuditEventView } from '../../../src/application/audit/audit-event.vie
 import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import { AUDIT_EVENT_TYPE } from '../../../src/infrastructure/messaging/cloud-event';
 import { AUDIT_GENESIS_HASH } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
-import { AuditRetentionSweeper } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
+import { AuditRetentionSweeper, AuditTrailBrokenError } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
 import { AuditChainCutError, AuditSealer } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
 import { AuditVerifier } from '../../../src/infrastructure/persistence/typeorm/audit/audit-verifier';
+import { keepEntrySealKey } from '../../../src/infrastructure/persistence/typeorm/audit/entry-seal-keys';
+import { TypeOrmAuditLog } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-log';
 import { StandaloneTypeOrmAuditTrail } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-trail';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { contractTargets } from '../../contract/implementations';
@@ -26,7 +28,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
   const verifier = (sealKey?: string) => new AuditVerifier({ dataSource: db.dataSource, sqliteWriteQueue: queue(), sealKey, now: () => clock.now().getTime() });
   const query = <T = unknown>(sql: string, parameters: unknown[] = []) => db.dataSource.query(sql, parameters) as Promise<T>;
 
-  const write = async (count: number, at = clock.now().getTime()): Promise<AuditEntry[]> => {
+  const write = async (count: number, at = clock.now().getTime(), userAgent = 'jest'): Promise<AuditEntry[]> => {
     const entries: AuditEntry[] = Array.from({ length: count }, (_, i) => ({
       id: ids.next(),
       occurredAt: at + i,
@@ -35,7 +37,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
       code: null,
       actor: { type: 'user', id: 'actor', name: 'root' },
       target: { type: 'user', id: `user-${i}`, snapshot: `user ${i}` },
-      source: { address: '198.51.100.1', userAgent: 'jest' },
+      source: { address: '198.51.100.1', userAgent },
       requestId: `req-${i}`,
       changes: [{ field: 'role', before: 'member', after: 'admin' }],
     }));
@@ -53,8 +55,12 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
   beforeEach(async () => {
     await query('DELETE FROM outbox_events WHERE type = ?', [AUDIT_EVENT_TYPE]);
     await query('DELETE FROM audit_events');
-    await query('UPDATE audit_chain SET last_seq = 0, last_hash = ?, floor_seq = 0, floor_hash = ?, floor_seal = NULL WHERE id = 1', [AUDIT_GENESIS_HASH, AUDIT_GENESIS_HASH]);
+    await query('UPDATE audit_chain SET last_seq = 0, last_hash = ?, floor_seq = 0, floor_hash = ?, floor_seal = NULL, entry_seals_from = NULL WHERE id = 1', [
+      AUDIT_GENESIS_HASH,
+      AUDIT_GENESIS_HASH,
+    ]);
   });
+  afterEach(() => keepEntrySealKey(db.dataSource, undefined));
 
   it('links committed entries in order and verifies them', async () => {
     const entries = await write(5);
@@ -111,10 +117,78 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
   });
 
   it('with AUDIT_SEAL_KEY, a chain rebuilt without the key does not verify', async () => {
+    keepEntrySealKey(db.dataSource, 'the-real-key');
     await write(2);
     await sealer('the-real-key').sealAll();
     expect((await verifier('the-real-key').verify()).ok).toBe(true);
     expect((await verifier('a-guessed-key').verify()).firstBreak).toMatchObject({ seq: 1, reason: 'edited' });
+  });
+
+  describe('with AUDIT_SEAL_KEY, each entry sealed as it is written', () => {
+    const KEY = 'audit-seal-key-of-the-entry-seal-tests';
+    const refusedBy = (now: number) => {
+      const refused: string[] = [];
+      const keyed = new AuditSealer({ dataSource: db.dataSource, sqliteWriteQueue: queue(), sealKey: KEY, now: () => now, onRefused: (ids) => refused.push(...ids) });
+      return { keyed, refused };
+    };
+    const listed = async () => (await new TypeOrmAuditLog({ dataSource: db.dataSource, sqliteWriteQueue: queue() }).page({}, 50)).entries.map((e) => e.id);
+
+    it('links the service’s entries, odd text included, and refuses a row written with another key', async () => {
+      keepEntrySealKey(db.dataSource, KEY);
+      // A user agent as a client may send it: characters outside the BMP, and a lone surrogate the database keeps as U+FFFD.
+      const before = await write(2, clock.now().getTime(), 'Mozilla/5.0 \u{1F600} \uD800 ünïcödé '.repeat(20));
+      keepEntrySealKey(db.dataSource, 'a-key-that-is-not-the-service-one');
+      const [forged] = await write(1, clock.now().getTime() + 10);
+      keepEntrySealKey(db.dataSource, KEY);
+      const after = await write(2, clock.now().getTime() + 20);
+      const { keyed, refused } = refusedBy(Date.now());
+
+      expect(await keyed.sealAll()).toBe(4);
+      expect(refused).toEqual([forged!.id]);
+      // The genuine entries are linked in order, without a gap; the forged one has no place, no event, no listing.
+      expect(await Promise.all([...before, ...after].map((e) => seqOf(e.id)))).toEqual([1, 2, 3, 4]);
+      expect((await queued()).has(forged!.id)).toBe(false);
+      expect(await listed()).not.toContain(forged!.id);
+      expect(await listed()).toHaveLength(4);
+      expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ id: forged!.id, reason: 'forged' });
+      // Refused once: the next pass does not read it again.
+      expect(await keyed.sealAll()).toBe(0);
+      expect(refused).toHaveLength(1);
+    });
+
+    it('links rows without a seal only in the ten minutes after the first keyed pass (a rolling upgrade’s old replicas)', async () => {
+      // A trail linked under the key before entries carried seals (entry_seals_from unset), then the upgrade.
+      keepEntrySealKey(db.dataSource, KEY);
+      await write(1);
+      expect(await sealer(KEY).sealAll()).toBe(1);
+      await query('UPDATE audit_chain SET entry_seals_from = NULL WHERE id = 1');
+      keepEntrySealKey(db.dataSource, undefined); // a replica of the version before, still running
+      const start = Date.now();
+      const during = await write(1);
+      expect(await refusedBy(start).keyed.sealAll()).toBe(1);
+      expect(await seqOf(during[0]!.id)).toBe(2);
+
+      const late = await write(1);
+      const { keyed, refused } = refusedBy(start + 10 * 60_000 + 1);
+      expect(await keyed.sealAll()).toBe(0);
+      expect(refused).toEqual([late[0]!.id]);
+      expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ id: late[0]!.id, reason: 'forged' });
+    });
+
+    it('requires seals at once on a trail that has linked nothing yet (a new installation has no old replicas)', async () => {
+      const [unsealed] = await write(1);
+      const { keyed, refused } = refusedBy(Date.now());
+      expect(await keyed.sealAll()).toBe(0);
+      expect(refused).toEqual([unsealed!.id]);
+    });
+
+    it('cannot be fooled by a row given the refused mark by hand: it is named as well', async () => {
+      keepEntrySealKey(db.dataSource, KEY);
+      const [entry] = await write(1);
+      await query("UPDATE audit_events SET chain_hash = 'refused' WHERE id = ?", [entry!.id]);
+      expect(await refusedBy(Date.now()).keyed.sealAll()).toBe(0);
+      expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ id: entry!.id, reason: 'forged' });
+    });
   });
 
   it('seals each entry once when several sealers run at once (replicas)', async () => {
@@ -146,6 +220,29 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
     expect(await verifier().verify()).toEqual({ ok: true, checked: 5, unsealed: 0 });
   });
 
+  it('sweeps nothing that does not verify: entries backdated into the retention stay, named', async () => {
+    const KEY = 'audit-seal-key-for-the-backdating-test';
+    keepEntrySealKey(db.dataSource, KEY);
+    const old = await write(2, clock.now().getTime() - 400 * DAY);
+    const recent = await write(4);
+    await sealer(KEY).sealAll();
+    const sweeper = new AuditRetentionSweeper({ dataSource: db.dataSource, sqliteWriteQueue: queue(), clock, sealKey: KEY, retentionSeconds: 365 * 86_400 });
+    // Someone who can write the tables, not the key, backdates the first three recent entries to have them swept.
+    await query('UPDATE audit_events SET occurred_at = occurred_at - ? WHERE seq IN (3, 4, 5)', [400 * DAY]);
+
+    // The two genuinely old entries go; the sweep stops at the first that fails its link, and says so the next time.
+    expect(await sweeper.sweep()).toBe(old.length);
+    await expect(sweeper.sweep()).rejects.toBeInstanceOf(AuditTrailBrokenError);
+    const left = await query<{ id: string }[]>('SELECT id FROM audit_events ORDER BY seq');
+    expect(left.map((r) => r.id)).toEqual(recent.map((e) => e.id));
+    expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ seq: 3, id: recent[0]!.id, reason: 'edited' });
+
+    // A checkpoint moved by hand is not swept from (which would seal it anew).
+    await query('UPDATE audit_events SET occurred_at = occurred_at + ? WHERE seq IN (3, 4, 5)', [400 * DAY]);
+    await query('UPDATE audit_chain SET floor_seal = ? WHERE id = 1', ['0'.repeat(64)]);
+    await expect(sweeper.sweep()).rejects.toThrow(/checkpoint/);
+  });
+
   it('stops sealing, on a replica that saw the head further, once the chain’s end is cut and its head moved back', async () => {
     const running = sealer();
     await write(5);
@@ -168,6 +265,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
 
   it('catches a checkpoint moved by hand (the entries before it deleted, an existing link copied in), key or not', async () => {
     const KEY = 'audit-seal-key-for-the-checkpoint-test';
+    keepEntrySealKey(db.dataSource, KEY);
     await write(4, clock.now().getTime() - 400 * DAY);
     await write(6);
     await sealer(KEY).sealAll();

@@ -25,6 +25,7 @@ import { ServiceAccountTokensValidFrom1766000000000 } from './1766000000000-serv
 import { AuditCheckpointSeal1766100000000 } from './1766100000000-audit-checkpoint-seal';
 import { EmailDomainKeys1766200000000 } from './1766200000000-email-domain-keys';
 import { KeyedLoginAttempts1766300000000 } from './1766300000000-keyed-login-attempts';
+import { AuditEntrySeal1766400000000 } from './1766400000000-audit-entry-seal';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   AuditCheckpointSeal1766100000000,
   EmailDomainKeys1766200000000,
   KeyedLoginAttempts1766300000000,
+  AuditEntrySeal1766400000000,
 ];

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../../../application/ports/clock.port';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
 import { checkpointSeal, readChain } from './audit-chain';
+import { type AuditRow, chainLink, SELECT_SEALED } from './audit-rows';
 
 export interface AuditRetentionSweeperDeps {
   dataSource: DataSource;
@@ -16,12 +17,20 @@ export interface AuditRetentionSweeperDeps {
 }
 
 /**
+ * The sweeper found the start of the chain broken (an entry that fails its link, a gap, or a checkpoint not sealed as
+ * the sweeper seals it) and removed nothing from there on: removing it would erase the evidence, and seal a checkpoint
+ * over it. `audit:verify` names the break.
+ */
+export class AuditTrailBrokenError extends Error {}
+
+/**
  * Removes sealed entries older than the retention from the start of the chain, a batch per transaction,
  * and moves the checkpoint (`floor_seq`, `floor_hash`: the last removed entry's place and link) in the
  * same transaction, sealed (`floor_seal`, checkpointSeal): verification starts there, so what remains still verifies,
  * and a checkpoint moved by hand does not. It cuts only a leading
  * run of old entries in chain order; an old entry sealed after a newer one waits for it. Never an
- * unsealed entry.
+ * unsealed entry, and never one whose link does not verify from the checkpoint: backdating entries (their
+ * `occurred_at` edited) would otherwise have them swept, and the edit with them, under a valid checkpoint seal.
  */
 export class AuditRetentionSweeper {
   private readonly batchSize: number;
@@ -49,18 +58,33 @@ export class AuditRetentionSweeper {
     return sqliteWriteQueue.serialize(() =>
       dataSource.transaction(async (manager) => {
         const chain = await readChain(manager, true);
-        const rows = (await manager.query(
-          `SELECT seq, occurred_at, chain_hash FROM audit_events WHERE seq > ? ORDER BY seq ASC LIMIT ${this.batchSize}`,
-          [chain.floorSeq],
-        )) as { seq: number | string; occurred_at: number | string; chain_hash: string }[];
+        const { sealKey } = this.deps;
+        if (chain.floorSeq > 0 && chain.floorSeal !== checkpointSeal(chain.floorSeq, chain.floorHash, sealKey)) {
+          throw new AuditTrailBrokenError(`the retention checkpoint (#${chain.floorSeq}) is not sealed as the sweeper seals it: nothing is swept; run audit:verify`);
+        }
+        const rows = (await manager.query(`${SELECT_SEALED} WHERE seq > ? ORDER BY seq ASC LIMIT ${this.batchSize}`, [chain.floorSeq])) as AuditRow[];
         let cut: { seq: number; hash: string } | null = null;
+        let previous = chain.floorHash;
+        let broken: string | null = null;
         for (const row of rows) {
           if (Number(row.occurred_at) >= cutoff) break;
-          cut = { seq: Number(row.seq), hash: row.chain_hash };
+          // Each entry cut must verify from the checkpoint: in its place, and matching its link.
+          const seq = Number(row.seq);
+          const expected: number = (cut?.seq ?? chain.floorSeq) + 1;
+          if (seq !== expected || chainLink(previous, seq, row, sealKey) !== row.chain_hash) {
+            broken = `audit entry #${expected} does not verify (edited, deleted or backdated): the sweep stops before it; run audit:verify`;
+            break;
+          }
+          previous = String(row.chain_hash);
+          cut = { seq, hash: previous };
         }
-        if (!cut) return 0;
+        if (!cut) {
+          if (broken) throw new AuditTrailBrokenError(broken);
+          return 0;
+        }
         await manager.query('DELETE FROM audit_events WHERE seq > ? AND seq <= ?', [chain.floorSeq, cut.seq]);
         await manager.query('UPDATE audit_chain SET floor_seq = ?, floor_hash = ?, floor_seal = ? WHERE id = 1', [cut.seq, cut.hash, checkpointSeal(cut.seq, cut.hash, this.deps.sealKey)]);
+        // What verified goes; a break after it stays for audit:verify to name (reported at the next batch).
         return cut.seq - chain.floorSeq;
       }),
     );

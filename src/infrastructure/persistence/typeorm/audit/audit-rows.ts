@@ -28,7 +28,13 @@ export const ENTRY_COLUMNS = [
   'changes',
 ] as const;
 
-export const SEALED_COLUMNS = [...ENTRY_COLUMNS, 'seq', 'chain_hash'] as const;
+export const SEALED_COLUMNS = [...ENTRY_COLUMNS, 'seq', 'chain_hash', 'entry_seal'] as const;
+
+/**
+ * `chain_hash` of an entry the sealer refused to link (its `seq` stays NULL): it carries no valid seal of the service
+ * (entrySeal), so it was inserted behind the service's back. `audit:verify` names it; the API lists it nowhere.
+ */
+export const REFUSED_LINK = 'refused';
 
 export type AuditRow = Record<(typeof SEALED_COLUMNS)[number], string | number | null>;
 
@@ -83,14 +89,35 @@ export function chainLink(previous: string, seq: number, row: AuditRow, key?: st
   return (key ? createHmac('sha256', key) : createHash('sha256')).update(material, 'utf8').digest('hex');
 }
 
+/**
+ * An entry's own seal, written with it by the process that inserts it (insertAuditEntries) when AUDIT_SEAL_KEY is
+ * set: HMAC-SHA-256 under the key of every column of ENTRY_COLUMNS. The sealer links only entries whose seal verifies,
+ * so a row inserted by someone who can write the table but has not the key is never sealed as genuine. `values` in
+ * ENTRY_COLUMNS' order, as inserted or as read back (normalised alike).
+ */
+export function entrySeal(values: readonly (string | number | null | undefined)[], key: string): string {
+  return createHmac('sha256', key).update(JSON.stringify(['entry', ...values.map(normalised)]), 'utf8').digest('hex');
+}
+
+/** ENTRY_COLUMNS' values of a row read back, in order. */
+export function storedEntryValues(row: AuditRow): (string | number | null)[] {
+  return ENTRY_COLUMNS.map((column) => row[column]);
+}
+
 /** A column's value as the chain hashes it: numbers (a driver may answer a BIGINT as text) as text. */
 function normalised(value: string | number | null | undefined): string | null {
   return value === null || value === undefined ? null : String(value);
 }
 
-function cut(value: string | null, length: number): string | null {
+/**
+ * A text value as stored: well-formed (a lone surrogate, which a user agent may hold, as U+FFFD, which every database
+ * keeps alike; sql.js would keep bytes that read back otherwise) and at most `length` characters.
+ */
+function cut(text: string | null, length: number): string | null {
+  if (text === null) return null;
+  const value = text.toWellFormed();
   // No more UTF-16 units than the limit: no more characters either (the usual case, without splitting the string).
-  if (value === null || value.length <= length) return value;
+  if (value.length <= length) return value;
   const chars = Array.from(value);
   return chars.length <= length ? value : chars.slice(0, length).join('');
 }

@@ -3,8 +3,8 @@ import { toAuditEventView } from '../../../../application/audit/audit-event.view
 import { AUDIT_EVENT_TYPE } from '../../../messaging/cloud-event';
 import { toSqlDatetime } from '../../../messaging/outbox-claims';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
-import { readChain } from './audit-chain';
-import { type AuditRow, chainLink, SELECT_SEALED, toEntry } from './audit-rows';
+import { type ChainState, readChain } from './audit-chain';
+import { type AuditRow, chainLink, entrySeal, REFUSED_LINK, SELECT_SEALED, storedEntryValues, toEntry } from './audit-rows';
 
 const OUTBOX_HEAD = 'INSERT INTO outbox_events (id, aggregate_id, type, payload, occurred_at, published_at, attempts, request_id, aggregate_sequence) VALUES ';
 const OUTBOX_ROW = '(?, ?, ?, ?, ?, NULL, 0, ?, 1)';
@@ -17,7 +17,17 @@ export interface AuditSealerDeps {
   batchSize?: number;
   /** After a pass committed events for the audit topic: the relay's nudge (CommitSignal, kind `audit`). */
   onEventsCommitted?: () => void;
+  /** After a pass refused entries that carry no valid seal (AUDIT_SEAL_KEY set): their ids. */
+  onRefused?: (ids: readonly string[]) => void;
+  /** The sealer's clock (ms): when entry seals become required. */
+  now?: () => number;
 }
+
+/**
+ * How long after the first pass with AUDIT_SEAL_KEY entries without a seal are still linked: those that replicas of
+ * the version before (which seal none) write while a rolling upgrade replaces them.
+ */
+export const ENTRY_SEALS_GRACE_MS = 10 * 60_000;
 
 /**
  * The chain's head is behind one this process saw: entries were cut from its end behind the service's back, and the
@@ -51,29 +61,37 @@ export class AuditSealer {
     this.batchSize = deps.batchSize ?? 500;
   }
 
-  /** Seals until nothing is left; resolves to the entries sealed. */
+  /** Seals until nothing is left; resolves to the entries sealed (linked; refused ones are not counted). */
   async sealAll(): Promise<number> {
     let sealed = 0;
     for (;;) {
-      const count = await this.sealBatch();
-      sealed += count;
-      if (count < this.batchSize) return sealed;
+      const { read, linked } = await this.sealBatch();
+      sealed += linked;
+      if (read < this.batchSize) return sealed;
     }
   }
 
-  /** One transaction: up to `batchSize` entries linked on the chain's head. */
-  async sealBatch(): Promise<number> {
+  /** One transaction: up to `batchSize` entries read, and linked on the chain's head (or refused). */
+  private async sealBatch(): Promise<{ read: number; linked: number }> {
     const { dataSource, sqliteWriteQueue, sealKey } = this.deps;
     const sealed = await sqliteWriteQueue.serialize(() =>
       dataSource.transaction(async (manager) => {
         const chain = await readChain(manager, true);
         this.checkNotCut(chain);
         const rows = (await manager.query(
-          `${SELECT_SEALED} WHERE seq IS NULL ORDER BY occurred_at ASC, id ASC LIMIT ${this.batchSize}`,
+          `${SELECT_SEALED} WHERE seq IS NULL AND chain_hash IS NULL ORDER BY occurred_at ASC, id ASC LIMIT ${this.batchSize}`,
         )) as AuditRow[];
+        const genuine = sealKey ? await this.genuineEntry(manager, chain, sealKey) : () => true;
         let { lastSeq, lastHash } = chain;
         const links: { id: string; seq: number; link: string }[] = [];
+        const refused: string[] = [];
+        const linked: AuditRow[] = [];
         for (const row of rows) {
+          if (!genuine(row)) {
+            refused.push(String(row.id));
+            continue;
+          }
+          linked.push(row);
           const seq = lastSeq + 1;
           const link = chainLink(lastHash, seq, row, sealKey);
           links.push({ id: String(row.id), seq, link });
@@ -95,16 +113,41 @@ export class AuditSealer {
           );
           if ((result.affected ?? 0) !== links.length) throw new Error('audit entries were sealed by another pass meanwhile');
         }
-        if (rows.length > 0) {
-          await manager.query('UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1', [lastSeq, lastHash]);
-          await enqueueEvents(manager, rows);
+        if (refused.length > 0) {
+          // Kept, never linked nor put on the topic: `audit:verify` names them, the API lists them nowhere.
+          await manager.query(
+            `UPDATE audit_events SET chain_hash = '${REFUSED_LINK}' WHERE id IN (${refused.map(() => '?').join(', ')}) AND seq IS NULL AND chain_hash IS NULL`,
+            refused,
+          );
         }
-        return { count: rows.length, head: { seq: lastSeq, hash: lastHash } };
+        if (linked.length > 0) {
+          await manager.query('UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1', [lastSeq, lastHash]);
+          await enqueueEvents(manager, linked);
+        }
+        return { count: rows.length, linked: linked.length, refused, head: { seq: lastSeq, hash: lastHash } };
       }),
     );
     this.seen = sealed.head;
-    if (sealed.count > 0) this.deps.onEventsCommitted?.();
-    return sealed.count;
+    if (sealed.linked > 0) this.deps.onEventsCommitted?.();
+    if (sealed.refused.length > 0) this.deps.onRefused?.(sealed.refused);
+    return { read: sealed.count, linked: sealed.linked };
+  }
+
+  /**
+   * With AUDIT_SEAL_KEY: whether a row carries the seal the service writes with every entry (entrySeal). A row
+   * without one is linked only until `entry_seals_from`: the first keyed pass sets it ENTRY_SEALS_GRACE_MS ahead (an
+   * upgrade's old replicas write none meanwhile), or to that pass itself on a chain that has linked nothing yet (a new
+   * trail has no old replicas). After that, only someone without the key wrote it.
+   */
+  private async genuineEntry(manager: EntityManager, chain: ChainState, key: string): Promise<(row: AuditRow) => boolean> {
+    const now = (this.deps.now ?? Date.now)();
+    let from = chain.entrySealsFrom;
+    if (from === null) {
+      from = chain.lastSeq === 0 ? now : now + ENTRY_SEALS_GRACE_MS;
+      await manager.query('UPDATE audit_chain SET entry_seals_from = ? WHERE id = 1', [from]);
+    }
+    const unsealedAccepted = now < from;
+    return (row) => (row.entry_seal === null ? unsealedAccepted : row.entry_seal === entrySeal(storedEntryValues(row), key));
   }
 
   /** Throws AuditChainCutError when the head is behind the furthest one seen, or another link stands at its place. */

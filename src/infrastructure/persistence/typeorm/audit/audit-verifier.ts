@@ -1,13 +1,13 @@
 import type { DataSource } from 'typeorm';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
 import { checkpointSeal, readChain } from './audit-chain';
-import { type AuditRow, chainLink, SELECT_SEALED } from './audit-rows';
+import { type AuditRow, chainLink, REFUSED_LINK, SELECT_SEALED } from './audit-rows';
 
 export interface AuditBreak {
   /** The first entry that does not verify, or the place where one is missing. */
   seq: number;
   id: string | null;
-  reason: 'edited' | 'missing' | 'inserted' | 'head_moved' | 'unsealed' | 'checkpoint_moved';
+  reason: 'edited' | 'missing' | 'inserted' | 'head_moved' | 'unsealed' | 'checkpoint_moved' | 'forged';
   message: string;
 }
 
@@ -86,11 +86,18 @@ export class AuditVerifier {
     if (Number(below?.n ?? 0) > 0) {
       return broken({ seq: chain.floorSeq, id: null, reason: 'inserted', message: `entries numbered at or below the retention checkpoint (#${chain.floorSeq}) exist` });
     }
+    const [forged] = await read<{ id: string }[]>(
+      `SELECT id FROM audit_events WHERE seq IS NULL AND chain_hash = '${REFUSED_LINK}' ORDER BY occurred_at, id LIMIT 1`,
+    );
+    if (forged) {
+      const message = `entry ${forged.id} carries no valid seal of the service (AUDIT_SEAL_KEY): inserted behind its back, so never linked`;
+      return { ok: false, checked, unsealed: 0, firstBreak: { seq: last + 1, id: forged.id, reason: 'forged', message } };
+    }
     const grace = this.deps.sealGraceMs ?? 10 * 60_000;
     const now = (this.deps.now ?? Date.now)();
-    const [unsealed] = await read<{ n: number | string }[]>('SELECT COUNT(*) AS n FROM audit_events WHERE seq IS NULL');
+    const [unsealed] = await read<{ n: number | string }[]>('SELECT COUNT(*) AS n FROM audit_events WHERE seq IS NULL AND chain_hash IS NULL');
     const pending = Number(unsealed?.n ?? 0);
-    const [stale] = pending === 0 ? [] : await read<{ id: string }[]>('SELECT id FROM audit_events WHERE seq IS NULL AND occurred_at < ? ORDER BY occurred_at, id LIMIT 1', [now - grace]);
+    const [stale] = pending === 0 ? [] : await read<{ id: string }[]>('SELECT id FROM audit_events WHERE seq IS NULL AND chain_hash IS NULL AND occurred_at < ? ORDER BY occurred_at, id LIMIT 1', [now - grace]);
     if (stale) {
       const message = `entry ${stale.id} is older than the sealer's grace and not in the chain: inserted behind its back, or the sealer is not running`;
       return { ok: false, checked, unsealed: pending, firstBreak: { seq: last + 1, id: stale.id, reason: 'unsealed', message } };
