@@ -169,7 +169,15 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       expect((await mfa.ticketHolder(user.id, key)).ticketsUsedThrough).toBe(1_767_225_600_123);
       // Another account's use is not this one's; an unknown user has no holder and no factors.
       expect((await mfa.ticketHolder(user.id, `${key}-other`)).ticketsUsedThrough).toBeNull();
-      expect(await mfa.ticketHolder(newId(), key)).toEqual({ holder: null, factors: [], ticketsUsedThrough: 1_767_225_600_123 });
+      expect(await mfa.ticketHolder(newId(), key)).toEqual({ holder: null, factors: [], ticketsUsedThrough: 1_767_225_600_123, factorFailures: 0 });
+      // Codes refused on the account's right-password tickets are read with it, until its next success.
+      await loginAttempts.claim(key, AT, policy, { claimedBefore: true, factorFailure: true });
+      await loginAttempts.claim(key, AT, policy, { claimedBefore: true });
+      await loginAttempts.claim(key, AT, policy, { factorFailure: true });
+      expect((await mfa.ticketHolder(user.id, key)).factorFailures).toBe(2);
+      expect((await mfa.ticketHolder(user.id, `${key}-other`)).factorFailures).toBe(0);
+      await loginAttempts.succeeded(key);
+      expect((await mfa.ticketHolder(user.id, key)).factorFailures).toBe(0);
     });
 
     test('the ticket read finds the use of an account whose key is longer than the counters’ column', async () => {

@@ -1,6 +1,6 @@
 import { ANONYMOUS, AuditActions } from '../../domain/audit/audit-entry';
 import { InvalidMfaCodeError, InvalidMfaTokenError, isConfirmed, type MfaFactor } from '../../domain/mfa/mfa';
-import type { LockoutPolicy } from '../../domain/users/lockout-policy';
+import { type LockoutPolicy, secondFactorClosed } from '../../domain/users/lockout-policy';
 import type { User } from '../../domain/users/user';
 import { type AuditFact, type AuditRecorder, lockFacts, userActor, userTarget } from '../audit/audit-recorder';
 import type { SessionIssuer } from '../auth/session-issuer';
@@ -33,7 +33,8 @@ type Verdict = true | number | { refused: string };
  * caller cannot tell apart (nor should a guesser), so the message names both.
  */
 const CODE_REFUSED =
-  'The code is not valid, or the password of this sign-in was not: use a current code of your authenticator app, an unused recovery code or a passkey, or sign in again';
+  'The code is not valid, or the password of this sign-in was not: use a current code of your authenticator app, an unused recovery code or a passkey, or sign in again. ' +
+  'After many refused codes the second step stays closed until the password is reset';
 
 export interface MfaSignInResult extends SignInResult {
   /** Set when a recovery code was used: how many unused ones remain. */
@@ -88,10 +89,15 @@ export class CompleteMfaSignInUseCase {
       await loginAttempts.failed(key, clock.now(), lockoutPolicy, (lockedUntil) => this.refusalEntries(refusal(why), lockedUntil, user), claimed);
       throw new InvalidMfaCodeError(CODE_REFUSED);
     };
-    const decoy = !issued.passwordMatched;
+    // A right password's ticket, but its account's second step closed (SECOND_FACTOR_FAILURE_LIMIT codes refused since
+    // its last success): refused as a wrong password's ticket is, with the same work, whatever is given.
+    const closed = issued.passwordMatched && secondFactorClosed(lockoutPolicy, ticket.factorFailures);
+    const decoy = !issued.passwordMatched || closed;
     const method = code !== undefined ? 'totp' : webauthn !== undefined ? 'webauthn' : 'recovery_code';
-    // The password step claimed this account moments ago: its counters are there (one statement).
-    const claim = { claimedBefore: true };
+    // The password step claimed this account moments ago: its counters are there (one statement). A refused code of a
+    // right password's ticket is also counted apart, where a lock does not start it over (the same statement, else).
+    const claim = { claimedBefore: true, factorFailure: issued.passwordMatched };
+    const decoyReason = closed ? 'second_factor_closed' : 'wrong_password';
     let remaining: Verdict;
     /** What a counting claim of this check answered (a right code's claim starts the counters over instead). */
     let counted: number | undefined;
@@ -116,7 +122,7 @@ export class CompleteMfaSignInUseCase {
         return refuseCode('wrong_totp', again === false ? undefined : again);
       }
       if (typeof claimed === 'number') counted = claimed;
-      remaining = right ? true : { refused: decoy ? 'wrong_password' : 'wrong_totp' };
+      remaining = right ? true : { refused: decoy ? decoyReason : 'wrong_totp' };
     } else {
       const claimed = await loginAttempts.claim(key, now, lockoutPolicy, claim);
       if (!claimed) return refuseCode('locked');
@@ -124,7 +130,7 @@ export class CompleteMfaSignInUseCase {
       // A wrong password's ticket: the same checks as a real ticket's (the same work), but nothing is used up and
       // nothing completes it, so a right code cannot confirm a guessed password.
       const verdict = await this.verdict(user.id, { recoveryCode, webauthn }, now, !decoy);
-      remaining = decoy ? { refused: 'wrong_password' } : verdict;
+      remaining = decoy ? { refused: decoyReason } : verdict;
     }
     if (typeof remaining === 'object') return refuseCode(remaining.refused, counted);
     if (method !== 'totp' && !(await loginAttempts.succeeded(key, { ticketIssuedAt: issued.issuedAtMicros }))) {

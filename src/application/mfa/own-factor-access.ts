@@ -33,6 +33,8 @@ export interface OpenTicket {
   claims: SignInTicketClaims;
   holder: User;
   factors: MfaFactor[];
+  /** Codes refused on the account's right-password tickets since its last success (TicketHolder.factorFailures). */
+  factorFailures: number;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function openTicket(deps: { mfaStore: Pick<MfaStore, 'ticketHolder'
   if (!user.isJoined || (claims.passwordMatched && user.status !== 'active') || Username.normalize(user.username ?? '') !== claims.accountKey) return null;
   // A password change or reset, a sign-out or an admin's reset since the password step ends the ticket.
   if (user.tokenVersion !== claims.tokenVersion) return null;
-  return { claims, holder: user, factors: read.factors };
+  return { claims, holder: user, factors: read.factors, factorFailures: read.factorFailures };
 }
 
 /** Whether a sign-in ticket still works: unexpired, and (a right password's) issued after the last one used up. */

@@ -20,6 +20,12 @@ export interface ClaimOptions {
    * used step). Taken already: the claim stands and claimSucceeded answers `step_used`.
    */
   timeStep?: { factorId: string; step: number };
+  /**
+   * claim only: this evaluation is a second-factor code refused on a right password's ticket. It is also counted apart
+   * (TicketHolder.factorFailures), where a lock does not start it over: only a success does (any success, a password
+   * reset's among them). The same statement runs without it (a wrong password's ticket), counting 0.
+   */
+  factorFailure?: boolean;
 }
 
 /**

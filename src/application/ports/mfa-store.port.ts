@@ -23,6 +23,8 @@ export interface TicketHolder {
    * read with the holder; null when none was.
    */
   ticketsUsedThrough: number | null;
+  /** Second-factor codes refused on the account's right-password tickets since its last success (ClaimOptions.factorFailure). */
+  factorFailures: number;
 }
 
 /**

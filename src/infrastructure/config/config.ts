@@ -51,7 +51,7 @@ export interface Config {
     previousPublicKeyPems: string[];
   };
   /** Per-account lockout after failed sign-ins (LOCKOUT_*). */
-  lockout: { threshold: number; baseWaitSeconds: number; maxWaitSeconds: number };
+  lockout: { threshold: number; baseWaitSeconds: number; maxWaitSeconds: number; secondFactorFailureLimit: number };
   /** Per-address requests a minute on sign-in and accept (0: off), and per-inviter invites and resends a minute. */
   rateLimits: { addressPerMinute: number; invitesPerMinute: number; passwordResetsPerEmailPerHour: number; clientAuthFailuresPerMinute: number };
   /** Proxies whose X-Forwarded-For is believed (fastify trustProxy); none: the socket's address. */
@@ -150,7 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('JWT_PREVIOUS_PUBLIC_KEYS must hold one or more PEM public keys (-----BEGIN PUBLIC KEY-----…)');
   }
 
-  const lockout = { threshold: v.LOCKOUT_THRESHOLD, baseWaitSeconds: v.LOCKOUT_BASE_WAIT, maxWaitSeconds: v.LOCKOUT_MAX_WAIT };
+  const lockout = { threshold: v.LOCKOUT_THRESHOLD, baseWaitSeconds: v.LOCKOUT_BASE_WAIT, maxWaitSeconds: v.LOCKOUT_MAX_WAIT, secondFactorFailureLimit: v.MFA_MAX_FAILURES };
   if (lockout.maxWaitSeconds < lockout.baseWaitSeconds) problems.push('LOCKOUT_MAX_WAIT must not be shorter than LOCKOUT_BASE_WAIT');
 
   if (v.REFRESH_TOKEN_IDLE_TTL > v.REFRESH_TOKEN_TTL) problems.push('REFRESH_TOKEN_IDLE_TTL must not be longer than REFRESH_TOKEN_TTL');

@@ -82,6 +82,11 @@ const SERVICE = {
   LOCKOUT_THRESHOLD: integer('failed sign-ins before an account is locked', { default: '30', min: 1, max: 1_000_000 }),
   LOCKOUT_BASE_WAIT: duration("first lock's wait, doubling per repeated lockout", { default: '1m' }),
   LOCKOUT_MAX_WAIT: duration('longest lock; not shorter than LOCKOUT_BASE_WAIT', { default: '15m' }),
+  MFA_MAX_FAILURES: integer('second-factor codes refused after a right password, since the last success, before the second step refuses every code until the password is reset', {
+    default: '100',
+    min: 1,
+    max: 1_000_000,
+  }),
   ADDRESS_RATE_LIMIT: integer('sign-in and accept requests a minute per client address (0: off)', { default: '100', min: 0, max: 1_000_000 }),
   INVITE_RATE_LIMIT: integer('invites and resends a minute per inviter (0: off)', { default: '30', min: 0, max: 1_000_000 }),
   PASSWORD_RESET_RATE_LIMIT: integer('password-reset requests an hour per target e-mail address (0: off)', { default: '5', min: 0, max: 1_000_000 }),

@@ -132,6 +132,35 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       expect(await usedThrough(fresh)).toEqual([issued]);
     });
 
+    it('counts refused second-factor codes apart, in the claim’s one statement: a lock keeps them, every success starts them over', async () => {
+      const store = attempts();
+      const account = `factor-failures-${ids.next()}`;
+      const mfa = new TypeOrmMfaStore({ manager: db.dataSource.manager, sqliteWriteQueue: db.adapters.services.sqliteWriteQueue, loginAttemptKeys: db.adapters.services.loginAttemptKeys });
+      // What the second step reads with its ticket's holder (no such user here: the count is read all the same).
+      const refused = async () => (await mfa.ticketHolder(ids.next(), account)).factorFailures;
+      expect(await refused()).toBe(0);
+      expect(await store.claim(account, at(0), policy, { factorFailure: true })).toBe(1); // the row made by the upsert
+      expect(await counting(() => store.claim(account, at(0), policy, { claimedBefore: true, factorFailure: true }))).toEqual({ answer: 2, statements: 1 });
+      expect(await store.claim(account, at(0), policy, { claimedBefore: true })).toBe(3);
+      expect(await refused()).toBe(2);
+      // Refused while the allowance is spent: not counted. The lock starts `failures` over, not these.
+      expect(await store.claim(account, at(0), policy, { claimedBefore: true, factorFailure: true })).toBe(false);
+      await store.failed(account, at(0), policy);
+      expect([await counters(account), await refused()]).toEqual([[[0, 1, 'locked']], 2]);
+      expect(await store.claim(account, at(120), policy, { claimedBefore: true, factorFailure: true })).toBe(1);
+      expect(await store.claim(account, at(120), policy, { factorFailure: true })).toBe(2); // the upsert's update
+      expect(await refused()).toBe(4);
+      // Each success starts them over: a claim's, the upsert's on a missing row's path, and a plain one.
+      expect(await store.claimSucceeded(account, at(120), policy, { claimedBefore: true })).toBe(true);
+      expect(await refused()).toBe(0);
+      await store.claim(account, at(120), policy, { factorFailure: true });
+      expect(await store.claimSucceeded(account, at(120), policy)).toBe(true);
+      expect(await refused()).toBe(0);
+      await store.claim(account, at(120), policy, { factorFailure: true });
+      expect(await store.succeeded(account)).toBe(true);
+      expect(await refused()).toBe(0);
+    });
+
     it('a right code’s claim uses its time step too, in the same statement on MySQL and MariaDB: once, refused alike while locked', async () => {
       const store = attempts();
       const account = `steps-${ids.next()}`;
@@ -142,10 +171,12 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       await factors.savePending({ id: factorId, userId: user.id, type: 'totp', sealedSecret: 'v1.x', createdAt: at(0), confirmedAt: null, lastUsedStep: null });
       const lastStep = async () => Number(((await db.dataSource.query('SELECT last_used_step AS s FROM mfa_factors WHERE id = ?', [factorId])) as { s: unknown }[])[0]!.s);
       const oneStatement = target.name.startsWith('SQLite') ? 2 : 1;
-      await store.claim(account, at(0), policy);
+      await store.claim(account, at(0), policy, { factorFailure: true });
       const right = (step: number, ticket: number) => store.claimSucceeded(account, at(0), policy, { claimedBefore: true, ticketIssuedAt: ticket, timeStep: { factorId, step } });
       expect(await counting(() => right(100, 1))).toEqual({ answer: true, statements: oneStatement });
       expect([await lastStep(), await counters(account)]).toEqual([100, [[0, 0, null]]]);
+      // The refused code counted before it starts over with the rest.
+      expect((await factors.ticketHolder(user.id, account)).factorFailures).toBe(0);
       // The step taken (a replay on a later ticket): the claim stands, the step is told.
       await store.claim(account, at(0), policy);
       expect(await right(100, 2)).toBe('step_used');

@@ -11,6 +11,8 @@ interface Counters {
   lockouts: number;
   /** The issue time up to which the account's sign-in tickets are used up (ClaimOptions.ticketIssuedAt). */
   ticketsUsedThrough: number | null;
+  /** Second-factor codes refused on right-password tickets since the last success (ClaimOptions.factorFailure): a lock keeps them. */
+  factorFailures: number;
 }
 
 /**
@@ -30,11 +32,12 @@ export class InMemoryLoginAttempts implements LoginAttempts {
     private readonly factors?: () => Pick<MfaStore, 'useTimeStep'>,
   ) {}
 
-  async claim(accountKey: string, now: Date, policy: LockoutPolicy): Promise<number | false> {
+  async claim(accountKey: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<number | false> {
     await ioBoundary();
     const row = this.row(accountKey);
     if (row.failures >= policy.threshold || (row.lockedUntil !== null && row.lockedUntil > now)) return false;
     row.failures += 1;
+    if (options.factorFailure) row.factorFailures += 1;
     return row.failures;
   }
 
@@ -72,7 +75,7 @@ export class InMemoryLoginAttempts implements LoginAttempts {
   }
 
   /** For assertions (synchronous: not part of the port): the counters, without the tickets' use (ticketsUsedThrough). */
-  counters(accountKey: string): Readonly<Omit<Counters, 'ticketsUsedThrough'>> {
+  counters(accountKey: string): Readonly<Omit<Counters, 'ticketsUsedThrough' | 'factorFailures'>> {
     const { failures, lockedUntil, lockouts } = this.row(accountKey);
     return { failures, lockedUntil, lockouts };
   }
@@ -82,17 +85,22 @@ export class InMemoryLoginAttempts implements LoginAttempts {
     return this.rows.get(accountKey)?.ticketsUsedThrough ?? null;
   }
 
+  /** The same read's count of refused second-factor codes. */
+  factorFailures(accountKey: string): number {
+    return this.rows.get(accountKey)?.factorFailures ?? 0;
+  }
+
   /** The counters start over and the ticket, when given, is used up; false, changing nothing, when it was already. */
   private startOver(row: Counters, ticketIssuedAt: number | undefined): boolean {
     if (ticketIssuedAt !== undefined && row.ticketsUsedThrough !== null && row.ticketsUsedThrough >= ticketIssuedAt) return false;
-    Object.assign(row, { failures: 0, lockedUntil: null, lockouts: 0, ticketsUsedThrough: ticketIssuedAt ?? row.ticketsUsedThrough });
+    Object.assign(row, { failures: 0, lockedUntil: null, lockouts: 0, factorFailures: 0, ticketsUsedThrough: ticketIssuedAt ?? row.ticketsUsedThrough });
     return true;
   }
 
   private row(accountKey: string): Counters {
     let row = this.rows.get(accountKey);
     if (!row) {
-      row = { failures: 0, lockedUntil: null, lockouts: 0, ticketsUsedThrough: null };
+      row = { failures: 0, lockedUntil: null, lockouts: 0, ticketsUsedThrough: null, factorFailures: 0 };
       this.rows.set(accountKey, row);
     }
     return row;

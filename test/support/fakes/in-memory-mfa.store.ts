@@ -32,7 +32,7 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
    */
   constructor(
     private readonly users?: Pick<UserRepository, 'findById'>,
-    private readonly ticketUses?: { ticketsUsedThrough(accountKey: string): number | null },
+    private readonly ticketUses?: { ticketsUsedThrough(accountKey: string): number | null; factorFailures(accountKey: string): number },
   ) {
     super();
   }
@@ -126,7 +126,12 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
     const factors = [...this.tables.factors.values()].filter((f) => f.userId === userId).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     const found = (await this.users?.findById(userId)) ?? null;
     const holder = found && found.status !== 'deleted' ? found : null;
-    return { holder, factors: holder ? factors.map((f) => ({ ...f })) : [], ticketsUsedThrough: this.ticketUses?.ticketsUsedThrough(accountKey) ?? null };
+    return {
+      holder,
+      factors: holder ? factors.map((f) => ({ ...f })) : [],
+      ticketsUsedThrough: this.ticketUses?.ticketsUsedThrough(accountKey) ?? null,
+      factorFailures: this.ticketUses?.factorFailures(accountKey) ?? 0,
+    };
   }
 
   async passkeysOf(userId: string): Promise<Passkey[]> {

@@ -26,6 +26,7 @@ import { AuditCheckpointSeal1766100000000 } from './1766100000000-audit-checkpoi
 import { EmailDomainKeys1766200000000 } from './1766200000000-email-domain-keys';
 import { KeyedLoginAttempts1766300000000 } from './1766300000000-keyed-login-attempts';
 import { AuditEntrySeal1766400000000 } from './1766400000000-audit-entry-seal';
+import { SecondFactorFailures1766500000000 } from './1766500000000-second-factor-failures';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   EmailDomainKeys1766200000000,
   KeyedLoginAttempts1766300000000,
   AuditEntrySeal1766400000000,
+  SecondFactorFailures1766500000000,
 ];

@@ -50,8 +50,9 @@ export class MfaSignInStatements {
     // A ticket's holder, the holder's factors and its account's tickets' use: what the second step reads, at once (one
     // row at least, the use; one per factor of a holder that exists).
     this.holderSql =
-      `SELECT (SELECT ${col(attempts, 'ticketsUsedThrough')} FROM ${q(attempts.tableName)} WHERE ${col(attempts, 'usernameKey')} = ?) AS used_through, ` +
+      `SELECT a.${col(attempts, 'ticketsUsedThrough')} AS used_through, a.${col(attempts, 'factorFailures')} AS factor_failures, ` +
       `${aliased('u', this.user.columns)}, ${aliased('f', this.factorColumns)} FROM (SELECT 1 AS one) r ` +
+      `LEFT JOIN ${q(attempts.tableName)} a ON a.${col(attempts, 'usernameKey')} = ? ` +
       `LEFT JOIN ${this.user.table} u ON u.${this.user.id} = ? LEFT JOIN ${q(factors.tableName)} f ON f.${fUser} = u.${this.user.id} ` +
       `ORDER BY f.${fCreated} ASC, f.${fId} ASC`;
     this.useTimeStepSql = `UPDATE ${q(factors.tableName)} SET ${fLast} = ? WHERE ${fId} = ? AND (${fLast} IS NULL OR ${fLast} < ?)`;
@@ -74,7 +75,7 @@ export class MfaSignInStatements {
     const holder = record && record.status !== 'deleted' ? toDomain(record) : null;
     const factors = rows.filter((row) => row.f_id !== null && row.f_id !== undefined).map((row) => this.factor(row, 'f'));
     const used = first.used_through;
-    return { holder, factors, ticketsUsedThrough: used === null || used === undefined ? null : Number(used) };
+    return { holder, factors, ticketsUsedThrough: used === null || used === undefined ? null : Number(used), factorFailures: Number(first.factor_failures ?? 0) };
   }
 
   async useTimeStep(manager: EntityManager, factorId: string, step: number): Promise<boolean> {

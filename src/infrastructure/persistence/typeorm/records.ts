@@ -81,6 +81,8 @@ export interface LoginAttemptRecord {
   lockouts: number;
   /** The issue time (microseconds, SignInTicketClaims.issuedAtMicros) up to which the account's sign-in tickets are used up; null when none was. */
   ticketsUsedThrough: string | number | null;
+  /** Second-factor codes refused on right-password tickets since the account's last success (ClaimOptions.factorFailure). */
+  factorFailures: number;
 }
 
 export interface RateLimitCounterRecord {
@@ -221,6 +223,7 @@ export const LoginAttemptSchema = new EntitySchema<LoginAttemptRecord>({
     lockedUntil: { ...datetime, nullable: true, name: 'locked_until' },
     lockouts: { type: Number, default: 0 },
     ticketsUsedThrough: { type: 'bigint', nullable: true, name: 'tickets_used_through' },
+    factorFailures: { type: Number, default: 0, name: 'factor_failures' },
   },
 });
 

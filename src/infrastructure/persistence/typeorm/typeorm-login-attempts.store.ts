@@ -46,20 +46,20 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
    * Rows matched, not changed, are answered: mysql2 connects with FOUND_ROWS.
    */
   private readonly succeededSql =
-    `UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0, ${TICKET_USED} WHERE username_key = ? AND ${TICKET_UNUSED}`;
+    `UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0, factor_failures = 0, ${TICKET_USED} WHERE username_key = ? AND ${TICKET_UNUSED}`;
   /**
    * MySQL and MariaDB: claimSucceededSql and a right code's time step used (MfaStore.useTimeStep's condition) in one
    * multi-table statement, both rows or neither (rows matched: 2).
    */
   private readonly claimWithStepSql =
-    'UPDATE login_attempts a, mfa_factors f SET a.failures = 0, a.locked_until = NULL, a.lockouts = 0, ' +
+    'UPDATE login_attempts a, mfa_factors f SET a.failures = 0, a.locked_until = NULL, a.lockouts = 0, a.factor_failures = 0, ' +
     'a.tickets_used_through = COALESCE(?, a.tickets_used_through), f.last_used_step = ? ' +
     'WHERE a.username_key = ? AND a.failures < ? AND (a.locked_until IS NULL OR a.locked_until <= ?) ' +
     'AND (? IS NULL OR a.tickets_used_through IS NULL OR a.tickets_used_through < ?) ' +
     'AND f.id = ? AND (f.last_used_step IS NULL OR f.last_used_step < ?)';
   /** The claim's condition and the ticket's, the success's change. */
   private readonly claimSucceededSql =
-    `UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0, ${TICKET_USED} ` +
+    `UPDATE login_attempts SET failures = 0, locked_until = NULL, lockouts = 0, factor_failures = 0, ${TICKET_USED} ` +
     `WHERE username_key = ? AND failures < ? AND (locked_until IS NULL OR locked_until <= ?) AND ${TICKET_UNUSED}`;
   private readonly readSql = 'SELECT failures, lockouts FROM login_attempts WHERE username_key = ?';
   private readonly lockSql =
@@ -75,23 +75,29 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
     this.mysql = isMysqlFamily(dataSource);
     const unlocked = 'failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
-    const columns = 'INSERT INTO login_attempts (username_key, failures, locked_until, lockouts)';
+    const columns = 'INSERT INTO login_attempts (username_key, factor_failures, failures, locked_until, lockouts)';
+    // `factor_failures` counts a refused second-factor code (its parameter 1; 0 for any other claim), only where the
+    // claim counts. MySQL assigns left to right, each IF seeing the columns set before it: it goes before `failures`,
+    // so its condition reads the counters as the claim's own does.
     this.claimSql = this.mysql
-      ? `${columns} VALUES (?, LAST_INSERT_ID(1), NULL, 0) ` +
-        `ON DUPLICATE KEY UPDATE failures = IF(${unlocked}, LAST_INSERT_ID(failures + 1), failures + LAST_INSERT_ID(0))`
-      : `${columns} VALUES (?, 1, NULL, 0) ON CONFLICT (username_key) DO UPDATE SET failures = failures + 1 WHERE ${unlocked} RETURNING failures`;
+      ? `${columns} VALUES (?, ?, LAST_INSERT_ID(1), NULL, 0) ` +
+        `ON DUPLICATE KEY UPDATE factor_failures = IF(${unlocked}, factor_failures + ?, factor_failures), ` +
+        `failures = IF(${unlocked}, LAST_INSERT_ID(failures + 1), failures + LAST_INSERT_ID(0))`
+      : `${columns} VALUES (?, ?, 1, NULL, 0) ON CONFLICT (username_key) DO UPDATE SET failures = failures + 1, ` +
+        `factor_failures = factor_failures + excluded.factor_failures WHERE ${unlocked} RETURNING failures`;
     this.reclaimSql = this.mysql
-      ? `UPDATE login_attempts SET failures = LAST_INSERT_ID(failures + 1) WHERE username_key = ? AND ${unlocked}`
-      : `UPDATE login_attempts SET failures = failures + 1 WHERE username_key = ? AND ${unlocked} RETURNING failures`;
+      ? `UPDATE login_attempts SET factor_failures = factor_failures + ?, failures = LAST_INSERT_ID(failures + 1) WHERE username_key = ? AND ${unlocked}`
+      : `UPDATE login_attempts SET factor_failures = factor_failures + ?, failures = failures + 1 WHERE username_key = ? AND ${unlocked} RETURNING failures`;
     // The ticket's column is assigned last: MySQL's IFs read the columns set before them, and the condition reads the
     // same after the three before it (failures 0, unlocked) as before them, but not after the ticket's own.
     const withTicket = `${unlocked} AND ${TICKET_UNUSED}`;
     const upsertColumns = 'INSERT INTO login_attempts (username_key, failures, locked_until, lockouts, tickets_used_through)';
     this.claimSucceededUpsertSql = this.mysql
       ? `${upsertColumns} VALUES (?, LAST_INSERT_ID(1) - 1, NULL, 0, ?) ON DUPLICATE KEY UPDATE locked_until = IF(${withTicket}, NULL, locked_until), ` +
-        `lockouts = IF(${withTicket}, 0, lockouts), failures = IF(${withTicket}, LAST_INSERT_ID(1) - 1, failures + LAST_INSERT_ID(0)), ` +
+        `lockouts = IF(${withTicket}, 0, lockouts), factor_failures = IF(${withTicket}, 0, factor_failures), ` +
+        `failures = IF(${withTicket}, LAST_INSERT_ID(1) - 1, failures + LAST_INSERT_ID(0)), ` +
         `tickets_used_through = IF(${withTicket}, COALESCE(?, tickets_used_through), tickets_used_through)`
-      : `${upsertColumns} VALUES (?, 0, NULL, 0, ?) ON CONFLICT (username_key) DO UPDATE SET failures = 0, locked_until = NULL, lockouts = 0, ${TICKET_USED} ` +
+      : `${upsertColumns} VALUES (?, 0, NULL, 0, ?) ON CONFLICT (username_key) DO UPDATE SET failures = 0, locked_until = NULL, lockouts = 0, factor_failures = 0, ${TICKET_USED} ` +
         `WHERE ${withTicket} RETURNING 1 AS failures`;
   }
 
@@ -101,12 +107,14 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
    */
   async claim(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<number | false> {
     const accountKey = this.keys.of(account);
-    const parameters = [accountKey, policy.threshold, this.datetime(now)];
+    const factorFailure = options.factorFailure ? 1 : 0;
+    const condition = [policy.threshold, this.datetime(now)];
     if (options.claimedBefore) {
-      const claimed = await this.counted(this.reclaimSql, parameters, false);
+      const claimed = await this.counted(this.reclaimSql, [factorFailure, accountKey, ...condition], false);
       if (claimed !== false) return claimed;
     }
-    return this.counted(this.claimSql, parameters, true);
+    const upsert = this.mysql ? [accountKey, factorFailure, ...condition, factorFailure, ...condition] : [accountKey, factorFailure, ...condition];
+    return this.counted(this.claimSql, upsert, true);
   }
 
   async claimSucceeded(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<boolean | 'step_used'> {
@@ -127,8 +135,8 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
         if ((await this.run(this.claimWithStepSql, [ticket, step.step, accountKey, ...condition, step.factorId, step.step])) > 0) return true;
       } else if ((await this.run(this.claimSucceededSql, [ticket, accountKey, ...condition])) > 0) return useStep();
     }
-    // MySQL's upsert names the condition in each of its four assignments, SQLite's once.
-    const upsert = this.mysql ? [accountKey, ticket, ...condition, ...condition, ...condition, ...condition, ticket] : [accountKey, ticket, ticket, ...condition];
+    // MySQL's upsert names the condition in each of its five assignments, SQLite's once.
+    const upsert = this.mysql ? [accountKey, ticket, ...condition, ...condition, ...condition, ...condition, ...condition, ticket] : [accountKey, ticket, ticket, ...condition];
     return (await this.counted(this.claimSucceededUpsertSql, upsert, true)) === false ? false : useStep();
   }
 
