@@ -68,7 +68,7 @@ describe('GET /v1/permissions', () => {
     expect(past.body).toEqual({ permissions: [], pagination: { page: count + 1, page_size: 1, page_count: count, total_document: count } });
   });
 
-  it.each(['?page=0', '?page_size=101', '?page=x', '?group=', '?group=a&group=b', `?name=${'n'.repeat(200)}`])(
+  it.each(['?page=0', '?page_size=101', '?page=x', '?group=', '?group=a&group=b', `?name=${'n'.repeat(200)}`, '?filter[gruop]=users', '?groups=users'])(
     'answers 400 for %s',
     async (query) => {
       expect((await list(query)).status).toBe(400);

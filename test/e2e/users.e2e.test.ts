@@ -349,6 +349,9 @@ describe('users', () => {
       ['?role=', 'role', undefined],
       ['?filter[q]=', 'filter[q]', undefined],
       ['?email=', 'email', undefined],
+      // A mistyped or unknown parameter is named, never ignored into a list of every user.
+      ['?filter[stauts]=active', 'filter[stauts]', 'is not a field of this request'],
+      ['?statuses=active', 'statuses', 'is not a field of this request'],
     ])('answers 400 VALIDATION_FAILED to %s, naming the field', async (query, field, message) => {
       const response = await list(query);
       expect({ status: response.status, code: response.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });

@@ -30,6 +30,8 @@ export function permissionsRoutes(deps: { listPermissions: ListPermissionsUseCas
           security: [{ bearerAuth: [] }],
           querystring: {
             type: 'object',
+            // A parameter it does not name is a 400 naming it: a mistyped filter never lists every permission.
+            additionalProperties: false,
             properties: {
               ...pageQueryProperties,
               group: filterValue,

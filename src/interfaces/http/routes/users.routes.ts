@@ -61,7 +61,8 @@ export function usersRoutes(deps: { listUsers: ListUsersUseCase; inviteUser: Inv
             'does. To read every user, walk by cursor: `after` the last `_id` of the page before; each answer names ' +
             'the next page in `next` (and a `Link` header, rel="next", which every page of the page form carries too).',
           security: [{ bearerAuth: [] }],
-          querystring: { type: 'object', properties: { ...pageQueryProperties, after: afterSchema, ...filterQueryProperties } },
+          // A parameter it does not name is a 400 naming it: a mistyped filter (`filter[stauts]`) never lists every user.
+          querystring: { type: 'object', additionalProperties: false, properties: { ...pageQueryProperties, after: afterSchema, ...filterQueryProperties } },
           response: {
             200: {
               type: 'object',
