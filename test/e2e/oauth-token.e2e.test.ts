@@ -156,10 +156,13 @@ describe('POST /oauth/token (#21)', () => {
     expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt']);
   });
 
-  it('answers another method with 405 and Allow', async () => {
-    const response = await app.request('GET', '/oauth/token');
-    expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST');
+  it('answers another method with 405 and Allow, in OAuth’s error JSON', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const response = await app.request(method, '/oauth/token');
+      expectOAuthError(response, 405, 'invalid_request');
+      expect(response.headers.get('allow')).toBe('POST');
+      expect(response.body.error_description).toBe(`${method} is not allowed on /oauth/token; allowed: POST`);
+    }
   });
 
   describe('logged at info', () => {

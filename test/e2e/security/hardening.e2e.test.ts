@@ -134,6 +134,8 @@ describe('security hardening', () => {
         ['GET', '/v1/users/01a20948-a570-73ae-96fd-28d72d8a18e9/invitation/resend', 'POST'],
         ['POST', '/healthz', 'GET, HEAD'],
         ['PATCH', '/v1/users/?page=2', 'GET, HEAD'],
+        // Discovery is no OAuth endpoint: its wrong method stays problem+json (the OAuth endpoints' is OAuth's JSON).
+        ['POST', '/.well-known/openid-configuration', 'GET, HEAD'],
       ];
       for (const [method, path, allow] of cases) {
         const response = await app.request(method, path);

@@ -108,7 +108,7 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
       OAUTH_PATHS.revocation,
       {
         // Anyone holding a token may revoke it: the per-address budget, spent before the body is read.
-        config: { throttle: 'address' },
+        config: { throttle: 'address', oauth: true },
         attachValidation: true,
         schema: {
           operationId: 'revokeToken',
@@ -155,6 +155,7 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
     app.post(
       OAUTH_PATHS.introspection,
       {
+        config: { oauth: true },
         attachValidation: true,
         schema: {
           operationId: 'introspectToken',

@@ -45,7 +45,7 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
       OAUTH_PATHS.token,
       {
         // The same budget as POST /v1/auth/refresh (per client address, before the body is read).
-        config: { throttle: 'address' },
+        config: { throttle: 'address', oauth: true },
         // Refused fields are answered by the handler as OAuth errors, not by the validator's 400.
         attachValidation: true,
         schema: {
