@@ -36,6 +36,10 @@ const PROTECTED: [string, string, unknown][] = [
   ['POST', '/v1/resources', {}],
 ];
 
+/** RFC 6750 §3.1: the bare challenge to a request without authentication, `error="invalid_token"` to a token refused. */
+const CHALLENGE = 'Bearer realm="access-control"';
+const INVALID_TOKEN = `${CHALLENGE}, error="invalid_token"`;
+
 const ADMIN_ROLE = { id: SEEDED_ROLES.admin, name: 'admin', permissions: ['users:read', 'users:invite', 'permissions:read'] };
 
 describe('bearer authentication', () => {
@@ -151,13 +155,20 @@ describe('bearer authentication', () => {
       const response = await app.request(method, path, { json, headers: forged ? { authorization: `Bearer ${forged}` } : {} });
       expect(response.status).toBe(401);
       expect(response.body.code).toBe('UNAUTHENTICATED');
-      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      expect(response.headers.get('www-authenticate')).toBe(forged ? INVALID_TOKEN : CHALLENGE);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     });
 
-    it.each(['Basic YWRtaW46YWRtaW4=', 'Bearer', 'Bearer  ', 'token-without-scheme'])('answers 401 to the header "%s"', async (header) => {
+    it.each([
+      ['Basic YWRtaW46YWRtaW4=', CHALLENGE],
+      ['token-without-scheme', CHALLENGE],
+      ['Bearer', INVALID_TOKEN],
+      ['Bearer  ', INVALID_TOKEN],
+      ['bearer not-a-jwt', INVALID_TOKEN],
+    ])('answers 401 to the header "%s", challenging with %s', async (header, challenge) => {
       const response = await app.request(method, path, { json, headers: { authorization: header } });
       expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(challenge);
     });
   });
 

@@ -282,6 +282,21 @@ describe('POST /oauth/introspect and POST /oauth/revoke (#21)', () => {
     });
   });
 
+  it('answers a body over BODY_LIMIT with 413 invalid_request, in OAuth’s error JSON', async () => {
+    for (const path of ['/oauth/introspect', '/oauth/revoke']) {
+      expectOAuthError(await post(path, { token: 'x'.repeat(20_000) }, { authorization: basic(introspector) }), 413, 'invalid_request');
+    }
+  });
+
+  it('answers another method with 405 and Allow, in OAuth’s error JSON', async () => {
+    for (const path of ['/oauth/introspect', '/oauth/revoke']) {
+      const response = await app.request('PUT', path, { body: 'token=x', headers: { 'content-type': FORM } });
+      expectOAuthError(response, 405, 'invalid_request');
+      expect(response.headers.get('allow')).toBe('POST');
+      expect(response.headers.get('pragma')).toBe('no-cache');
+    }
+  });
+
   it('is published in discovery with the client authentication methods each takes', async () => {
     const metadata = (await app.request('GET', '/.well-known/openid-configuration')).body;
     expect(metadata).toMatchObject({

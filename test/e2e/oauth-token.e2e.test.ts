@@ -139,7 +139,6 @@ describe('POST /oauth/token (#21)', () => {
     ['a text/plain body', 'grant_type=refresh_token', { 'content-type': 'text/plain' }],
     ['a multipart body', '--x\r\n\r\n--x--', { 'content-type': 'multipart/form-data; boundary=x' }],
     ['no body', '', {}],
-    ['a body over BODY_LIMIT', `grant_type=refresh_token&refresh_token=${'x'.repeat(20_000)}`, { 'content-type': FORM }],
     ['malformed percent-encoding', 'grant_type=%E0%A4%A&refresh_token=%', { 'content-type': FORM }],
     ['a __proto__ field', '__proto__=x&grant_type=refresh_token', { 'content-type': FORM }],
   ])('answers %s with an OAuth error, never problem+json or a 5xx', async (_what, body, headers) => {
@@ -149,6 +148,11 @@ describe('POST /oauth/token (#21)', () => {
     expectOAuthError(response, 400, response.body.error);
   });
 
+  it('answers a body over BODY_LIMIT with 413 invalid_request, in OAuth’s error JSON', async () => {
+    const response = await token(`grant_type=refresh_token&refresh_token=${'x'.repeat(20_000)}`);
+    expectOAuthError(response, 413, 'invalid_request');
+  });
+
   it('is published in discovery with what it takes', async () => {
     const metadata = (await app.request('GET', '/.well-known/oauth-authorization-server')).body;
     expect(new URL(metadata.token_endpoint).pathname).toBe('/oauth/token');
@@ -156,10 +160,13 @@ describe('POST /oauth/token (#21)', () => {
     expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt']);
   });
 
-  it('answers another method with 405 and Allow', async () => {
-    const response = await app.request('GET', '/oauth/token');
-    expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST');
+  it('answers another method with 405 and Allow, in OAuth’s error JSON', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const response = await app.request(method, '/oauth/token');
+      expectOAuthError(response, 405, 'invalid_request');
+      expect(response.headers.get('allow')).toBe('POST');
+      expect(response.body.error_description).toBe(`${method} is not allowed on /oauth/token; allowed: POST`);
+    }
   });
 
   describe('logged at info', () => {

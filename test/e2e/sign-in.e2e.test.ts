@@ -113,6 +113,24 @@ describe('POST /v1/auth/signin', () => {
       expect(response.body.code).toBe('MALFORMED_JSON');
     });
 
+    it('refuses valid JSON holding a __proto__ or constructor.prototype key: 400 VALIDATION_FAILED naming the key, not MALFORMED_JSON', async () => {
+      const cases: [string, string][] = [
+        ['{"username":"a","password":"x","__proto__":{"a":1}}', '__proto__'],
+        ['{"username":"a","password":"x","constructor":{"prototype":{"a":1}}}', 'constructor.prototype'],
+        ['{"username":"a","password":"x","extra":[{"__proto__":null}]}', 'extra.0.__proto__'],
+      ];
+      for (const [body, field] of cases) {
+        const response = await app.request('POST', '/v1/auth/signin', { body, headers: { 'content-type': 'application/json' } });
+        expect({ status: response.status, code: response.body.code, errors: response.body.errors }).toEqual({
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          errors: [{ field, message: expect.stringMatching(/^is not accepted/) }],
+        });
+        expect(response.body.detail).toContain(field);
+      }
+      expect(Object.prototype).not.toHaveProperty('a');
+    });
+
     it('answers a body that is not JSON with 415', async () => {
       const response = await app.request('POST', '/v1/auth/signin', {
         body: 'username=admin&password=x',

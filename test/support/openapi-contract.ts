@@ -100,13 +100,30 @@ export class OpenApiContract {
     const head = answer.method.toUpperCase() === 'HEAD';
     if (!operation) {
       if (answer.status < 400 || head) return [];
+      const sibling = answer.status === 405 ? this.operationOnPath(answer.target, listener) : undefined;
+      if (sibling) return this.checkDeclared(sibling, '400', answer);
       return this.checkBody('a path no operation has', answer, PROBLEM_MEDIA, `#/components/schemas/Problem`);
     }
     const key = [String(answer.status), `${String(answer.status)[0]}XX`, 'default'].find((k) => operation.responses[k]);
     if (!key) return [`${operation.id} answered ${answer.status}, which it does not declare (it declares ${Object.keys(operation.responses).join(', ')})`];
     this.seen.add(`${operation.id} ${key}`);
-    const declared = operation.responses[key]!;
     if (head) return [];
+    return this.checkDeclared(operation, key, answer);
+  }
+
+  /**
+   * An operation of the path, whatever its method: a known path asked with another method answers 405 in the error
+   * format of the path's operations (problem+json, or OAuth's JSON on an OAuth endpoint), as their 400 declares it.
+   */
+  private operationOnPath(target: string, listener: 'public' | 'management'): Operation | undefined {
+    const path = target.split('?')[0]!;
+    return this.operations.find((op) => op.elsewhere === (listener === 'management') && op.pattern.test(path));
+  }
+
+  /** The answer against the response `operation` declares under `key`: its media type, then its body's schema. */
+  private checkDeclared(operation: Operation, key: string, answer: ObservedAnswer): string[] {
+    const declared = operation.responses[key];
+    if (!declared) return [`${operation.id} declares no ${key} whose format a ${answer.status} could follow`];
     const media = mediaOf(answer.contentType);
     if (!declared.content) {
       return answer.body.length === 0 ? [] : [`${operation.id} ${answer.status} declares no body, but one came (${media}): ${answer.body.slice(0, 200)}`];

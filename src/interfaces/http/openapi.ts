@@ -7,8 +7,9 @@ Every error is \`application/problem+json\` (RFC 9457) with a stable \`code\`; v
 failing fields in \`errors\`. Beyond what each operation lists: a path no operation has answers 404
 (under \`/v1\`, 401 first without a valid token), a known path asked with another method 405 with \`Allow\`.
 A request body may hold only the fields its operation names: any other field is a 400 naming it.
-The OAuth token endpoint (\`POST /oauth/token\`) speaks OAuth instead: its errors are RFC 6749's
-\`{error, error_description}\`, and it ignores form fields it does not know, as RFC 6749 says.
+The OAuth endpoints (\`/oauth/token\`, \`/oauth/revoke\`, \`/oauth/introspect\`) speak OAuth instead: their errors,
+a wrong method's 405 included, are RFC 6749's \`{error, error_description}\`, and they ignore form fields they do not
+know, as RFC 6749 says.
 Every answer carries \`x-request-id\` (the caller's own when it is a sane token).`;
 
 /**

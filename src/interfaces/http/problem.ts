@@ -111,7 +111,12 @@ export class HttpProblemError extends Error {
   }
 }
 
+const CHALLENGE = 'Bearer realm="access-control"';
+
+/** A 401 to a request that carried no bearer token (no Authorization, or another scheme): RFC 6750 §3.1's bare challenge, no error code. */
 export const unauthenticated = (detail = 'A valid bearer token is required') =>
-  new HttpProblemError('UNAUTHENTICATED', detail, {
-    'www-authenticate': 'Bearer realm="access-control", error="invalid_token"',
-  });
+  new HttpProblemError('UNAUTHENTICATED', detail, { 'www-authenticate': CHALLENGE });
+
+/** A 401 to a bearer token presented and refused (malformed, forged, expired, revoked, its subject gone): `error="invalid_token"`. */
+export const invalidToken = (detail = 'A valid bearer token is required') =>
+  new HttpProblemError('UNAUTHENTICATED', detail, { 'www-authenticate': `${CHALLENGE}, error="invalid_token"` });

@@ -200,7 +200,10 @@ export const throttledProblem = problemResponse('Too many requests; retry after 
 export const protectedProblems = {
   ...anyRequestProblems,
   401: problemResponse('No valid bearer token', {
-    'www-authenticate': { type: 'string', description: 'Bearer realm="access-control", error="invalid_token"' },
+    'www-authenticate': {
+      type: 'string',
+      description: '`Bearer realm="access-control"` without a bearer token; `Bearer realm="access-control", error="invalid_token"` to one refused',
+    },
   }),
   403: problemResponse('The token can only enroll a second factor (`MFA_ENROLLMENT_REQUIRED`, see MFA_REQUIRED_PERMISSIONS)'),
   503: unavailableProblem,

@@ -27,11 +27,11 @@ describe('mass assignment', () => {
   /** A raw body with a "__proto__" key (JSON.stringify of an object literal would not write one). */
   const withProto = (body: Record<string, unknown>) =>
     `{"__proto__":{"role":"admin","permissions":["users:read"],"isAdmin":true},${JSON.stringify(body).slice(1)}`;
-  /** Fastify refuses a body with a __proto__ key outright (onProtoPoisoning: 'error'): 400 MALFORMED_JSON. */
+  /** A body with a __proto__ key is refused outright (fastify's onProtoPoisoning: 'error'): 400 VALIDATION_FAILED naming the key. */
   const expectProtoRefused = async (path: string, body: Record<string, unknown>, token?: string) => {
     const response = await app.request('POST', path, { token, body: withProto(body), headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(400);
-    expect(response.body.code).toBe('MALFORMED_JSON');
+    expect({ code: response.body.code, field: response.body.errors?.[0]?.field }).toEqual({ code: 'VALIDATION_FAILED', field: '__proto__' });
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('role');
   };

@@ -59,9 +59,17 @@ describe('the token endpoint’s error mapping (#21)', () => {
   });
 
   it('answers what the body parser refuses with invalid_request, 400', () => {
-    for (const code of ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_BODY_TOO_LARGE', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH']) {
+    for (const code of ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH']) {
       expect(oauthOf(Object.assign(new Error('x'), { code, statusCode: 415 }))).toMatchObject({ error: 'invalid_request', status: 400 });
     }
+  });
+
+  it('answers a body over BODY_LIMIT with invalid_request, 413, the status a body too large gets everywhere', () => {
+    expect(oauthOf(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }))).toMatchObject({
+      error: 'invalid_request',
+      status: 413,
+      description: 'The body is larger than this endpoint reads',
+    });
   });
 
   it('keeps the throttle’s 429 and Retry-After, and a database away is temporarily_unavailable, 503', () => {

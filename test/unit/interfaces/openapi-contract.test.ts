@@ -69,6 +69,14 @@ describe('the OpenAPI contract check', () => {
     expect(contract.check(answer('GET', '/docs/', 200, 'text/html', '<html>'))).toEqual([]);
   });
 
+  it('holds a known path’s 405 to the error format of the path’s operations: OAuth’s JSON on an OAuth endpoint', () => {
+    const oauth = JSON.stringify({ error: 'invalid_request', error_description: 'GET is not allowed on /oauth/token; allowed: POST' });
+    expect(contract.check(answer('GET', '/oauth/token', 405, JSON_TYPE, oauth))).toEqual([]);
+    expect(contract.check(answer('PUT', '/oauth/revoke', 405, JSON_TYPE, oauth))).toEqual([]);
+    expect(contract.check(answer('GET', '/oauth/token', 405, JSON_TYPE, '{"error":"no_such_code"}'))).toHaveLength(1);
+    expect(contract.check(answer('PUT', '/v1/users', 405, JSON_TYPE, oauth))).toEqual([expect.stringContaining('not as application/problem+json')]);
+  });
+
   it('finds /metrics on the management listener only', () => {
     expect(contract.operationFor('GET', '/metrics', 'management')?.id).toBe('getMetrics');
     expect(contract.operationFor('GET', '/metrics')).toBeUndefined();

@@ -38,7 +38,7 @@ import { SearchTooBroadError } from '../../../src/application/users/list-users.e
 import { InvalidMfaCodeError, InvalidMfaTokenError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, MfaNotEnabledError } from '../../../src/domain/mfa/mfa';
 import { InvalidWebAuthnResponseError, PasskeyLimitError, PasskeyNotFoundError } from '../../../src/domain/mfa/passkey';
 import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
-import { HttpProblemError, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
+import { HttpProblemError, invalidToken, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
 
 /** One instance of every DomainError subclass in src/domain and src/application. */
 const DOMAIN_ERRORS: DomainError[] = [
@@ -183,7 +183,11 @@ describe('the problem table', () => {
   it('answers an HttpProblemError with its code and headers', () => {
     const { problem: body, headers } = toProblem(unauthenticated());
     expect(body).toMatchObject({ code: 'UNAUTHENTICATED', status: 401, detail: 'A valid bearer token is required' });
-    expect(headers['www-authenticate']).toContain('Bearer');
+    // RFC 6750 §3.1: no error code to a request that carried no token; `invalid_token` to one whose token was refused.
+    expect(headers['www-authenticate']).toBe('Bearer realm="access-control"');
+    const refused = toProblem(invalidToken());
+    expect(refused.problem).toEqual(body);
+    expect(refused.headers['www-authenticate']).toBe('Bearer realm="access-control", error="invalid_token"');
     expect(toProblem(new HttpProblemError('METHOD_NOT_ALLOWED', 'Use GET')).problem).toMatchObject({ status: 405, detail: 'Use GET' });
   });
 });

@@ -57,8 +57,9 @@ export function toOAuthError(error: unknown, problem: { code: string; status: nu
     return new OAuthError('temporarily_unavailable', 'A backing service is unavailable; try again shortly', 503, problem.headers);
   }
   if (problem.status >= 500) return new OAuthError('server_error', 'An unexpected error occurred', 500);
-  // The body could not be read (not a form, over BODY_LIMIT, a bad Content-Length): the request is malformed.
-  return new OAuthError('invalid_request', describe(problem.code));
+  // The body could not be read (not a form, a bad Content-Length): the request is malformed. Over BODY_LIMIT it is
+  // malformed too, but answered 413 as a body too large is on every route (PRODUCT.md's statuses).
+  return new OAuthError('invalid_request', describe(problem.code), problem.status === 413 ? 413 : 400);
 }
 
 function describe(code: string): string {

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import type { Actor } from '../../../application/auth/actor';
 import type { TokenSubject } from '../../../application/auth/authenticate-actor.use-case';
 import type { VerificationKey } from '../../../infrastructure/crypto/signing-keys';
-import { HttpProblemError, unauthenticated } from '../problem';
+import { HttpProblemError, invalidToken, unauthenticated } from '../problem';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,6 +30,8 @@ export interface AuthenticationOptions {
 }
 
 const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)\s*$/i;
+/** The Bearer scheme, whatever follows: a token was presented, though maybe not one of the form above. */
+const BEARER_SCHEME = /^Bearer(\s|$)/i;
 
 /**
  * The only header parameters a token of ours carries. Anything else (`jku`, `jwk`, `x5u`, `x5c`,
@@ -44,7 +46,8 @@ type Verify = (request: FastifyRequest) => Promise<Record<string, unknown>>;
  * or a retired one) with that key's own algorithm (ES256, RS256 or EdDSA; never `none` or HS*), for our issuer and audience, unexpired, with every registered
  * claim present; then its subject must still be a joined user whose token version is the token's, or (a
  * service token, marked by `client_id`) an enabled service account with that client id.
- * Every failure, whatever its cause, is the same 401.
+ * Every failure, whatever its cause, is the same 401; only its challenge says whether a bearer token came at all
+ * (RFC 6750 §3.1: `error="invalid_token"` to a token refused, no error code without one).
  */
 async function authentication(app: FastifyInstance, options: AuthenticationOptions): Promise<void> {
   // One @fastify/jwt namespace per key, each with its own verifier pinned to its key's algorithm: the
@@ -79,8 +82,9 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
 
   app.decorate('authenticate', async (request: FastifyRequest): Promise<Actor> => {
     if (request.actor) return request.actor;
-    const match = BEARER.exec(request.headers.authorization ?? '');
-    if (!match) throw unauthenticated();
+    const authorization = request.headers.authorization ?? '';
+    const match = BEARER.exec(authorization);
+    if (!match) throw BEARER_SCHEME.test(authorization) ? invalidToken() : unauthenticated();
     const token = match[1]!;
     let subject = verified.get(token, Date.now());
     if (!subject) {
@@ -93,11 +97,11 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
         subject = tokenSubject(claims.sub, claims);
         verified.set(token, subject, claims.exp * 1000);
       } catch {
-        throw unauthenticated();
+        throw invalidToken();
       }
     }
     const actor = await options.resolveActor(subject);
-    if (!actor) throw unauthenticated();
+    if (!actor) throw invalidToken();
     if (subject.kind !== 'service' && subject.enrollmentOnly) {
       // Checked here, before any handler: a route not marked for enrollment answers 403 whatever it needs.
       if (!request.routeOptions.config?.mfaEnrollment) {

@@ -33,6 +33,7 @@ const oauthError = (description: string, headers?: Record<string, unknown>) => (
   ...(headers ? { headers } : {}),
   content: { 'application/json': { schema: oauthErrorSchema } },
 });
+const bodyTooLarge = oauthError('The body is larger than BODY_LIMIT (`invalid_request`)');
 const wwwAuthenticate = { 'www-authenticate': { type: 'string', description: 'Basic realm="access-control", charset="UTF-8"' } } as const;
 
 /** The form both endpoints read: the token, its hint, and the client's credentials (RFC 6749 §2.3). Other fields are ignored. */
@@ -108,7 +109,7 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
       OAUTH_PATHS.revocation,
       {
         // Anyone holding a token may revoke it: the per-address budget, spent before the body is read.
-        config: { throttle: 'address' },
+        config: { throttle: 'address', oauth: true },
         attachValidation: true,
         schema: {
           operationId: 'revokeToken',
@@ -134,6 +135,7 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
               content: { 'application/json': { schema: oauthErrorSchema }, 'application/problem+json': { schema: problemRef } },
             },
             401: oauthError('`invalid_client`: the client credentials given are not valid', wwwAuthenticate),
+            413: bodyTooLarge,
             429: oauthError('Too many requests from this address, or failed client authentications (`invalid_request`); retry after Retry-After seconds', retryAfter),
             500: oauthError('An unexpected fault (`server_error`); the body says nothing about it'),
             503: oauthError('A backing service is unavailable (`temporarily_unavailable`); retry after Retry-After seconds', retryAfter),
@@ -155,6 +157,7 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
     app.post(
       OAUTH_PATHS.introspection,
       {
+        config: { oauth: true },
         attachValidation: true,
         schema: {
           operationId: 'introspectToken',
@@ -184,6 +187,7 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
             },
             401: oauthError('`invalid_client`: no client credentials, or not valid ones', wwwAuthenticate),
             403: oauthError('`unauthorized_client`: the service account’s role lacks tokens:introspect'),
+            413: bodyTooLarge,
             429: oauthError('Too many failed client authentications from this address or for this client (`invalid_request`); retry after Retry-After seconds', retryAfter),
             500: oauthError('An unexpected fault (`server_error`); the body says nothing about it'),
             503: oauthError('A backing service is unavailable (`temporarily_unavailable`); retry after Retry-After seconds', retryAfter),

@@ -45,7 +45,7 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
       OAUTH_PATHS.token,
       {
         // The same budget as POST /v1/auth/refresh (per client address, before the body is read).
-        config: { throttle: 'address' },
+        config: { throttle: 'address', oauth: true },
         // Refused fields are answered by the handler as OAuth errors, not by the validator's 400.
         attachValidation: true,
         schema: {
@@ -116,11 +116,12 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
             ...anyRequestProblems,
             400: {
               description:
-                'Refused (RFC 6749 §5.2): `invalid_request` (a parameter missing or repeated, a body that is not a form or is too large), ' +
+                'Refused (RFC 6749 §5.2): `invalid_request` (a parameter missing or repeated, a body that is not a form), ' +
                 '`unsupported_grant_type`, `invalid_grant` (the refresh token is unknown, expired, used, revoked or its user’s sessions ended), ' +
                 '`invalid_scope` (a scope not the role’s, or any scope with refresh_token); problem+json only when Node’s parser refused the request before any route ran',
               content: { 'application/json': { schema: oauthErrorSchema }, 'application/problem+json': { schema: problemRef } },
             },
+            413: oauthError('The body is larger than BODY_LIMIT (`invalid_request`)'),
             429: oauthError(
               'Too many requests from this address, or too many failed client authentications for this client or address (`invalid_request`); retry after Retry-After seconds',
               retryAfter,
