@@ -76,8 +76,9 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
 
   // Tokens whose signature and claims were verified, by their exact text, until they expire: a
   // client sends the same token many times, and verifying it (decoding, hashing and checking the
-  // signature) cost more than the rest of the authentication. Whether its user
-  // is still signed in is not cached: resolveActor asks the database on every request.
+  // signature) cost more than the rest of the authentication. Whether its user is still signed in is not
+  // decided here: resolveActor answers it on every request, from the revocation signal's snapshot while that is
+  // current and from the database otherwise (docs/DECISIONS.md, "The revocation signal").
   const verified = new VerifiedTokens(VERIFIED_TOKENS_MAX);
 
   app.decorate('authenticate', async (request: FastifyRequest): Promise<Actor> => {
