@@ -12,8 +12,11 @@ describe('the audit trail over HTTP (#23)', () => {
   // Entries carry their seal, and the sealer links only those whose seal verifies.
   const AUDIT_SEAL_KEY = 'audit-events-e2e-seal-key-0123456789abcdef';
 
+  /** The api's log lines (info and above). */
+  const logs: string[] = [];
+
   beforeAll(async () => {
-    app = await startTestApp({ AUDIT_SEAL_KEY });
+    app = await startTestApp({ AUDIT_SEAL_KEY, LOG_LEVEL: 'info' }, {}, undefined, { write: (line) => logs.push(line) });
     admin = await app.signIn();
   });
   afterAll(async () => app.close());
@@ -198,6 +201,10 @@ describe('the audit trail over HTTP (#23)', () => {
     await auditMaintenance.pass();
 
     expect((await auditVerifier.verify()).firstBreak).toMatchObject({ id: forgedId, reason: 'forged' });
+    // Said in the log at once, and the head the passes reached is in the log too (a copy a cut cannot move back).
+    const said = logs.map((line) => JSON.parse(line) as { level: number; msg: string; entries?: string[]; auditHead?: { seq: number } });
+    expect(said.filter((l) => l.level === 50 && l.msg.includes('without a valid seal')).flatMap((l) => l.entries)).toEqual([forgedId]);
+    expect(said.some((l) => l.msg === 'audit chain head' && typeof l.auditHead?.seq === 'number')).toBe(true);
     const listed = await events('?page_size=100');
     expect(listed.status).toBe(200);
     expect(listed.text).not.toContain(forgedId);

@@ -11,6 +11,8 @@ export interface AuditMaintenanceDeps {
   logger: Logger;
   sealEveryMs?: number;
   sweepEveryMs?: number;
+  /** How often the chain's head is logged (after the first pass, which logs it); every hour by default. */
+  headLogEveryMs?: number;
 }
 
 /**
@@ -23,6 +25,7 @@ export class AuditMaintenance {
   private alarm: ClockAlarm | undefined;
   private loop: Promise<void> | undefined;
   private nextSweepAt = 0;
+  private nextHeadLogAt = 0;
   private cutToldAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: AuditMaintenanceDeps) {}
@@ -54,6 +57,7 @@ export class AuditMaintenance {
       }
     }
     const now = clock.now().getTime();
+    this.logHead(now);
     if (now < this.nextSweepAt) return;
     this.nextSweepAt = now + (this.deps.sweepEveryMs ?? 3_600_000);
     try {
@@ -63,6 +67,18 @@ export class AuditMaintenance {
       if (error instanceof AuditTrailBrokenError) logger.error({ reason: error.message }, 'the audit trail is broken where the retention sweep would cut: nothing past the break is removed');
       else logger.warn({ reason: describeError(error) }, 'audit retention sweep failed; retrying at the next sweep');
     }
+  }
+
+  /**
+   * The head in the log at the first pass and then hourly: a copy outside the database that a cut of the chain's end
+   * cannot move back, for an operator to compare with `audit_chain` (a replica that saw a further head stops sealing,
+   * but a restart forgets what it saw; the log does not).
+   */
+  private logHead(now: number): void {
+    const head = this.deps.auditSealer.head();
+    if (!head || now < this.nextHeadLogAt) return;
+    this.nextHeadLogAt = now + (this.deps.headLogEveryMs ?? 3_600_000);
+    this.deps.logger.info({ auditHead: head }, 'audit chain head');
   }
 
   private async run(): Promise<void> {

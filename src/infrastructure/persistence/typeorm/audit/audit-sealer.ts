@@ -61,6 +61,11 @@ export class AuditSealer {
     this.batchSize = deps.batchSize ?? 500;
   }
 
+  /** The chain's head as this process last read or wrote it; null before its first pass. */
+  head(): { seq: number; hash: string } | null {
+    return this.seen;
+  }
+
   /** Seals until nothing is left; resolves to the entries sealed (linked; refused ones are not counted). */
   async sealAll(): Promise<number> {
     let sealed = 0;
