@@ -255,7 +255,10 @@ describe('event contract: JSON Schemas and AsyncAPI', () => {
       expect(audited).toHaveLength(1);
       const event = JSON.parse(audited[0]!.value) as CloudEvent<Json>;
       expect([validate(event) ? [] : validate.errors, audited[0]!.headers.ce_type, audited[0]!.key]).toEqual([[], AUDIT_EVENT_TYPE, event.id]);
-      expect(event.data).toMatchObject({ action: 'auth.password_reset_requested', outcome: 'success' });
+      expect(event.data).toMatchObject({ action: 'auth.password_reset_requested', outcome: 'success', chain: { seq: 1, link: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+      // Nothing the schema does not declare (it allows additional properties, so validation alone would not tell).
+      const declared = Object.keys((schemas.get(`${AUDIT_EVENT_TYPE}.schema.json`)!.$defs as Json as { data: { properties: Json } }).data.properties);
+      expect(Object.keys(event.data as Json).filter((key) => !declared.includes(key))).toEqual([]);
     });
 
     it('covers every event type', () => {

@@ -79,7 +79,10 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
     expect(await nudging.sealAll()).toBe(5);
     const events = await queued();
     expect([...events.keys()].sort()).toEqual(entries.map((e) => e.id).sort());
-    expect(entries.map((e) => events.get(e.id))).toEqual(entries.map((e) => toAuditEventView(e)));
+    // Each with its place in the chain: the topic is a copy of the chain outside the database.
+    const links = await query<{ id: string; seq: number | string; chain_hash: string }[]>('SELECT id, seq, chain_hash FROM audit_events');
+    const placeOf = new Map(links.map((l) => [l.id, { seq: Number(l.seq), link: l.chain_hash }]));
+    expect(entries.map((e) => events.get(e.id))).toEqual(entries.map((e, i) => ({ ...toAuditEventView(e), chain: { seq: i + 1, link: placeOf.get(e.id)!.link } })));
     // Three passes (2 + 2 + 1), each nudging the relay once; a pass with nothing to seal neither writes nor nudges.
     expect(nudged).toBe(3);
     expect(await nudging.sealAll()).toBe(0);

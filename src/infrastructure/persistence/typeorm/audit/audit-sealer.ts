@@ -127,7 +127,7 @@ export class AuditSealer {
         }
         if (linked.length > 0) {
           await manager.query('UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1', [lastSeq, lastHash]);
-          await enqueueEvents(manager, linked);
+          await enqueueEvents(manager, linked, links);
         }
         return { count: rows.length, linked: linked.length, refused, head: { seq: lastSeq, hash: lastHash } };
       }),
@@ -167,11 +167,24 @@ export class AuditSealer {
   }
 }
 
-/** Each row's event for the audit topic, into the outbox: an aggregate of its own (its id, sequence 1), so no order or lock between entries. */
-async function enqueueEvents(manager: EntityManager, rows: readonly AuditRow[]): Promise<void> {
+/**
+ * Each row's event for the audit topic, into the outbox: an aggregate of its own (its id, sequence 1), so no order or
+ * lock between entries. The entry as the API answers it, and its place in the chain (`chain`: `seq` and `link`), so
+ * the topic is a copy of the chain outside the database: a consumer sees a gap in `seq`, and a head in `audit_chain`
+ * behind the topic's is a cut.
+ */
+async function enqueueEvents(manager: EntityManager, rows: readonly AuditRow[], links: readonly { id: string; seq: number; link: string }[]): Promise<void> {
+  const placeOf = new Map(links.map((l) => [l.id, { seq: l.seq, link: l.link }]));
   const entries = rows.map(toEntry);
   await manager.query(
     OUTBOX_HEAD + new Array<string>(entries.length).fill(OUTBOX_ROW).join(', '),
-    entries.flatMap((entry) => [entry.id, entry.id, AUDIT_EVENT_TYPE, JSON.stringify(toAuditEventView(entry)), toSqlDatetime(new Date(entry.occurredAt)), entry.requestId]),
+    entries.flatMap((entry) => [
+      entry.id,
+      entry.id,
+      AUDIT_EVENT_TYPE,
+      JSON.stringify({ ...toAuditEventView(entry), chain: placeOf.get(entry.id) }),
+      toSqlDatetime(new Date(entry.occurredAt)),
+      entry.requestId,
+    ]),
   );
 }
