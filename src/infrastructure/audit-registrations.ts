@@ -54,6 +54,8 @@ export function auditRegistrations(config: Pick<Config, 'audit'>): Registrations
           sealKey,
           now: () => clock.now().getTime(),
           onEventsCommitted: () => commitSignal.notify('audit'),
+          onWindowReset: () =>
+            logger.error('audit_chain.entry_seals_from was cleared or moved behind the service: entries without a seal are refused from now on; run audit:verify'),
           onRefused: (ids) =>
             logger.error({ entries: ids.slice(0, 20), count: ids.length }, 'audit entries without a valid seal were inserted behind the service: they are not linked; run audit:verify'),
         }),

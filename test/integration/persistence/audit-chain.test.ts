@@ -5,6 +5,7 @@ import { AUDIT_GENESIS_HASH } from '../../../src/infrastructure/persistence/migr
 import { AuditRetentionSweeper, AuditTrailBrokenError } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
 import { AuditChainCutError, AuditSealer } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
 import { AuditVerifier } from '../../../src/infrastructure/persistence/typeorm/audit/audit-verifier';
+import { entrySealsSeal } from '../../../src/infrastructure/persistence/typeorm/audit/audit-chain';
 import { keepEntrySealKey } from '../../../src/infrastructure/persistence/typeorm/audit/entry-seal-keys';
 import { TypeOrmAuditLog } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-log';
 import { StandaloneTypeOrmAuditTrail } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-trail';
@@ -55,7 +56,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
   beforeEach(async () => {
     await query('DELETE FROM outbox_events WHERE type = ?', [AUDIT_EVENT_TYPE]);
     await query('DELETE FROM audit_events');
-    await query('UPDATE audit_chain SET last_seq = 0, last_hash = ?, floor_seq = 0, floor_hash = ?, floor_seal = NULL, entry_seals_from = NULL WHERE id = 1', [
+    await query('UPDATE audit_chain SET last_seq = 0, last_hash = ?, floor_seq = 0, floor_hash = ?, floor_seal = NULL, entry_seals_from = NULL, entry_seals_seal = NULL WHERE id = 1', [
       AUDIT_GENESIS_HASH,
       AUDIT_GENESIS_HASH,
     ]);
@@ -139,7 +140,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
     it('links the service’s entries, odd text included, and refuses a row written with another key', async () => {
       keepEntrySealKey(db.dataSource, KEY);
       // A user agent as a client may send it: characters outside the BMP, and a lone surrogate the database keeps as U+FFFD.
-      const before = await write(2, clock.now().getTime(), 'Mozilla/5.0 \u{1F600} \uD800 ünïcödé '.repeat(20));
+      const before = await write(2, clock.now().getTime(), '\uFEFFMozilla/5.0 \u{1F600} \uD800 ünïcödé '.repeat(20));
       keepEntrySealKey(db.dataSource, 'a-key-that-is-not-the-service-one');
       const [forged] = await write(1, clock.now().getTime() + 10);
       keepEntrySealKey(db.dataSource, KEY);
@@ -160,12 +161,14 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
     });
 
     it('links rows without a seal only in the ten minutes after the first keyed pass (a rolling upgrade’s old replicas)', async () => {
-      // A trail linked under the key before entries carried seals (entry_seals_from unset), then the upgrade.
-      keepEntrySealKey(db.dataSource, KEY);
+      // A trail linked under the key before entries carried seals (the version before linked a row without one; its
+      // window columns did not exist), then the upgrade.
+      const far = Date.now() + DAY;
+      await query('UPDATE audit_chain SET entry_seals_from = ?, entry_seals_seal = ? WHERE id = 1', [far, entrySealsSeal(far, KEY)]);
       await write(1);
       expect(await sealer(KEY).sealAll()).toBe(1);
-      await query('UPDATE audit_chain SET entry_seals_from = NULL WHERE id = 1');
-      keepEntrySealKey(db.dataSource, undefined); // a replica of the version before, still running
+      await query('UPDATE audit_chain SET entry_seals_from = NULL, entry_seals_seal = NULL WHERE id = 1');
+      // A replica of the version before, still running, writes without a seal.
       const start = Date.now();
       const during = await write(1);
       expect(await refusedBy(start).keyed.sealAll()).toBe(1);
@@ -183,6 +186,45 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
       const { keyed, refused } = refusedBy(Date.now());
       expect(await keyed.sealAll()).toBe(0);
       expect(refused).toEqual([unsealed!.id]);
+    });
+
+    it('names, never lists nor links, a row given a link of its own but no place in the chain', async () => {
+      keepEntrySealKey(db.dataSource, KEY);
+      const [genuine] = await write(1);
+      keepEntrySealKey(db.dataSource, undefined);
+      const [faked] = await write(1);
+      await query('UPDATE audit_events SET chain_hash = ? WHERE id = ?', ['x', faked!.id]);
+      // Before any pass as after it: not listed, and named.
+      expect(await listed()).toEqual([genuine!.id]);
+      expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ id: faked!.id, reason: 'forged' });
+      const { keyed, refused } = refusedBy(Date.now());
+
+      expect(await keyed.sealAll()).toBe(1);
+      expect(refused).toEqual([faked!.id]);
+      expect(await listed()).toEqual([genuine!.id]);
+      expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ id: faked!.id, reason: 'forged' });
+    });
+
+    it('keeps the window for rows without a seal shut when it is cleared or moved by hand, and says so', async () => {
+      keepEntrySealKey(db.dataSource, KEY);
+      await write(1);
+      await refusedBy(Date.now()).keyed.sealAll(); // a trail keyed from its start: seals required at once
+      // Cleared: the sealer does not open a new window, since linked entries carry seals.
+      await query('UPDATE audit_chain SET entry_seals_from = NULL, entry_seals_seal = NULL WHERE id = 1');
+      keepEntrySealKey(db.dataSource, undefined);
+      const [cleared] = await write(1);
+      let resets = 0;
+      const watched = new AuditSealer({ dataSource: db.dataSource, sqliteWriteQueue: queue(), sealKey: KEY, onWindowReset: () => resets++ });
+      expect([await watched.sealAll(), resets]).toEqual([0, 1]);
+      expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ id: cleared!.id, reason: 'forged' });
+      // Moved ahead without the key: the verifier names the window, and the sealer shuts it again.
+      await query('UPDATE audit_events SET chain_hash = NULL WHERE id = ?', [cleared!.id]);
+      await query('UPDATE audit_chain SET entry_seals_from = ? WHERE id = 1', [Date.now() + 365 * DAY]);
+      expect((await verifier(KEY).verify()).firstBreak?.reason).toBe('seal_window_moved');
+      expect([await watched.sealAll(), resets]).toEqual([0, 2]);
+      // And clearing a linked entry's own seal is an edit of it.
+      await query('UPDATE audit_events SET entry_seal = NULL WHERE seq = 1');
+      expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ seq: 1, reason: 'edited' });
     });
 
     it('cannot be fooled by a row given the refused mark by hand: it is named as well', async () => {

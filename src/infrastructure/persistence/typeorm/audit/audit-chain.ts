@@ -12,6 +12,13 @@ export interface ChainState {
   floorSeal: string | null;
   /** From when (ms) an entry must carry its seal to be linked (AuditSealer); null until a pass with AUDIT_SEAL_KEY set it. */
   entrySealsFrom: number | null;
+  /** entrySealsFrom's seal (entrySealsSeal), so it cannot be moved or cleared without the key. */
+  entrySealsSeal: string | null;
+}
+
+/** The seal of `entry_seals_from`: HMAC under AUDIT_SEAL_KEY of its value. */
+export function entrySealsSeal(from: number, key: string): string {
+  return createHmac('sha256', key).update(JSON.stringify(['entry_seals_from', from]), 'utf8').digest('hex');
 }
 
 /**
@@ -26,16 +33,18 @@ export function checkpointSeal(floorSeq: number, floorHash: string, key?: string
 /** Reads the chain row; `forUpdate` holds it to the end of the transaction (MySQL/MariaDB; SQLite's writes take turns). */
 export async function readChain(manager: EntityManager, forUpdate = false): Promise<ChainState> {
   const lock = forUpdate && isMysqlFamily(manager.connection) ? ' FOR UPDATE' : '';
-  const [row] = (await manager.query(`SELECT last_seq, last_hash, floor_seq, floor_hash, floor_seal, entry_seals_from FROM audit_chain WHERE id = 1${lock}`)) as {
+  const [row] = (await manager.query(`SELECT last_seq, last_hash, floor_seq, floor_hash, floor_seal, entry_seals_from, entry_seals_seal FROM audit_chain WHERE id = 1${lock}`)) as {
     last_seq: number | string;
     last_hash: string;
     floor_seq: number | string;
     floor_hash: string;
     floor_seal: string | null;
     entry_seals_from: number | string | null;
+    entry_seals_seal: string | null;
   }[];
   if (!row) throw new Error('audit_chain has no row: run the migrations');
   return { lastSeq: Number(row.last_seq), lastHash: row.last_hash, floorSeq: Number(row.floor_seq), floorHash: row.floor_hash, floorSeal: row.floor_seal ?? null,
     entrySealsFrom: row.entry_seals_from === null || row.entry_seals_from === undefined ? null : Number(row.entry_seals_from),
+    entrySealsSeal: row.entry_seals_seal ?? null,
   };
 }

@@ -85,7 +85,10 @@ export function toEntry(row: AuditRow): AuditEntry {
  * nothing is re-serialised between sealing and verifying).
  */
 export function chainLink(previous: string, seq: number, row: AuditRow, key?: string): string {
-  const material = JSON.stringify([previous, seq, ...ENTRY_COLUMNS.map((column) => normalised(row[column]))]);
+  // The entry's own seal too, when it has one (entries linked before seals existed have none, and their links are
+  // unchanged): clearing a linked entry's seal is an edit.
+  const seal = row.entry_seal === null || row.entry_seal === undefined ? [] : [String(row.entry_seal)];
+  const material = JSON.stringify([previous, seq, ...ENTRY_COLUMNS.map((column) => normalised(row[column])), ...seal]);
   return (key ? createHmac('sha256', key) : createHash('sha256')).update(material, 'utf8').digest('hex');
 }
 
@@ -111,11 +114,13 @@ function normalised(value: string | number | null | undefined): string | null {
 
 /**
  * A text value as stored: well-formed (a lone surrogate, which a user agent may hold, as U+FFFD, which every database
- * keeps alike; sql.js would keep bytes that read back otherwise) and at most `length` characters.
+ * keeps alike; sql.js would keep bytes that read back otherwise), without a leading byte order mark, and at most
+ * `length` characters.
  */
 function cut(text: string | null, length: number): string | null {
   if (text === null) return null;
-  const value = text.toWellFormed();
+  // sql.js reads a leading U+FEFF (a byte order mark) back without it: none is stored.
+  const value = text.toWellFormed().replace(/^\uFEFF+/, '');
   // No more UTF-16 units than the limit: no more characters either (the usual case, without splitting the string).
   if (value.length <= length) return value;
   const chars = Array.from(value);

@@ -3,7 +3,7 @@ import { toAuditEventView } from '../../../../application/audit/audit-event.view
 import { AUDIT_EVENT_TYPE } from '../../../messaging/cloud-event';
 import { toSqlDatetime } from '../../../messaging/outbox-claims';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
-import { type ChainState, readChain } from './audit-chain';
+import { type ChainState, entrySealsSeal, readChain } from './audit-chain';
 import { type AuditRow, chainLink, entrySeal, REFUSED_LINK, SELECT_SEALED, storedEntryValues, toEntry } from './audit-rows';
 
 const OUTBOX_HEAD = 'INSERT INTO outbox_events (id, aggregate_id, type, payload, occurred_at, published_at, attempts, request_id, aggregate_sequence) VALUES ';
@@ -19,6 +19,8 @@ export interface AuditSealerDeps {
   onEventsCommitted?: () => void;
   /** After a pass refused entries that carry no valid seal (AUDIT_SEAL_KEY set): their ids. */
   onRefused?: (ids: readonly string[]) => void;
+  /** When `entry_seals_from` was found cleared or unsealed on a trail whose entries carry seals: reset behind the service. */
+  onWindowReset?: () => void;
   /** The sealer's clock (ms): when entry seals become required. */
   now?: () => number;
 }
@@ -84,7 +86,7 @@ export class AuditSealer {
         const chain = await readChain(manager, true);
         this.checkNotCut(chain);
         const rows = (await manager.query(
-          `${SELECT_SEALED} WHERE seq IS NULL AND chain_hash IS NULL ORDER BY occurred_at ASC, id ASC LIMIT ${this.batchSize}`,
+          `${SELECT_SEALED} WHERE seq IS NULL AND (chain_hash IS NULL OR chain_hash <> '${REFUSED_LINK}') ORDER BY occurred_at ASC, id ASC LIMIT ${this.batchSize}`,
         )) as AuditRow[];
         const genuine = sealKey ? await this.genuineEntry(manager, chain, sealKey) : () => true;
         let { lastSeq, lastHash } = chain;
@@ -121,7 +123,7 @@ export class AuditSealer {
         if (refused.length > 0) {
           // Kept, never linked nor put on the topic: `audit:verify` names them, the API lists them nowhere.
           await manager.query(
-            `UPDATE audit_events SET chain_hash = '${REFUSED_LINK}' WHERE id IN (${refused.map(() => '?').join(', ')}) AND seq IS NULL AND chain_hash IS NULL`,
+            `UPDATE audit_events SET chain_hash = '${REFUSED_LINK}' WHERE id IN (${refused.map(() => '?').join(', ')}) AND seq IS NULL`,
             refused,
           );
         }
@@ -139,20 +141,25 @@ export class AuditSealer {
   }
 
   /**
-   * With AUDIT_SEAL_KEY: whether a row carries the seal the service writes with every entry (entrySeal). A row
-   * without one is linked only until `entry_seals_from`: the first keyed pass sets it ENTRY_SEALS_GRACE_MS ahead (an
-   * upgrade's old replicas write none meanwhile), or to that pass itself on a chain that has linked nothing yet (a new
-   * trail has no old replicas). After that, only someone without the key wrote it.
+   * With AUDIT_SEAL_KEY: whether a row carries the seal the service writes with every entry (entrySeal), and no link
+   * of its own (a genuine entry has none before this pass). A row without a seal is linked only until
+   * `entry_seals_from`: the first keyed pass sets it ENTRY_SEALS_GRACE_MS ahead (an upgrade's old replicas write none
+   * meanwhile), or to that pass itself on a chain that has linked nothing yet (a new trail has no old replicas), and
+   * seals it with the key. Found cleared, or with a seal that does not verify, while linked entries carry seals (so
+   * the window was set before): someone without the key reset it to open it again; seals are required at once.
    */
   private async genuineEntry(manager: EntityManager, chain: ChainState, key: string): Promise<(row: AuditRow) => boolean> {
     const now = (this.deps.now ?? Date.now)();
     let from = chain.entrySealsFrom;
-    if (from === null) {
-      from = chain.lastSeq === 0 ? now : now + ENTRY_SEALS_GRACE_MS;
-      await manager.query('UPDATE audit_chain SET entry_seals_from = ? WHERE id = 1', [from]);
+    if (from === null || chain.entrySealsSeal !== entrySealsSeal(from, key)) {
+      const [sealedBefore] = (await manager.query(`SELECT id FROM audit_events WHERE seq IS NOT NULL AND entry_seal IS NOT NULL LIMIT 1`)) as unknown[];
+      if (sealedBefore) this.deps.onWindowReset?.();
+      from = sealedBefore || chain.lastSeq === 0 ? now : now + ENTRY_SEALS_GRACE_MS;
+      await manager.query('UPDATE audit_chain SET entry_seals_from = ?, entry_seals_seal = ? WHERE id = 1', [from, entrySealsSeal(from, key)]);
     }
     const unsealedAccepted = now < from;
-    return (row) => (row.entry_seal === null ? unsealedAccepted : row.entry_seal === entrySeal(storedEntryValues(row), key));
+    return (row) =>
+      row.chain_hash === null && (row.entry_seal === null ? unsealedAccepted : row.entry_seal === entrySeal(storedEntryValues(row), key));
   }
 
   /** Throws AuditChainCutError when the head is behind the furthest one seen, or another link stands at its place. */

@@ -1,13 +1,13 @@
 import type { DataSource } from 'typeorm';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
-import { checkpointSeal, readChain } from './audit-chain';
-import { type AuditRow, chainLink, REFUSED_LINK, SELECT_SEALED } from './audit-rows';
+import { checkpointSeal, entrySealsSeal, readChain } from './audit-chain';
+import { type AuditRow, chainLink, SELECT_SEALED } from './audit-rows';
 
 export interface AuditBreak {
   /** The first entry that does not verify, or the place where one is missing. */
   seq: number;
   id: string | null;
-  reason: 'edited' | 'missing' | 'inserted' | 'head_moved' | 'unsealed' | 'checkpoint_moved' | 'forged';
+  reason: 'edited' | 'missing' | 'inserted' | 'head_moved' | 'unsealed' | 'checkpoint_moved' | 'forged' | 'seal_window_moved';
   message: string;
 }
 
@@ -86,9 +86,17 @@ export class AuditVerifier {
     if (Number(below?.n ?? 0) > 0) {
       return broken({ seq: chain.floorSeq, id: null, reason: 'inserted', message: `entries numbered at or below the retention checkpoint (#${chain.floorSeq}) exist` });
     }
-    const [forged] = await read<{ id: string }[]>(
-      `SELECT id FROM audit_events WHERE seq IS NULL AND chain_hash = '${REFUSED_LINK}' ORDER BY occurred_at, id LIMIT 1`,
-    );
+    // When entries' seals became required: moved or cleared by hand, the window for entries without one reopened.
+    if (sealKey && chain.entrySealsFrom !== null && chain.entrySealsSeal !== entrySealsSeal(chain.entrySealsFrom, sealKey)) {
+      return broken({
+        seq: last,
+        id: null,
+        reason: 'seal_window_moved',
+        message: 'audit_chain.entry_seals_from is not sealed as the sealer seals it: moved or cleared by hand, to have entries without a seal linked',
+      });
+    }
+    // Refused by the sealer, or given a link with no place in the chain by hand: either way not the service's.
+    const [forged] = await read<{ id: string }[]>('SELECT id FROM audit_events WHERE seq IS NULL AND chain_hash IS NOT NULL ORDER BY occurred_at, id LIMIT 1');
     if (forged) {
       const message = `entry ${forged.id} carries no valid seal of the service (AUDIT_SEAL_KEY): inserted behind its back, so never linked`;
       return { ok: false, checked, unsealed: 0, firstBreak: { seq: last + 1, id: forged.id, reason: 'forged', message } };

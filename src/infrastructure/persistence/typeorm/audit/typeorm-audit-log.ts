@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { AuditFilter, AuditLog, AuditPage, AuditPosition } from '../../../../application/ports/audit-trail.port';
 import { type AuditEntry, AuditActions, actionGroup } from '../../../../domain/audit/audit-entry';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
-import { type AuditRow, REFUSED_LINK, SELECT_SEALED, toEntry } from './audit-rows';
+import { type AuditRow, SELECT_SEALED, toEntry } from './audit-rows';
 
 const GROUPS = new Set(Object.values(AuditActions).map(actionGroup));
 const EXPORT_BATCH = 500;
@@ -53,8 +53,9 @@ export class TypeOrmAuditLog implements AuditLog {
 }
 
 function conditions(filter: AuditFilter): { where: string[]; parameters: unknown[] } {
-  // Never an entry the sealer refused (no valid seal: inserted behind the service's back); one not sealed yet, yes.
-  const where: string[] = [`(chain_hash IS NULL OR chain_hash <> '${REFUSED_LINK}')`];
+  // Linked entries, and those not linked yet (a second at most); never one refused by the sealer (no valid seal:
+  // inserted behind the service's back) nor one given a link with no place in the chain.
+  const where: string[] = ['(seq IS NOT NULL OR chain_hash IS NULL)'];
   const parameters: unknown[] = [];
   const equal = (column: string, value: unknown) => {
     where.push(`${column} = ?`);
