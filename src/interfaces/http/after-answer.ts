@@ -66,9 +66,15 @@ export class AfterAnswer {
   private readonly maxPending: number;
   private readonly admitTimeoutMs: number;
   private readonly drainTimeoutMs: number;
-  /** Rejects `drainTimeoutMs` after `drain` began: every attempt races it. */
-  private readonly stopDeadline: Promise<never>;
-  private expire: (error: Error) => void = () => undefined;
+  /**
+   * Set `drainTimeoutMs` after `drain` began: every attempt running then is given up with it, and every later one at
+   * once. The attempts running register to be told (`giveUp`), and leave when they settle: no promise lives longer
+   * than its attempt. (A race of each attempt against one promise that settles only at the stop kept a reaction on
+   * that promise per attempt, and with it the request's context, its User-Agent among it: a password-reset request
+   * for any address grew the heap for good.)
+   */
+  private pastDeadline: PastStopDeadline | null = null;
+  private readonly giveUp = new Set<(error: PastStopDeadline) => void>();
 
   constructor(options: AfterAnswerOptions) {
     this.logger = options.logger;
@@ -78,11 +84,6 @@ export class AfterAnswer {
     this.maxPending = options.maxPending ?? 100;
     this.admitTimeoutMs = options.admitTimeoutMs ?? 5_000;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
-    this.stopDeadline = new Promise<never>((_, reject) => {
-      this.expire = reject;
-    });
-    // Nobody may be racing it when it fires.
-    this.stopDeadline.catch(() => undefined);
   }
 
   /**
@@ -125,7 +126,10 @@ export class AfterAnswer {
    */
   async drain(): Promise<void> {
     if (!this.closing.signal.aborted) {
-      setTimeout(() => this.expire(new PastStopDeadline(this.drainTimeoutMs)), this.drainTimeoutMs).unref();
+      setTimeout(() => {
+        this.pastDeadline = new PastStopDeadline(this.drainTimeoutMs);
+        for (const giveUp of this.giveUp) giveUp(this.pastDeadline);
+      }, this.drainTimeoutMs).unref();
     }
     this.closing.abort();
     while (this.running.size > 0 || this.waiting.length > 0) await Promise.allSettled([...this.running]);
@@ -145,10 +149,19 @@ export class AfterAnswer {
     this.running.add(done);
   }
 
+  /** `attempt`'s outcome, or PastStopDeadline once the stop's time for owed tasks has run out, whichever comes first. */
+  private beforeDeadline(attempt: Promise<void>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.pastDeadline) return reject(this.pastDeadline);
+      this.giveUp.add(reject);
+      attempt.then(resolve, reject).finally(() => this.giveUp.delete(reject));
+    });
+  }
+
   private async attempts(name: string, task: () => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await Promise.race([task(), this.stopDeadline]);
+        await this.beforeDeadline(task());
         if (attempt > 1) this.logger.info({ task: name, attempts: attempt }, 'deferred task done after retrying');
         return;
       } catch (error) {
