@@ -213,7 +213,13 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     ).singleton(),
     lockoutPolicy: asValue(config.lockout),
     loginAttempts: asFunction(
-      ({ dataSource, sqliteWriteQueue, loginAttemptKeys }: Cradle) => new TypeOrmLoginAttempts({ dataSource, sqliteWriteQueue, loginAttemptKeys }),
+      ({ dataSource, sqliteWriteQueue, loginAttemptKeys, logger }: Cradle) =>
+        new TypeOrmLoginAttempts({
+          dataSource,
+          sqliteWriteQueue,
+          loginAttemptKeys,
+          onPurgeFailed: (error) => logger.warn({ reason: describeError(error) }, 'login-attempts purge failed; retrying at the next purge'),
+        }),
     ).singleton(),
     rateLimitCounter: asFunction(
       ({ dataSource, sqliteWriteQueue, logger }: Cradle) =>

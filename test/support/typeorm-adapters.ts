@@ -9,7 +9,7 @@ import {
   userPersistenceServices,
 } from '../../src/infrastructure/persistence-registrations';
 import { TypeOrmInvitationRepository } from '../../src/infrastructure/persistence/typeorm/typeorm-invitation.repository';
-import { TypeOrmLoginAttempts } from '../../src/infrastructure/persistence/typeorm/typeorm-login-attempts.store';
+import { TypeOrmLoginAttempts, type TypeOrmLoginAttemptsDeps } from '../../src/infrastructure/persistence/typeorm/typeorm-login-attempts.store';
 import { TypeOrmProcessedEventStore } from '../../src/infrastructure/persistence/typeorm/typeorm-processed-event.store';
 import {
   TypeOrmRateLimitCounter,
@@ -64,8 +64,8 @@ export class TypeOrmAdapters {
     return typeOrmUnitOfWork(this.services, onEventsCommitted);
   }
 
-  loginAttempts(): TypeOrmLoginAttempts {
-    return new TypeOrmLoginAttempts({ dataSource: this.dataSource, sqliteWriteQueue: this.services.sqliteWriteQueue, loginAttemptKeys: this.services.loginAttemptKeys });
+  loginAttempts(options: Pick<TypeOrmLoginAttemptsDeps, 'onPurgeFailed' | 'purgeEveryMs'> = {}): TypeOrmLoginAttempts {
+    return new TypeOrmLoginAttempts({ dataSource: this.dataSource, sqliteWriteQueue: this.services.sqliteWriteQueue, loginAttemptKeys: this.services.loginAttemptKeys, ...options });
   }
 
   rateLimitCounter(options: Omit<TypeOrmRateLimitCounterDeps, 'dataSource' | 'sqliteWriteQueue'> = {}): TypeOrmRateLimitCounter {

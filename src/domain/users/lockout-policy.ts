@@ -30,3 +30,19 @@ export function lockoutWaitSeconds(policy: LockoutPolicy, previousLockouts: numb
   const doublings = Math.min(Math.max(previousLockouts, 0), 40);
   return Math.min(policy.baseWaitSeconds * 2 ** doublings, policy.maxWaitSeconds);
 }
+
+/** The shortest idle time loginAttemptsIdleSeconds answers: a day. */
+export const LOGIN_ATTEMPTS_MIN_IDLE_SECONDS = 86_400;
+
+/**
+ * How long an account's counters must have gone without a claim before they may be forgotten (the row deleted, as if
+ * the name had never been tried), when nothing else keeps them (no lock running, no refused second-factor code). Long
+ * enough that forgetting never speeds a guesser up: from fresh counters, the guesses allowed before the wait reaches
+ * its maximum are `threshold` per lock, one lock per doubling and one more, and each lock's wait is at most
+ * `maxWaitSeconds`; a guesser who waits out this idle time to start over gets no more guesses per second than one who
+ * keeps guessing at the longest lock. A day at least, which with the defaults (30, 1m, 15m) is 19 times that bound.
+ */
+export function loginAttemptsIdleSeconds(policy: LockoutPolicy): number {
+  const doublings = Math.min(Math.ceil(Math.log2(Math.max(policy.maxWaitSeconds / Math.max(policy.baseWaitSeconds, 1), 1))), 40);
+  return Math.max(LOGIN_ATTEMPTS_MIN_IDLE_SECONDS, (doublings + 1) * policy.maxWaitSeconds);
+}

@@ -4,7 +4,9 @@ import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { TypeOrmMfaStore } from '../../../src/infrastructure/persistence/typeorm/typeorm-mfa.store';
 import { joinedUser } from '../../contract/contract-kit';
+import { LoginAttemptLastClaim1766600000000 } from '../../../src/infrastructure/persistence/migrations/1766600000000-login-attempt-last-claim';
 import { ALL_TARGETS, migratedDatabase } from './database-targets';
+import { upWithWarnings } from './migration-warnings';
 
 const ids = new UuidV7IdGenerator();
 
@@ -15,7 +17,7 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
   describe('TypeOrmLoginAttempts', () => {
     const policy = { threshold: 3, baseWaitSeconds: 60, maxWaitSeconds: 900 };
     const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
-    const attempts = () => db.adapters.loginAttempts();
+    const attempts = (options?: Parameters<typeof db.adapters.loginAttempts>[0]) => db.adapters.loginAttempts(options);
 
     it('claims up to the threshold, answering each claim’s count, then refuses; a success starts the count over', async () => {
       const account = `claims-${ids.next()}`;
@@ -277,6 +279,105 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
       expect(JSON.stringify(keys)).not.toContain('secret passw0rd');
       // Another key (another MFA_ENCRYPTION_KEY) names the same account by another row.
       expect(new LoginAttemptKeys(() => Buffer.alloc(32, 1)).of(typed)).not.toBe(db.adapters.services.loginAttemptKeys.of(typed));
+    });
+
+    describe('the purge of idle counters', () => {
+      const day = 86_400;
+      const keyOf = (account: string) => db.adapters.services.loginAttemptKeys.of(account);
+      const present = async (...accounts: string[]) => {
+        const rows = (await db.dataSource.query(
+          `SELECT username_key FROM login_attempts WHERE username_key IN (${accounts.map(() => '?').join(', ')})`,
+          accounts.map(keyOf),
+        )) as { username_key: string }[];
+        const kept = new Set(rows.map((r) => r.username_key));
+        return accounts.filter((account) => kept.has(keyOf(account)));
+      };
+
+      /** A store whose claims never start a purge: the tests below run it by hand. */
+      const byHand = () => attempts({ purgeEveryMs: Number.POSITIVE_INFINITY });
+
+      it('forgets the names idle for a day, and keeps a lock running, a refused code and a recent ticket however old their claim', async () => {
+        const store = byHand();
+        const unknown = `purge-unknown-${ids.next()}`;
+        const recent = `purge-recent-${ids.next()}`;
+        const signedIn = `purge-signed-in-${ids.next()}`;
+        const locked = `purge-locked-${ids.next()}`;
+        const refusedCode = `purge-code-${ids.next()}`;
+        const ticketed = `purge-ticket-${ids.next()}`;
+        for (const account of [unknown, signedIn, locked, refusedCode, ticketed]) expect(await store.claim(account, at(0), policy)).toBe(1);
+        await store.succeeded(signedIn);
+        await store.claim(refusedCode, at(1), policy, { claimedBefore: true, factorFailure: true });
+        // A lock that outlasts the idle time (a later, longer LOCKOUT_MAX_WAIT), and a ticket used after the cutoff.
+        await db.dataSource.query('UPDATE login_attempts SET locked_until = ? WHERE username_key = ?', [new Date(at(0).getTime() + 3 * day * 1000).toISOString().replace('T', ' ').replace('Z', ''), keyOf(locked)]);
+        const now = new Date(at(0).getTime() + (day + 2) * 1000);
+        expect(await store.claimSucceeded(ticketed, at(0), policy, { claimedBefore: true, ticketIssuedAt: (now.getTime() - 1000) * 1000 })).toBe(true);
+        expect(await store.claim(recent, new Date(now.getTime() - 1000), policy)).toBe(1);
+
+        expect(await store.purgeIdle(new Date(at(0).getTime() + day * 1000 - 1000), policy)).toBe(0);
+        expect(await present(unknown, signedIn)).toEqual([unknown, signedIn]);
+        expect(await store.purgeIdle(now, policy)).toBeGreaterThanOrEqual(2);
+        expect(await present(unknown, recent, signedIn, locked, refusedCode, ticketed)).toEqual([recent, locked, refusedCode, ticketed]);
+        // Forgotten: the name counts from 1 again, as one never tried.
+        expect(await store.claim(unknown, now, policy)).toBe(1);
+      });
+
+      it('waits as long as forgetting could speed a guesser up, when the longest lock makes that more than a day', async () => {
+        const store = byHand();
+        const account = `purge-long-${ids.next()}`;
+        const slow = { threshold: 3, baseWaitSeconds: 60, maxWaitSeconds: day }; // 11 doublings: 12 days
+        expect(await store.claim(account, at(0), slow)).toBe(1);
+        expect(await store.purgeIdle(new Date(at(0).getTime() + 11 * day * 1000), slow)).toBe(0);
+        expect(await present(account)).toEqual([account]);
+        await store.purgeIdle(new Date(at(0).getTime() + 12 * day * 1000), slow);
+        expect(await present(account)).toEqual([]);
+      });
+
+      it('deletes any number of rows, a batch at a time, and runs by itself after a claim once every interval', async () => {
+        const names = Array.from({ length: 1_203 }, (_, i) => `purge-many-${i}-${ids.next()}`);
+        const store = attempts({ purgeEveryMs: 60_000 });
+        for (let i = 0; i < names.length; i += 50) await Promise.all(names.slice(i, i + 50).map((name) => store.claim(name, at(0), policy)));
+        expect(await present(...names)).toHaveLength(names.length);
+        // The next claim a day and more later finds the purge due and starts it, without waiting for it.
+        const later = new Date(at(0).getTime() + 2 * day * 1000);
+        const last = `purge-trigger-${ids.next()}`;
+        expect(await store.claim(last, later, policy)).toBe(1);
+        for (let waited = 0; (await present(...names)).length > 0 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(await present(...names, last)).toEqual([last]);
+      });
+
+      it('counts the rows an earlier version made from the upgrade, so they are forgotten a day after it', async () => {
+        const migration = new LoginAttemptLastClaim1766600000000();
+        const runner = db.dataSource.createQueryRunner();
+        const legacy = `purge-legacy-${ids.next()}`;
+        try {
+          await migration.down(runner);
+          await db.dataSource.query('INSERT INTO login_attempts (username_key, failures, lockouts) VALUES (?, 2, 0)', [keyOf(legacy)]);
+        } finally {
+          await runner.release();
+        }
+        const upgradedAt = Date.now();
+        expect(await upWithWarnings(db.dataSource, migration)).toEqual([]);
+        const store = byHand();
+        expect(await store.purgeIdle(new Date(upgradedAt + (day - 60) * 1000), policy)).toBe(0);
+        expect(await present(legacy)).toEqual([legacy]);
+        await store.purgeIdle(new Date(upgradedAt + (day + 60) * 1000), policy);
+        expect(await present(legacy)).toEqual([]);
+      });
+
+      it('reports a purge that fails and leaves the claim that started it counted', async () => {
+        const failures: unknown[] = [];
+        const store = attempts({ purgeEveryMs: 1, onPurgeFailed: (error) => failures.push(error) });
+        const account = `purge-fails-${ids.next()}`;
+        expect(await store.claim(account, at(0), policy)).toBe(1);
+        const query = jest.spyOn(db.dataSource, 'query').mockRejectedValueOnce(new Error('connection lost'));
+        try {
+          expect(await store.claim(account, at(10), policy)).toBe(2);
+          for (let waited = 0; failures.length === 0 && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+        } finally {
+          query.mockRestore();
+        }
+        expect(failures).toEqual([new Error('connection lost')]);
+      });
     });
   });
 

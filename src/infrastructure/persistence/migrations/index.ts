@@ -27,6 +27,7 @@ import { EmailDomainKeys1766200000000 } from './1766200000000-email-domain-keys'
 import { KeyedLoginAttempts1766300000000 } from './1766300000000-keyed-login-attempts';
 import { AuditEntrySeal1766400000000 } from './1766400000000-audit-entry-seal';
 import { SecondFactorFailures1766500000000 } from './1766500000000-second-factor-failures';
+import { LoginAttemptLastClaim1766600000000 } from './1766600000000-login-attempt-last-claim';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   KeyedLoginAttempts1766300000000,
   AuditEntrySeal1766400000000,
   SecondFactorFailures1766500000000,
+  LoginAttemptLastClaim1766600000000,
 ];

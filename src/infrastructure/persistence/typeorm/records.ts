@@ -83,6 +83,8 @@ export interface LoginAttemptRecord {
   ticketsUsedThrough: string | number | null;
   /** Second-factor codes refused on right-password tickets since the account's last success (ClaimOptions.factorFailure). */
   factorFailures: number;
+  /** When the counters last counted a claim: the purge forgets rows idle for long (loginAttemptsIdleSeconds). */
+  lastClaimAt: Date | null;
 }
 
 export interface RateLimitCounterRecord {
@@ -224,6 +226,7 @@ export const LoginAttemptSchema = new EntitySchema<LoginAttemptRecord>({
     lockouts: { type: Number, default: 0 },
     ticketsUsedThrough: { type: 'bigint', nullable: true, name: 'tickets_used_through' },
     factorFailures: { type: Number, default: 0, name: 'factor_failures' },
+    lastClaimAt: { ...datetime, nullable: true, name: 'last_claim_at' },
   },
 });
 

@@ -3,12 +3,26 @@ import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { ClaimOptions, LoginAttempts } from '../../../application/ports/login-attempts.port';
 import type { AuditEntry } from '../../../domain/audit/audit-entry';
 import { insertAuditEntries } from './audit/typeorm-audit-trail';
-import { type LockoutPolicy, lockoutWaitSeconds } from '../../../domain/users/lockout-policy';
+import { type LockoutPolicy, loginAttemptsIdleSeconds, lockoutWaitSeconds } from '../../../domain/users/lockout-policy';
 import { isMysqlFamily } from './data-source';
+import { retryDeadlocks } from './deadlock-retry';
 import type { LoginAttemptKeys } from './login-attempt-key';
 import { mfaSignInStatementsOf } from './mfa-sign-in-statements';
 import { LoginAttemptSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
+
+export interface TypeOrmLoginAttemptsDeps {
+  dataSource: DataSource;
+  sqliteWriteQueue: SqliteWriteQueue;
+  loginAttemptKeys: LoginAttemptKeys;
+  /** A purge runs after the claim that found it due, not in the sign-in's path: its failure is only reported. */
+  onPurgeFailed?: (error: unknown) => void;
+  /** How often this process deletes idle counters; every replica purges. */
+  purgeEveryMs?: number;
+}
+
+/** Rows deleted per statement by the purge: a short delete holds its row locks only briefly. */
+const PURGE_BATCH = 500;
 
 /**
  * Lockout counters in the database, shared by every replica. Each step is one conditional
@@ -67,37 +81,53 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   private lockedUntilColumn: ColumnMetadata | undefined;
   private readonly dataSource: DataSource;
   private readonly sqliteWriteQueue: SqliteWriteQueue;
+  private readonly onPurgeFailed: (error: unknown) => void;
+  private readonly purgeEveryMs: number;
+  /** Set by the first claim: a process purges one interval after it starts counting, then every interval. */
+  private nextPurgeAt: number | null = null;
+  private purging = false;
+  /**
+   * The rows the purge may delete: no claim since the cutoff (the first parameter), no lock running at `now` (the
+   * second), no refused second-factor code kept (only a success starts those over), and no sign-in ticket used up
+   * after the cutoff (the third, in the tickets' microseconds), so a ticket used then stays used however long it lives.
+   */
+  private readonly idleCondition =
+    'last_claim_at <= ? AND (locked_until IS NULL OR locked_until <= ?) AND factor_failures = 0 AND (tickets_used_through IS NULL OR tickets_used_through < ?)';
 
-  constructor(deps: { dataSource: DataSource; sqliteWriteQueue: SqliteWriteQueue; loginAttemptKeys: LoginAttemptKeys }) {
+  constructor(deps: TypeOrmLoginAttemptsDeps) {
     const { dataSource } = deps;
     this.keys = deps.loginAttemptKeys;
     this.dataSource = dataSource;
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
+    this.onPurgeFailed = deps.onPurgeFailed ?? (() => undefined);
+    this.purgeEveryMs = deps.purgeEveryMs ?? 600_000;
     this.mysql = isMysqlFamily(dataSource);
     const unlocked = 'failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
-    const columns = 'INSERT INTO login_attempts (username_key, factor_failures, failures, locked_until, lockouts)';
+    const columns = 'INSERT INTO login_attempts (username_key, factor_failures, last_claim_at, failures, locked_until, lockouts)';
     // `factor_failures` counts a refused second-factor code (its parameter 1; 0 for any other claim), only where the
-    // claim counts. MySQL assigns left to right, each IF seeing the columns set before it: it goes before `failures`,
-    // so its condition reads the counters as the claim's own does.
+    // claim counts, and `last_claim_at` is the claim's time (the purge's clock). MySQL assigns left to right, each IF
+    // seeing the columns set before it: both go before `failures`, so their conditions read the counters as the
+    // claim's own does.
     this.claimSql = this.mysql
-      ? `${columns} VALUES (?, ?, LAST_INSERT_ID(1), NULL, 0) ` +
+      ? `${columns} VALUES (?, ?, ?, LAST_INSERT_ID(1), NULL, 0) ` +
         `ON DUPLICATE KEY UPDATE factor_failures = IF(${unlocked}, factor_failures + ?, factor_failures), ` +
+        `last_claim_at = IF(${unlocked}, ?, last_claim_at), ` +
         `failures = IF(${unlocked}, LAST_INSERT_ID(failures + 1), failures + LAST_INSERT_ID(0))`
-      : `${columns} VALUES (?, ?, 1, NULL, 0) ON CONFLICT (username_key) DO UPDATE SET failures = failures + 1, ` +
-        `factor_failures = factor_failures + excluded.factor_failures WHERE ${unlocked} RETURNING failures`;
+      : `${columns} VALUES (?, ?, ?, 1, NULL, 0) ON CONFLICT (username_key) DO UPDATE SET failures = failures + 1, ` +
+        `factor_failures = factor_failures + excluded.factor_failures, last_claim_at = excluded.last_claim_at WHERE ${unlocked} RETURNING failures`;
     this.reclaimSql = this.mysql
-      ? `UPDATE login_attempts SET factor_failures = factor_failures + ?, failures = LAST_INSERT_ID(failures + 1) WHERE username_key = ? AND ${unlocked}`
-      : `UPDATE login_attempts SET factor_failures = factor_failures + ?, failures = failures + 1 WHERE username_key = ? AND ${unlocked} RETURNING failures`;
+      ? `UPDATE login_attempts SET factor_failures = factor_failures + ?, last_claim_at = ?, failures = LAST_INSERT_ID(failures + 1) WHERE username_key = ? AND ${unlocked}`
+      : `UPDATE login_attempts SET factor_failures = factor_failures + ?, last_claim_at = ?, failures = failures + 1 WHERE username_key = ? AND ${unlocked} RETURNING failures`;
     // The ticket's column is assigned last: MySQL's IFs read the columns set before them, and the condition reads the
     // same after the three before it (failures 0, unlocked) as before them, but not after the ticket's own.
     const withTicket = `${unlocked} AND ${TICKET_UNUSED}`;
-    const upsertColumns = 'INSERT INTO login_attempts (username_key, failures, locked_until, lockouts, tickets_used_through)';
+    const upsertColumns = 'INSERT INTO login_attempts (username_key, last_claim_at, failures, locked_until, lockouts, tickets_used_through)';
     this.claimSucceededUpsertSql = this.mysql
-      ? `${upsertColumns} VALUES (?, LAST_INSERT_ID(1) - 1, NULL, 0, ?) ON DUPLICATE KEY UPDATE locked_until = IF(${withTicket}, NULL, locked_until), ` +
+      ? `${upsertColumns} VALUES (?, ?, LAST_INSERT_ID(1) - 1, NULL, 0, ?) ON DUPLICATE KEY UPDATE locked_until = IF(${withTicket}, NULL, locked_until), ` +
         `lockouts = IF(${withTicket}, 0, lockouts), factor_failures = IF(${withTicket}, 0, factor_failures), ` +
         `failures = IF(${withTicket}, LAST_INSERT_ID(1) - 1, failures + LAST_INSERT_ID(0)), ` +
         `tickets_used_through = IF(${withTicket}, COALESCE(?, tickets_used_through), tickets_used_through)`
-      : `${upsertColumns} VALUES (?, 0, NULL, 0, ?) ON CONFLICT (username_key) DO UPDATE SET failures = 0, locked_until = NULL, lockouts = 0, factor_failures = 0, ${TICKET_USED} ` +
+      : `${upsertColumns} VALUES (?, ?, 0, NULL, 0, ?) ON CONFLICT (username_key) DO UPDATE SET failures = 0, locked_until = NULL, lockouts = 0, factor_failures = 0, ${TICKET_USED} ` +
         `WHERE ${withTicket} RETURNING 1 AS failures`;
   }
 
@@ -108,12 +138,16 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   async claim(account: string, now: Date, policy: LockoutPolicy, options: ClaimOptions = {}): Promise<number | false> {
     const accountKey = this.keys.of(account);
     const factorFailure = options.factorFailure ? 1 : 0;
-    const condition = [policy.threshold, this.datetime(now)];
+    const at = this.datetime(now);
+    const condition = [policy.threshold, at];
+    this.purgeIfDue(now, policy);
     if (options.claimedBefore) {
-      const claimed = await this.counted(this.reclaimSql, [factorFailure, accountKey, ...condition], false);
+      const claimed = await this.counted(this.reclaimSql, [factorFailure, at, accountKey, ...condition], false);
       if (claimed !== false) return claimed;
     }
-    const upsert = this.mysql ? [accountKey, factorFailure, ...condition, factorFailure, ...condition] : [accountKey, factorFailure, ...condition];
+    const upsert = this.mysql
+      ? [accountKey, factorFailure, at, ...condition, factorFailure, ...condition, at, ...condition]
+      : [accountKey, factorFailure, at, ...condition];
     return this.counted(this.claimSql, upsert, true);
   }
 
@@ -136,7 +170,10 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
       } else if ((await this.run(this.claimSucceededSql, [ticket, accountKey, ...condition])) > 0) return useStep();
     }
     // MySQL's upsert names the condition in each of its five assignments, SQLite's once.
-    const upsert = this.mysql ? [accountKey, ticket, ...condition, ...condition, ...condition, ...condition, ...condition, ticket] : [accountKey, ticket, ticket, ...condition];
+    const at = this.datetime(now);
+    const upsert = this.mysql
+      ? [accountKey, at, ticket, ...condition, ...condition, ...condition, ...condition, ...condition, ticket]
+      : [accountKey, at, ticket, ticket, ...condition];
     return (await this.counted(this.claimSucceededUpsertSql, upsert, true)) === false ? false : useStep();
   }
 
@@ -149,7 +186,9 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     return this.sqliteWriteQueue.serialize(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
-        const result = await runner.query(sql, parameters, true);
+        // One statement, rolled back whole when InnoDB ends it as a deadlock's victim (the purge deleting the same
+        // row): run again, it counts exactly once.
+        const result = await retryDeadlocks(() => runner.query(sql, parameters, true));
         if (this.mysql) {
           const insertId = Number((result.raw as { insertId: number | string }).insertId);
           return upsert ? insertId || false : (result.affected ?? 0) > 0 ? insertId : false;
@@ -208,11 +247,49 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     return this.sqliteWriteQueue.serialize(async () => {
       const runner = this.dataSource.createQueryRunner();
       try {
-        return (await runner.query(sql, parameters, true)).affected ?? 0;
+        return (await retryDeadlocks(() => runner.query(sql, parameters, true))).affected ?? 0;
       } finally {
         await runner.release();
       }
     });
+  }
+
+  /**
+   * Deletes the counters idle at `now` under `policy` (loginAttemptsIdleSeconds; idleCondition), a batch at a time;
+   * answers how many went. A name tried once is then as if never tried; an account's counters start over as a
+   * success would start them, which, that long after its last claim, gives a guesser nothing (lockout-policy.ts).
+   */
+  async purgeIdle(now: Date, policy: LockoutPolicy): Promise<number> {
+    const cutoff = new Date(now.getTime() - loginAttemptsIdleSeconds(policy) * 1000);
+    const condition = [this.datetime(cutoff), this.datetime(now), cutoff.getTime() * 1000];
+    let deleted = 0;
+    for (;;) {
+      // Read without locks, then deleted by primary key with the condition again: the delete locks those rows only,
+      // and a row claimed in between stays.
+      const rows = (await this.sqliteWriteQueue.serialize(() =>
+        this.dataSource.query(`SELECT username_key FROM login_attempts WHERE ${this.idleCondition} LIMIT ${PURGE_BATCH}`, condition),
+      )) as { username_key: string }[];
+      if (rows.length === 0) return deleted;
+      const keys = rows.map((row) => row.username_key);
+      deleted += await this.run(
+        `DELETE FROM login_attempts WHERE username_key IN (${keys.map(() => '?').join(', ')}) AND ${this.idleCondition}`,
+        [...keys, ...condition],
+      );
+      if (rows.length < PURGE_BATCH) return deleted;
+    }
+  }
+
+  /** Starts a purge when one is due (every purgeEveryMs by the claims' clock), in the background. */
+  private purgeIfDue(now: Date, policy: LockoutPolicy): void {
+    if (this.nextPurgeAt === null) this.nextPurgeAt = now.getTime() + this.purgeEveryMs;
+    if (this.purging || now.getTime() < this.nextPurgeAt) return;
+    this.purging = true;
+    this.nextPurgeAt = now.getTime() + this.purgeEveryMs;
+    this.purgeIdle(now, policy)
+      .catch((error: unknown) => this.onPurgeFailed(error))
+      .finally(() => {
+        this.purging = false;
+      });
   }
 
   /** A datetime parameter in the form the driver stores (a Date for mysql2, UTC text for SQLite). */
