@@ -7,6 +7,7 @@ import { subscribeMails } from '../mailer/in-process-mails';
 import { describeError } from '../../infrastructure/logging/logger';
 import { prepareDatabase } from '../process-runtime';
 import { sleepUnlessAborted as sleep } from '../../infrastructure/system/backoff';
+import { listening } from '../../infrastructure/config/listen-problems';
 import { buildHttpApp } from './app';
 
 export interface RunningApi {
@@ -47,8 +48,10 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   // The revocation signal (#26): each request's subject served from memory while it is trusted.
   if (config.revocationWindowSeconds > 0) container.cradle.revocationWatch.start();
   // The management port first: a port already taken stops the start before the API answers anyone.
-  const metricsServer = await startMetricsServer(container.cradle.metrics.registry, config.metricsPort, config.host);
-  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
+  const metricsServer = await listening('METRICS_PORT', config.metricsPort, config.host, () =>
+    startMetricsServer(container.cradle.metrics.registry, config.metricsPort, config.host),
+  );
+  await listening('PORT', config.port, config.host, () => app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }));
 
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

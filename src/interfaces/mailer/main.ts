@@ -24,6 +24,7 @@ import { Readiness } from '../../infrastructure/system/readiness';
 import { describeError } from '../../infrastructure/logging/logger';
 import { connectDatabase, exitOnStartupError } from '../process-runtime';
 import { loadMailerSettings, type MailerSettings } from './mailer-settings';
+import { listening } from '../../infrastructure/config/listen-problems';
 
 const GRACE_MS = 30_000;
 
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
   try {
     const startedAt = new Date().toISOString();
     const database = new Readiness(container.cradle.dataSource);
-    metricsServer = await startMetricsServer(metrics.registry, settings.metricsPort, config.host, {
+    metricsServer = await listening('MAILER_METRICS_PORT', settings.metricsPort, config.host, () => startMetricsServer(metrics.registry, settings.metricsPort, config.host, {
       readiness: async () => {
         if (shuttingDown) return { ready: false, state: 'stopping' };
         const consumer = worker?.status() ?? { ready: false, state: 'starting', since: startedAt };
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
         const up = await database.databaseAnswers();
         return { ...consumer, ready: consumer.ready && up, database: up ? 'up' : 'down' };
       },
-    });
+    }));
     logger.info({ metrics: `http://${config.host}:${metricsServer.port}/metrics` }, 'mailer starting: /healthz, /readyz and /metrics served');
     await connectDatabase(container.cradle, abort.signal);
     if (shuttingDown) return;
