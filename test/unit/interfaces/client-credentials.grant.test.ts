@@ -229,6 +229,19 @@ describe('the client credentials grant (#21)', () => {
     await expect(grant.exchange(CC, request(basic('reports', 'right'), '203.0.113.9'))).resolves.toMatchObject({ token_type: 'Bearer' });
   });
 
+  it('audits the first refusal of a spent window, not each: a caller refused as fast as it sends adds one entry a window', async () => {
+    const { grant, request, basic, refusal, auditTrail, clock } = setup(3, { audited: true });
+    const codes = () => auditTrail.entries.filter((e) => e.action === 'service_account.authentication_failed').map((e) => e.code);
+    for (let i = 0; i < 3; i++) await grant.exchange({ ...CC, client_id: `guess-${i}`, client_secret: 'x' }, request(undefined, '203.0.113.9')).catch(() => undefined);
+    for (let i = 0; i < 50; i++) expect(await refusal(grant.exchange(CC, request(basic('reports', 'wrong'), '203.0.113.9')))).toMatchObject({ status: 429 });
+    expect(codes()).toEqual(['client_secret_post', 'client_secret_post', 'client_secret_post', 'throttled']);
+    // The refusals did not move the window's end: a minute after the first failure the address is checked again.
+    clock.advance(61_000);
+    await expect(grant.exchange(CC, request(basic('reports', 'right'), '203.0.113.9'))).resolves.toMatchObject({ token_type: 'Bearer' });
+    for (let i = 0; i < 4; i++) await grant.exchange(CC, request(basic('reports', 'wrong'), '203.0.113.9')).catch(() => undefined);
+    expect(codes().slice(4)).toEqual(['client_secret_basic', 'client_secret_basic', 'client_secret_basic', 'throttled']);
+  });
+
   it('counts nothing for a success', async () => {
     const { grant, request, basic, counter } = setup(3);
     for (let i = 0; i < 5; i++) await grant.exchange(CC, request(basic('reports', 'right')));

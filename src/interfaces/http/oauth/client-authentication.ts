@@ -116,14 +116,7 @@ export async function authenticateClient(
   // Client ids are ASCII (UUIDs): anything else names no client, and is never sent to an ASCII column.
   if (!CLIENT_ID.test(presented.clientId)) throw invalidClient();
   const keys = failureKeys(request);
-  if (deps.failuresPerMinute > 0) {
-    try {
-      await refuseWhileThrottled(deps, keys);
-    } catch (error) {
-      await recordFailure(deps, presented.clientId, 'throttled');
-      throw error;
-    }
-  }
+  if (deps.failuresPerMinute > 0) await refuseWhileThrottled(deps, keys, presented.clientId);
   const account =
     presented.method === 'private_key_jwt'
       ? await deps.serviceAccountCredentials.authenticateWithAssertion(presented.assertion, deps.assertionAudience, options)
@@ -170,12 +163,22 @@ async function recordFailure(deps: ClientAuthenticationDeps, clientId: string, c
   });
 }
 
-async function refuseWhileThrottled(deps: ClientAuthenticationDeps, keys: readonly string[]): Promise<void> {
+/**
+ * Refuses (429) while a window of the caller's is spent. The refusal is counted in the window too (which does not move
+ * its end), so that only the window's first is audited (`throttled`): a refusal costs one counted hit, not an entry and
+ * its event each, and a caller refused as fast as it can send (introspection has no per-address limit of its own) adds
+ * one entry a window to the trail, not one a request.
+ */
+async function refuseWhileThrottled(deps: ClientAuthenticationDeps, keys: readonly string[], clientId: string): Promise<void> {
   const now = deps.clock.now();
-  const windows = await Promise.all(keys.map((key) => deps.rateLimitCounter.peek(key, now)));
-  const spent = windows.filter((window) => window !== null && window.hits >= deps.failuresPerMinute);
+  const peeked = await Promise.all(keys.map((key) => deps.rateLimitCounter.peek(key, now)));
+  if (!peeked.some((window) => window !== null && window.hits >= deps.failuresPerMinute)) return;
+  const counted = await Promise.all(keys.map((key) => deps.rateLimitCounter.hit(key, now, FAILURE_WINDOW_MS)));
+  const spent = counted.filter((window) => window.hits > deps.failuresPerMinute);
+  if (spent.some((window) => window.hits === deps.failuresPerMinute + 1)) await recordFailure(deps, clientId, 'throttled');
+  // Spent when peeked, a window that ended since starts over with this refusal: let it through to be checked.
   if (spent.length === 0) return;
-  const seconds = Math.max(1, Math.ceil(Math.max(...spent.map((window) => window!.endsAt.getTime() - now.getTime())) / 1000));
+  const seconds = Math.max(1, Math.ceil(Math.max(...spent.map((window) => window.endsAt.getTime() - now.getTime())) / 1000));
   throw new HttpProblemError('TOO_MANY_REQUESTS', `Too many failed client authentications; retry after ${seconds} seconds`, {
     'retry-after': String(seconds),
   });
