@@ -15,11 +15,12 @@ export function serviceAccountNameKey(name: string): string {
   return name.toLowerCase();
 }
 
-/** At most 500 characters; blank is no description. */
+/** At most 500 characters, each whole (no half of a surrogate pair: see hasHiddenControls); blank is no description. */
 export function parseDescription(raw: string | undefined | null, field = 'description'): string | undefined {
   if (raw === undefined || raw === null) return undefined;
   const trimmed = raw.trim();
   if (trimmed.length === 0) return undefined;
   if ([...trimmed].length > 500) throw new ValidationError([{ field, message: 'must be at most 500 characters' }]);
+  if (!trimmed.isWellFormed()) throw new ValidationError([{ field, message: 'must be text: a lone half of a surrogate pair is no character' }]);
   return trimmed;
 }

@@ -12,9 +12,13 @@ const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f]/;
 
-/** Whether a name shown to people holds a control character or a bidirectional override (a person's, a passkey's). */
+/**
+ * Whether a name shown to people holds a control character or a bidirectional override (a person's, a passkey's), or
+ * half of a surrogate pair (JSON's `"\ud83d"`), which is no character at all: UTF-8 cannot carry it, so MySQL and
+ * MariaDB would keep U+FFFD and SQLite the half, and one name would read back two ways.
+ */
 export function hasHiddenControls(value: string): boolean {
-  return CONTROLS.test(value) || BIDI_CONTROLS.test(value);
+  return CONTROLS.test(value) || BIDI_CONTROLS.test(value) || !value.isWellFormed();
 }
 
 /** A person's name: 1 to 200 characters once trimmed, no control characters, no bidirectional override. */

@@ -22,6 +22,8 @@ describe('parseDisplayName', () => {
     ['an escape sequence', 'Ada\u001b[31m'],
     ['a right-to-left override', 'Ada\u202egnp.exe'],
     ['a left-to-right isolate', '\u2066Ada\u2069'],
+    ['half a surrogate pair (high)', 'Ada \ud83d'],
+    ['half a surrogate pair (low)', '\ude00 Ada'],
   ])('refuses a name that is %s', (_label, raw) => {
     expect(() => parseDisplayName(raw)).toThrow(ValidationError);
   });

@@ -16,7 +16,7 @@ describe('a passkey’s name (#24)', () => {
   });
 
   it('refuses control characters, as a person’s name does (a NUL, a line break, DEL): 400 naming the field', () => {
-    for (const given of ['\u0000', 'Work\nlaptop', 'Key\u007f', '\tTab\u0001', 'Key\u202egnp']) {
+    for (const given of ['\u0000', 'Work\nlaptop', 'Key\u007f', '\tTab\u0001', 'Key\u202egnp', 'Key \ud83d', '\ude00']) {
       expect(() => passkeyName(given, 1)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED', problems: [{ field: 'name', message: 'must have no control characters or bidirectional overrides' }] }));
     }
     expect(passkeyName('\tLaptop\n', 1)).toBe('Laptop');
