@@ -1,3 +1,4 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Role } from '../../src/domain/roles/role';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { oathtoolTotp } from '../support/oathtool';
@@ -93,6 +94,34 @@ describe('second factor: passkeys (WebAuthn, #24)', () => {
     expect((await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response: wrongType } })).body.code).toBe('INVALID_WEBAUTHN_RESPONSE');
     const malformed = await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response: { id: 'x', rawId: 'x', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: 'e30', attestationObject: 'oA' } } } });
     expect(malformed.status).toBe(400);
+  });
+
+  it('refuses a key no assertion could verify, or one anyone could sign for: off the curve, a short modulus, a small-order Ed25519 point', async () => {
+    const p = await person();
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+    const ed = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
+    const octets = (value: string | undefined) => Buffer.from(value!, 'base64url');
+    const refused = {
+      'a point off the curve': new Map<number, unknown>([[1, 2], [3, -7], [-1, 1], [-2, octets(ec.x)], [-3, Buffer.alloc(32, 7)]]),
+      'a one-octet modulus': new Map<number, unknown>([[1, 3], [3, -257], [-1, Buffer.from([5])], [-2, octets(rsa.e)]]),
+      'a 4096-octet modulus': new Map<number, unknown>([[1, 3], [3, -257], [-1, Buffer.concat([Buffer.from([0x80]), randomBytes(4095)])], [-2, octets(rsa.e)]]),
+      'an exponent of 1': new Map<number, unknown>([[1, 3], [3, -257], [-1, octets(rsa.n)], [-2, Buffer.from([1])]]),
+      'the Ed25519 identity point': new Map<number, unknown>([[1, 1], [3, -8], [-1, 6], [-2, Buffer.concat([Buffer.from([1]), Buffer.alloc(31)])]]),
+    };
+    for (const [what, coseKey] of Object.entries(refused)) {
+      const answer = await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response: p.authenticator.create(await options(p), { coseKey }) } });
+      expect([what, answer.status, answer.body.code]).toEqual([what, 400, 'INVALID_WEBAUTHN_RESPONSE']);
+    }
+    // The same shapes with sound numbers register.
+    const sound = [
+      new Map<number, unknown>([[1, 3], [3, -257], [-1, octets(rsa.n)], [-2, octets(rsa.e)]]),
+      new Map<number, unknown>([[1, 1], [3, -8], [-1, 6], [-2, octets(ed.x)]]),
+    ];
+    for (const coseKey of sound) {
+      expect((await app.request('POST', '/v1/me/mfa/webauthn', { token: p.token, json: { response: p.authenticator.create(await options(p), { coseKey }) } })).status).toBe(201);
+    }
+    expect((await app.request('GET', '/v1/me/mfa', { token: p.token })).body.factors).toHaveLength(2);
   });
 
   it('signs in with the password, then an assertion: the MFA_REQUIRED problem offers its options; the seed’s result follows', async () => {

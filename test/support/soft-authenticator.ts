@@ -17,11 +17,15 @@ export class SoftAuthenticator {
   }
 
   /** RegistrationResponseJSON for creation options, as `navigator.credentials.create` answers. */
-  create(options: { challenge: string; rp: { id?: string }; user: { id: string } }, tweak: { origin?: string; type?: string } = {}) {
+  create(
+    options: { challenge: string; rp: { id?: string }; user: { id: string } },
+    tweak: { origin?: string; type?: string; coseKey?: Map<number, unknown> } = {},
+  ) {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const id = randomBytes(32);
     const jwk = publicKey.export({ format: 'jwk' });
-    const coseKey = cbor(new Map<number, unknown>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]));
+    // `coseKey`: another public key sent in its place (a test of what the service accepts as one).
+    const coseKey = cbor(tweak.coseKey ?? new Map<number, unknown>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]));
     const credentialData = Buffer.concat([Buffer.alloc(16), u16(id.length), id, coseKey]);
     const authData = Buffer.concat([this.rpIdHash(options.rp.id), Buffer.from([0x01 | 0x04 | 0x40]), u32(0), credentialData]);
     this.credentials.push({ id, key: privateKey, counter: 0, userHandle: options.user.id });

@@ -6,6 +6,8 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
+import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';
+import { isEd25519PointOfLargeOrder, isP256Point, isSoundRsaKey } from '../../domain/service-accounts/public-key-values';
 import type { AssertionOutcome, PasskeyDescriptor, RegisteredCredential, StoredCredential, WebAuthn, WebAuthnOptions } from '../../application/ports/webauthn.port';
 
 /** What a browser gets to answer: long enough for a person to find the key, short of the challenge's 5 minutes. */
@@ -84,6 +86,7 @@ export class SimpleWebAuthn implements WebAuthn {
       });
       if (!verified.verified) return null;
       const { credential } = verified.registrationInfo;
+      if (!isSoundPublicKey(credential.publicKey)) return null;
       return {
         credentialId: credential.id,
         publicKey: Buffer.from(credential.publicKey).toString('base64url'),
@@ -116,4 +119,30 @@ export class SimpleWebAuthn implements WebAuthn {
 
 function descriptor(passkey: PasskeyDescriptor): { id: string; transports?: string[] } {
   return passkey.transports.length > 0 ? { id: passkey.credentialId, transports: [...passkey.transports] } : { id: passkey.credentialId };
+}
+
+/**
+ * Whether a registered credential's COSE key is one an assertion can be verified with and only its private half can
+ * sign for, by the rules a service account's JWK meets (public-key-values.ts): a P-256 point on the curve, an RSA
+ * modulus of 2048 to 8192 bits with an exponent of at least 65537, an Ed25519 point of large order. The library checks
+ * the attestation's shape and algorithm, not the numbers: a key off the curve or a one-byte modulus was stored, never
+ * verified anything, and took one of the user's ten places.
+ */
+function isSoundPublicKey(publicKey: Uint8Array<ArrayBuffer>): boolean {
+  const key = decodeCredentialPublicKey(publicKey);
+  const text = (value: Uint8Array | undefined): string | undefined => (value ? Buffer.from(value).toString('base64url') : undefined);
+  if (cose.isCOSEPublicKeyEC2(key)) {
+    const [x, y] = [key.get(cose.COSEKEYS.x), key.get(cose.COSEKEYS.y)];
+    return key.get(cose.COSEKEYS.crv) === cose.COSECRV.P256 && x?.length === 32 && y?.length === 32 && isP256Point(text(x)!, text(y)!);
+  }
+  if (cose.isCOSEPublicKeyRSA(key)) {
+    const [n, e] = [key.get(cose.COSEKEYS.n), key.get(cose.COSEKEYS.e)];
+    // The lengths bound the arithmetic before the numbers are read (8192 bits, a few leading zero octets).
+    return n !== undefined && e !== undefined && n.length <= 1040 && e.length <= 64 && isSoundRsaKey(text(n)!, text(e)!);
+  }
+  if (cose.isCOSEPublicKeyOKP(key)) {
+    const x = key.get(cose.COSEKEYS.x);
+    return key.get(cose.COSEKEYS.crv) === cose.COSECRV.ED25519 && x?.length === 32 && isEd25519PointOfLargeOrder(text(x)!);
+  }
+  return false;
 }
