@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { describeError, type Logger } from '../logging/logger';
+import { PROCESSED_EVENT_RETENTION_MS } from './consumer/mail-event-handler';
 import { deleteExpiredSql, expiredSql, toSqlDatetime } from './outbox-claims';
 import type { OutboxRelaySettings } from './outbox-relay-options';
 
@@ -8,7 +9,11 @@ export type OutboxRetentionSweeperOptions = Pick<OutboxRelaySettings, 'retention
   logger: Logger;
 };
 
-/** Deletes published outbox rows once they are past the retention; never an unpublished row. */
+/**
+ * Deletes published outbox rows once they are past the retention, never an unpublished row; and the mailer's records
+ * of events handled (processed_events) once past theirs (PROCESSED_EVENT_RETENTION_MS), wherever the mailer runs: the
+ * same database.
+ */
 export class OutboxRetentionSweeper {
   private readonly options: OutboxRetentionSweeperOptions;
   private nextSweepAt = 0;
@@ -29,6 +34,7 @@ export class OutboxRetentionSweeper {
     this.nextSweepAt = now + this.options.retention.sweepIntervalMs;
     try {
       await this.purgeExpired();
+      await this.purgeProcessedEvents();
     } catch (error) {
       this.options.logger.warn({ reason: describeError(error) }, 'outbox retention sweep failed; retrying at the next sweep');
     }
@@ -48,6 +54,28 @@ export class OutboxRetentionSweeper {
       if (rows.length < retention.deleteBatchSize) break;
     }
     if (deleted > 0) logger.info({ deleted }, 'deleted published outbox events past their retention');
+    return deleted;
+  }
+
+  /** Deletes the records of events handled longer ago than PROCESSED_EVENT_RETENTION_MS, in bounded batches. Resolves to the rows deleted. */
+  async purgeProcessedEvents(): Promise<number> {
+    const { dataSource, sqliteWriteQueue, retention, clock, logger } = this.options;
+    const cutoff = toSqlDatetime(new Date(clock.now().getTime() - PROCESSED_EVENT_RETENTION_MS));
+    const limit = retention.deleteBatchSize;
+    let deleted = 0;
+    for (let batch = 0; batch < retention.maxBatchesPerSweep; batch++) {
+      const rows = (await sqliteWriteQueue.serialize(() =>
+        dataSource.query(`SELECT event_id FROM processed_events WHERE processed_at < ? ORDER BY processed_at LIMIT ${Math.trunc(limit)}`, [cutoff]),
+      )) as { event_id: string }[];
+      if (rows.length === 0) break;
+      const ids = rows.map((row) => row.event_id);
+      await sqliteWriteQueue.serialize(() =>
+        dataSource.query(`DELETE FROM processed_events WHERE processed_at < ? AND event_id IN (${ids.map(() => '?').join(', ')})`, [cutoff, ...ids]),
+      );
+      deleted += ids.length;
+      if (rows.length < limit) break;
+    }
+    if (deleted > 0) logger.info({ deleted }, 'deleted records of mail events handled past their retention');
     return deleted;
   }
 }

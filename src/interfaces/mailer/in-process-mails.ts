@@ -1,6 +1,6 @@
 import type { Logger } from '../../infrastructure/logging/logger';
 import type { CloudEvent, InProcessEventBus } from '../../infrastructure/messaging/cloud-event';
-import { handleMailEvent, type IssueInvitation, type IssuePasswordReset, safeErrorText } from '../../infrastructure/messaging/consumer/mail-event-handler';
+import { handleMailEvent, type IssueInvitation, type IssuePasswordReset, safeErrorText, STALE_MAIL_EVENT } from '../../infrastructure/messaging/consumer/mail-event-handler';
 
 /**
  * The embedded default's mailer (no KAFKA_BROKERS): the same handling as the Kafka worker,
@@ -38,6 +38,7 @@ export function subscribeMails(
         );
         break;
       case 'ignored':
+        if (outcome.stale) logger.warn({ eventId: outcome.eventId, type: outcome.type }, STALE_MAIL_EVENT);
         break;
     }
   });

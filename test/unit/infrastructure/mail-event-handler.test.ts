@@ -1,4 +1,4 @@
-import { handleMailEvent, isTemporaryFailure } from '../../../src/infrastructure/messaging/consumer/mail-event-handler';
+import { handleMailEvent, isTemporaryFailure, MAIL_EVENT_MAX_AGE_MS } from '../../../src/infrastructure/messaging/consumer/mail-event-handler';
 
 const USER = '0198c0de-0000-7000-8000-000000000001';
 const EVENT = '0198c0de-0000-7000-8000-0000000000e1';
@@ -35,6 +35,20 @@ describe('handleMailEvent dispatch', () => {
     expect(failure).toBeInstanceOf(Error);
     expect(isTemporaryFailure(failure)).toBe(true);
     expect(calls).toEqual([]);
+  });
+
+  it('sends no mail for an event older than 30 days (a backlog, a group moved back), and any younger one as before', async () => {
+    const { calls, issueInvitation, issuePasswordReset } = issuers();
+    const now = new Date('2026-12-06T12:00:00Z');
+    const at = (ageMs: number) => ({ ...cloudEvent('UserInvited'), time: new Date(now.getTime() - ageMs).toISOString() });
+    expect(await handleMailEvent(at(MAIL_EVENT_MAX_AGE_MS + 1), issueInvitation, issuePasswordReset, now)).toEqual({ action: 'ignored', eventId: EVENT, type: 'UserInvited', stale: true });
+    expect(await handleMailEvent({ ...at(MAIL_EVENT_MAX_AGE_MS + 1), type: 'PasswordResetRequested' }, issueInvitation, issuePasswordReset, now)).toMatchObject({ action: 'ignored', stale: true });
+    expect(calls).toEqual([]);
+    // Younger, without a time, or with one that is no date: mailed.
+    for (const event of [at(MAIL_EVENT_MAX_AGE_MS - 1000), at(0), cloudEvent('UserInvited'), { ...cloudEvent('UserInvited'), time: 'yesterday' }]) {
+      expect(await handleMailEvent(event, issueInvitation, issuePasswordReset, now)).toMatchObject({ action: 'handled', outcome: 'sent' });
+    }
+    expect(calls).toHaveLength(4);
   });
 
   it('ignores events that ask for no mail', async () => {

@@ -12,6 +12,7 @@ import {
   MalformedEventError,
   type MailEventOutcome,
   safeErrorText,
+  STALE_MAIL_EVENT,
 } from './mail-event-handler';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log';
 import { consumeBatchInWindow } from './partition-window';
@@ -239,7 +240,8 @@ export class KafkaMailWorker {
 
   private logOutcome(outcome: Exclude<MailEventOutcome, DeadLetter>, where: MessageOrigin, attempt: number): void {
     if (outcome.action === 'ignored') {
-      this.logger.debug({ ...where, eventId: outcome.eventId, type: outcome.type }, 'event ignored (not a mail event)');
+      if (outcome.stale) this.logger.warn({ ...where, eventId: outcome.eventId, type: outcome.type }, STALE_MAIL_EVENT);
+      else this.logger.debug({ ...where, eventId: outcome.eventId, type: outcome.type }, 'event ignored (not a mail event)');
       return;
     }
     this.logger.info(

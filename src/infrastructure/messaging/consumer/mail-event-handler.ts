@@ -16,7 +16,7 @@ export type DeadLetterReason = 'malformed-event' | 'permanent-delivery-failure';
 
 export type MailEventOutcome =
   | { action: 'handled'; eventId: string; userId: string; type: string; outcome: IssueInvitationOutcome | IssuePasswordResetOutcome }
-  | { action: 'ignored'; eventId?: string; type: string }
+  | { action: 'ignored'; eventId?: string; type: string; /** A mail event older than MAIL_EVENT_MAX_AGE_MS: no mail. */ stale?: true }
   | { action: 'dead-letter'; reason: DeadLetterReason; error: string; eventId?: string; userId?: string; type?: string };
 
 export type IssueInvitation = Pick<IssueInvitationUseCase, 'execute'>;
@@ -34,8 +34,19 @@ export class MalformedEventError extends Error {
 // front rather than failing in the database on every retry.
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * A mail event older than this is not acted on (logged; an invitation can be resent). The record of the events handled
+ * (processed_events) is kept as long and a day more (PROCESSED_EVENT_RETENTION_MS): a redelivered event either finds
+ * its record or is too old to mail, so deleting records never sends a mail twice. Events reach the mailer within
+ * seconds; only a backlog (Kafka away for weeks) or a consumer group moved back by hand brings older ones.
+ */
+export const MAIL_EVENT_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+export const PROCESSED_EVENT_RETENTION_MS = MAIL_EVENT_MAX_AGE_MS + 24 * 60 * 60 * 1000;
+/** The log line of a mail event too old to mail (both mailer paths). */
+export const STALE_MAIL_EVENT = 'mail event older than 30 days: no mail sent (resend the invitation, or ask for a new reset link)';
+
 export type MailRequest =
-  | { kind: 'mail'; eventId: string; userId: string; type: string }
+  | { kind: 'mail'; eventId: string; userId: string; type: string; /** The CloudEvent's `time`, when it has a readable one. */ occurredAt?: Date }
   | { kind: 'ignore'; eventId?: string; type: string };
 
 /** The JSON of a Kafka message value, or a MalformedEventError. */
@@ -66,7 +77,8 @@ export function readMailRequest(event: unknown): MailRequest {
   const userId = typeof e.subject === 'string' && e.subject !== '' ? e.subject : data.user_id;
   if (typeof userId !== 'string' || userId === '') throw new MalformedEventError(`${e.type}: subject and data.user_id are missing`);
   if (!UUID.test(userId)) throw new MalformedEventError(`${e.type}: the user id is not a UUID`);
-  return { kind: 'mail', eventId, userId, type: e.type };
+  const occurredAt = typeof e.time === 'string' ? new Date(e.time) : undefined;
+  return { kind: 'mail', eventId, userId, type: e.type, ...(occurredAt && Number.isFinite(occurredAt.getTime()) ? { occurredAt } : {}) };
 }
 
 /**
@@ -78,6 +90,7 @@ export async function handleMailEvent(
   event: unknown,
   issueInvitation: IssueInvitation,
   issuePasswordReset?: IssuePasswordReset,
+  now: Date = new Date(),
 ): Promise<MailEventOutcome> {
   let request: MailRequest;
   try {
@@ -97,7 +110,8 @@ export async function handleMailEvent(
   }
   if (request.kind === 'ignore') return { action: 'ignored', eventId: request.eventId, type: request.type };
 
-  const { eventId, userId, type } = request;
+  const { eventId, userId, type, occurredAt } = request;
+  if (occurredAt && now.getTime() - occurredAt.getTime() > MAIL_EVENT_MAX_AGE_MS) return { action: 'ignored', eventId, type, stale: true };
   try {
     let outcome: IssueInvitationOutcome | IssuePasswordResetOutcome;
     if (type === PASSWORD_RESET_REQUESTED) {

@@ -28,6 +28,7 @@ import { KeyedLoginAttempts1766300000000 } from './1766300000000-keyed-login-att
 import { AuditEntrySeal1766400000000 } from './1766400000000-audit-entry-seal';
 import { SecondFactorFailures1766500000000 } from './1766500000000-second-factor-failures';
 import { LoginAttemptLastClaim1766600000000 } from './1766600000000-login-attempt-last-claim';
+import { ProcessedEventsRetention1766700000000 } from './1766700000000-processed-events-retention';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   AuditEntrySeal1766400000000,
   SecondFactorFailures1766500000000,
   LoginAttemptLastClaim1766600000000,
+  ProcessedEventsRetention1766700000000,
 ];
