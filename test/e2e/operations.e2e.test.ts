@@ -57,6 +57,9 @@ describe('operations endpoints', () => {
     // Swagger UI brings its own policy (its inline bootstrap needs it).
     const docs = await app.request('GET', '/docs/');
     expect(docs.headers.get('content-security-policy')).not.toBe(response.headers.get('content-security-policy'));
+    // Nor does it upgrade its own assets to https over plain HTTP.
+    expect(docs.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(docs.headers.get('content-security-policy')).not.toContain('upgrade-insecure-requests');
     expect(docs.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('x-request-id')).toBe('trace-abc.123');
     const bad = await app.request('GET', '/healthz', { headers: { 'x-request-id': 'a b <script>' } });

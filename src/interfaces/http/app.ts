@@ -165,7 +165,14 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   // Before any route: each throttled route gets its limit as it is declared.
   await registerRateLimits(app, config.rateLimits, counterRateLimitStore(cradle.rateLimitCounter, cradle.clock));
   await app.register(swagger, openApiOptions(config));
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  // Swagger UI's own policy asks for upgrade-insecure-requests; over plain HTTP (a trial on a LAN address) that sends
+  // its scripts and styles to https:// on the same host, where nothing answers: dropped there, as the API's own is.
+  const secure = new URL(config.publicUrl).protocol === 'https:';
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    transformStaticCSP: (header) => (secure ? header : header.replace(/\s*upgrade-insecure-requests;?/, '').trim()),
+  });
 
   await app.register(authentication, {
     verificationKeys: cradle.verificationKeys,
