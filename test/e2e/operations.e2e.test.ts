@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 describe('operations endpoints', () => {
@@ -35,6 +36,30 @@ describe('operations endpoints', () => {
     expect(ui.headers.get('content-type')).toMatch(/text\/html/);
   });
 
+  it('serves the pages a person meets under a strict policy: own scripts only, their one style block by hash, no frame, no base, forms to self', async () => {
+    for (const path of ['/account/security', '/invitations/accept?token=nope', '/password-reset?token=nope']) {
+      const page = await app.request('GET', path);
+      const csp = page.headers.get('content-security-policy') ?? '';
+      const style = /<style>([\s\S]*?)<\/style>/.exec(page.text)?.[1];
+      expect(style).toBeDefined();
+      const hash = createHash('sha256').update(style!).digest('base64');
+      expect({ path, csp: csp.split('; ').sort() }).toEqual({
+        path,
+        csp: [
+          "base-uri 'none'",
+          "connect-src 'self'",
+          "default-src 'none'",
+          "form-action 'self'",
+          "frame-ancestors 'none'",
+          "object-src 'none'",
+          "script-src 'self'",
+          `style-src 'sha256-${hash}'`,
+        ],
+      });
+      expect(page.text).not.toMatch(/style="|<script>/);
+    }
+  });
+
   it('sets security headers and echoes a sane x-request-id', async () => {
     const response = await app.request('GET', '/healthz', { headers: { 'x-request-id': 'trace-abc.123' } });
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
@@ -46,7 +71,7 @@ describe('operations endpoints', () => {
     expect(response.headers.get('cross-origin-opener-policy')).toBe('same-origin');
     expect(response.headers.get('content-security-policy')).toContain("script-src 'self';");
     expect(response.headers.get('content-security-policy')).toContain("object-src 'none'");
-    for (const path of ['/v1/users', '/nope', '/invitations/accept?token=x']) {
+    for (const path of ['/v1/users', '/nope', '/.well-known/openid-configuration']) {
       const other = await app.request('GET', path);
       expect({ path, nosniff: other.headers.get('x-content-type-options'), csp: other.headers.get('content-security-policy') }).toEqual({
         path,

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { PAGE_CSP } from './page-layout';
 
 /** A rendered page and the status it is answered with. */
 export interface Page {
@@ -18,10 +19,11 @@ export function formField(body: FormBody | undefined, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** A page of a single-use link: never cached, and the link's token never sent on as a referrer. */
+/** A page of a single-use link (or one's account): never cached, the link's token never sent on as a referrer, PAGE_CSP. */
 export function sendPage(reply: FastifyReply, page: Page): FastifyReply {
   return reply
     .code(page.status)
+    .header('content-security-policy', PAGE_CSP)
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
     .type('text/html; charset=utf-8')

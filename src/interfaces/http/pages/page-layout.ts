@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { formatExpiry } from '../../../application/shared/expiry-wording';
 
@@ -14,6 +15,23 @@ const STYLE = `
   .field-error { margin: .25rem 0 0; font-weight: 600; }
   .ok { color: #1a7f37; }
 `;
+
+/**
+ * The policy of these pages, stricter than the API's (helmet's defaults): nothing but their own scripts, their one
+ * style block (by its hash: no other inline style), their own origin to post and fetch to, no `<base>`, no frame
+ * around them, as the console's (CONSOLE_CSP). Should markup ever slip into a page, it could neither run, restyle the
+ * page to read its token out, nor post the form elsewhere.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ');
 
 /** A whole page: no referrer (the link's token is in its URL), not indexed. */
 export function layout(title: string, body: string): string {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { htmlResponse } from '../pages/html-reply';
+import { htmlResponse, sendPage } from '../pages/html-reply';
 import { ACCOUNT_SECURITY_SCRIPT, renderAccountSecurityPage } from '../pages/account-security.page';
 import { anyRequestProblems } from '../schemas';
 
@@ -19,8 +19,7 @@ export function accountSecurityPageRoutes() {
           response: { 200: htmlResponse('The page'), ...anyRequestProblems },
         },
       },
-      async (_request, reply) =>
-        reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8').send(html),
+      async (_request, reply) => sendPage(reply, { status: 200, html }),
     );
 
     app.get('/account/security.js', { schema: { hide: true } }, async (_request, reply) =>
