@@ -345,6 +345,23 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
         expect(await present(...names, last)).toEqual([last]);
       });
 
+      it('keeps every row claimed while it deletes, and loses no count: claims and the purge on the same rows at once', async () => {
+        const store = byHand();
+        const names = Array.from({ length: 1_200 }, (_, i) => `purge-race-${i}-${ids.next()}`);
+        for (let i = 0; i < names.length; i += 50) await Promise.all(names.slice(i, i + 50).map((name) => store.claim(name, at(0), policy)));
+        const now = new Date(at(0).getTime() + 2 * day * 1000);
+        // Every third name is tried again while the purge runs, from other stores (other replicas).
+        const again = names.filter((_, i) => i % 3 === 0);
+        const [purged, ...counts] = await Promise.all([store.purgeIdle(now, policy), ...again.map((name) => attempts().claim(name, now, policy))]);
+        for (const [i, count] of counts.entries()) {
+          // Forgotten before its claim (1), or still there and counted once more (2): never lost, never counted twice.
+          expect([again[i], [1, 2]]).toEqual([again[i], expect.arrayContaining([count])]);
+        }
+        expect(await present(...again)).toEqual(again);
+        expect(purged).toBeGreaterThanOrEqual(names.length - again.length);
+        expect(await present(...names.filter((_, i) => i % 3 !== 0))).toEqual([]);
+      });
+
       it('counts the rows an earlier version made from the upgrade, so they are forgotten a day after it', async () => {
         const migration = new LoginAttemptLastClaim1766600000000();
         const runner = db.dataSource.createQueryRunner();
