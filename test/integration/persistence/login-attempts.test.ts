@@ -362,7 +362,7 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
         expect(await present(...names.filter((_, i) => i % 3 !== 0))).toEqual([]);
       });
 
-      it('counts the rows an earlier version made from the upgrade, so they are forgotten a day after it', async () => {
+      it('counts the rows an earlier version made from the first purge after the upgrade, so they are forgotten a day after it', async () => {
         const migration = new LoginAttemptLastClaim1766600000000();
         const runner = db.dataSource.createQueryRunner();
         const legacy = `purge-legacy-${ids.next()}`;
@@ -372,13 +372,17 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
         } finally {
           await runner.release();
         }
-        const upgradedAt = Date.now();
         expect(await upWithWarnings(db.dataSource, migration)).toEqual([]);
+        // A replica of the earlier version, during a rolling upgrade, still makes rows without a claim time.
+        const late = `purge-legacy-late-${ids.next()}`;
+        await db.dataSource.query('INSERT INTO login_attempts (username_key, failures, lockouts) VALUES (?, 1, 0)', [keyOf(late)]);
         const store = byHand();
-        expect(await store.purgeIdle(new Date(upgradedAt + (day - 60) * 1000), policy)).toBe(0);
-        expect(await present(legacy)).toEqual([legacy]);
-        await store.purgeIdle(new Date(upgradedAt + (day + 60) * 1000), policy);
-        expect(await present(legacy)).toEqual([]);
+        const firstPurge = new Date(Date.UTC(2027, 0, 1));
+        await store.purgeIdle(firstPurge, policy); // stamps them (and forgets other tests' rows, idle since 2026)
+        expect(await store.purgeIdle(new Date(firstPurge.getTime() + (day - 60) * 1000), policy)).toBe(0);
+        expect(await present(legacy, late)).toEqual([legacy, late]);
+        await store.purgeIdle(new Date(firstPurge.getTime() + (day + 60) * 1000), policy);
+        expect(await present(legacy, late)).toEqual([]);
       });
 
       it('reports a purge that fails and leaves the claim that started it counted', async () => {

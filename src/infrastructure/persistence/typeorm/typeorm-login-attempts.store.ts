@@ -260,6 +260,7 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
    * success would start them, which, that long after its last claim, gives a guesser nothing (lockout-policy.ts).
    */
   async purgeIdle(now: Date, policy: LockoutPolicy): Promise<number> {
+    await this.stampUnclaimed(now);
     const cutoff = new Date(now.getTime() - loginAttemptsIdleSeconds(policy) * 1000);
     const condition = [this.datetime(cutoff), this.datetime(now), cutoff.getTime() * 1000];
     let deleted = 0;
@@ -276,6 +277,24 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
         [...keys, ...condition],
       );
       if (rows.length < PURGE_BATCH) return deleted;
+    }
+  }
+
+  /**
+   * Gives the rows without a claim time (made before migration 1766600000000, or by a replica of that version during a
+   * rolling upgrade) `now`, a batch at a time, so they are forgotten once idle from then: read without locks, then
+   * stamped by key where still unstamped (a claim in between stamped it itself).
+   */
+  private async stampUnclaimed(now: Date): Promise<void> {
+    const at = this.datetime(now);
+    for (;;) {
+      const rows = (await this.sqliteWriteQueue.serialize(() =>
+        this.dataSource.query(`SELECT username_key FROM login_attempts WHERE last_claim_at IS NULL LIMIT ${PURGE_BATCH}`),
+      )) as { username_key: string }[];
+      if (rows.length === 0) return;
+      const keys = rows.map((row) => row.username_key);
+      await this.run(`UPDATE login_attempts SET last_claim_at = ? WHERE username_key IN (${keys.map(() => '?').join(', ')}) AND last_claim_at IS NULL`, [at, ...keys]);
+      if (rows.length < PURGE_BATCH) return;
     }
   }
 
