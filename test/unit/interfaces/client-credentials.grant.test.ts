@@ -242,6 +242,14 @@ describe('the client credentials grant (#21)', () => {
     expect(codes().slice(4)).toEqual(['client_secret_basic', 'client_secret_basic', 'client_secret_basic', 'throttled']);
   });
 
+  it('audits a spent window’s first refusal however far the failures went past the limit (failures sent at once)', async () => {
+    const { grant, request, basic, refusal, auditTrail } = setup(3, { audited: true });
+    // Ten wrong secrets at once: each checked before any is counted, so the window ends at 10, past the limit of 3.
+    await Promise.all(Array.from({ length: 10 }, () => grant.exchange(CC, request(basic('reports', 'wrong'), '203.0.113.9')).catch(() => undefined)));
+    for (let i = 0; i < 5; i++) expect(await refusal(grant.exchange(CC, request(basic('reports', 'wrong'), '203.0.113.9')))).toMatchObject({ status: 429 });
+    expect(auditTrail.entries.filter((e) => e.code === 'throttled')).toHaveLength(1);
+  });
+
   it('counts nothing for a success', async () => {
     const { grant, request, basic, counter } = setup(3);
     for (let i = 0; i < 5; i++) await grant.exchange(CC, request(basic('reports', 'right')));

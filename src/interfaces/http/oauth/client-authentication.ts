@@ -164,21 +164,19 @@ async function recordFailure(deps: ClientAuthenticationDeps, clientId: string, c
 }
 
 /**
- * Refuses (429) while a window of the caller's is spent. The refusal is counted in the window too (which does not move
- * its end), so that only the window's first is audited (`throttled`): a refusal costs one counted hit, not an entry and
- * its event each, and a caller refused as fast as it can send (introspection has no per-address limit of its own) adds
- * one entry a window to the trail, not one a request.
+ * Refuses (429) while a window of the caller's is spent. The refusals are counted apart, per key, in windows of their
+ * own, and only the first of each is audited (`throttled`): a refusal costs one counted hit, not an entry and its event
+ * each, so a caller refused as fast as it can send (introspection has no per-address limit of its own) adds one entry
+ * a minute to the trail, not one a request, however many failures spent the window before.
  */
 async function refuseWhileThrottled(deps: ClientAuthenticationDeps, keys: readonly string[], clientId: string): Promise<void> {
   const now = deps.clock.now();
-  const peeked = await Promise.all(keys.map((key) => deps.rateLimitCounter.peek(key, now)));
-  if (!peeked.some((window) => window !== null && window.hits >= deps.failuresPerMinute)) return;
-  const counted = await Promise.all(keys.map((key) => deps.rateLimitCounter.hit(key, now, FAILURE_WINDOW_MS)));
-  const spent = counted.filter((window) => window.hits > deps.failuresPerMinute);
-  if (spent.some((window) => window.hits === deps.failuresPerMinute + 1)) await recordFailure(deps, clientId, 'throttled');
-  // Spent when peeked, a window that ended since starts over with this refusal: let it through to be checked.
+  const windows = await Promise.all(keys.map((key) => deps.rateLimitCounter.peek(key, now)));
+  const spent = windows.filter((window) => window !== null && window.hits >= deps.failuresPerMinute);
   if (spent.length === 0) return;
-  const seconds = Math.max(1, Math.ceil(Math.max(...spent.map((window) => window.endsAt.getTime() - now.getTime())) / 1000));
+  const refusals = await Promise.all(keys.map((key) => deps.rateLimitCounter.hit(`${key}:refused`, now, FAILURE_WINDOW_MS)));
+  if (refusals.some((window) => window.hits === 1)) await recordFailure(deps, clientId, 'throttled');
+  const seconds = Math.max(1, Math.ceil(Math.max(...spent.map((window) => window!.endsAt.getTime() - now.getTime())) / 1000));
   throw new HttpProblemError('TOO_MANY_REQUESTS', `Too many failed client authentications; retry after ${seconds} seconds`, {
     'retry-after': String(seconds),
   });
