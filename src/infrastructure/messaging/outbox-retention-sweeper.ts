@@ -11,8 +11,8 @@ export type OutboxRetentionSweeperOptions = Pick<OutboxRelaySettings, 'retention
 
 /**
  * Deletes published outbox rows once they are past the retention, never an unpublished row; and the mailer's records
- * of events handled (processed_events) once past theirs (PROCESSED_EVENT_RETENTION_MS), wherever the mailer runs: the
- * same database.
+ * of events handled (processed_events) once past theirs (PROCESSED_EVENT_RETENTION_MS): the mailer, wherever it runs,
+ * writes them to the same database. Runs where the relay runs (RELAY_ENABLED, the default).
  */
 export class OutboxRetentionSweeper {
   private readonly options: OutboxRetentionSweeperOptions;
@@ -34,9 +34,13 @@ export class OutboxRetentionSweeper {
     this.nextSweepAt = now + this.options.retention.sweepIntervalMs;
     try {
       await this.purgeExpired();
-      await this.purgeProcessedEvents();
     } catch (error) {
       this.options.logger.warn({ reason: describeError(error) }, 'outbox retention sweep failed; retrying at the next sweep');
+    }
+    try {
+      await this.purgeProcessedEvents();
+    } catch (error) {
+      this.options.logger.warn({ reason: describeError(error) }, 'processed-events retention sweep failed; retrying at the next sweep');
     }
   }
 
@@ -65,14 +69,18 @@ export class OutboxRetentionSweeper {
     let deleted = 0;
     for (let batch = 0; batch < retention.maxBatchesPerSweep; batch++) {
       const rows = (await sqliteWriteQueue.serialize(() =>
-        dataSource.query(`SELECT event_id FROM processed_events WHERE processed_at < ? ORDER BY processed_at LIMIT ${Math.trunc(limit)}`, [cutoff]),
-      )) as { event_id: string }[];
+        dataSource.query(`SELECT consumer, event_id FROM processed_events WHERE processed_at < ? ORDER BY processed_at LIMIT ${Math.trunc(limit)}`, [cutoff]),
+      )) as { consumer: string; event_id: string }[];
       if (rows.length === 0) break;
-      const ids = rows.map((row) => row.event_id);
-      await sqliteWriteQueue.serialize(() =>
-        dataSource.query(`DELETE FROM processed_events WHERE processed_at < ? AND event_id IN (${ids.map(() => '?').join(', ')})`, [cutoff, ...ids]),
-      );
-      deleted += ids.length;
+      // Deleted by primary key, (consumer, event_id): a statement per consumer (there is one, the mailer) locks its rows only.
+      const byConsumer = new Map<string, string[]>();
+      for (const row of rows) byConsumer.set(row.consumer, [...(byConsumer.get(row.consumer) ?? []), row.event_id]);
+      for (const [consumer, ids] of byConsumer) {
+        await sqliteWriteQueue.serialize(() =>
+          dataSource.query(`DELETE FROM processed_events WHERE consumer = ? AND event_id IN (${ids.map(() => '?').join(', ')}) AND processed_at < ?`, [consumer, ...ids, cutoff]),
+        );
+      }
+      deleted += rows.length;
       if (rows.length < limit) break;
     }
     if (deleted > 0) logger.info({ deleted }, 'deleted records of mail events handled past their retention');
