@@ -3,6 +3,7 @@ import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/17
 import { freePort } from '../support/free-port';
 import { launchChromium } from '../support/headless-chromium';
 import { oathtoolTotp } from '../support/oathtool';
+import { PathStrippingProxy } from '../support/path-stripping-proxy';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /**
@@ -103,6 +104,30 @@ describe('the account-security page in a browser, with a virtual authenticator',
     expect((await app.request('POST', '/v1/auth/refresh', { json: { refreshToken: tokens.refreshToken } })).status).toBe(200);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('works behind a proxy that serves the service under a path: its script and every API call go under PUBLIC_URL’s path', async () => {
+    const proxy = await PathStrippingProxy.start('/auth');
+    const behind = await startTestApp({ PUBLIC_URL: proxy.publicUrl });
+    proxy.target = behind.url;
+    const page = await browser.newPage();
+    try {
+      await behind.addJoinedUser({ username: 'proxied', password: 'proxied-password-1', email: 'proxied@example.com', role: { id: SEEDED_ROLES.member, name: 'member', permissions: [] } });
+      const requested: string[] = [];
+      page.on('response', (r) => requested.push(`${new URL(r.url()).pathname} ${r.status()}`));
+      await page.goto(`${proxy.publicUrl}/account/security`);
+      await page.fill('#username', 'proxied');
+      await page.fill('#password', 'proxied-password-1');
+      await page.click('#sign-in');
+      await outcome(page, 'signed-in');
+      expect(await page.locator('#who').innerText()).toBe('proxied');
+      expect(requested).toEqual(expect.arrayContaining(['/auth/account/security.js 200', '/auth/v1/auth/signin 200', '/auth/v1/me/mfa 200']));
+      expect(requested.filter((line) => !line.startsWith('/auth/'))).toEqual([]);
+    } finally {
+      await page.close();
+      await behind.close();
+      await proxy.close();
+    }
   });
 
   it('signs in with a recovery code, renews an expired token with its refresh token, and says when the session ended elsewhere', async () => {

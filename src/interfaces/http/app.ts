@@ -220,7 +220,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   await app.register(
     passwordResetPagesRoutes({ inspectPasswordReset: cradle.inspectPasswordReset, confirmPasswordReset: cradle.confirmPasswordReset, publicUrl: config.publicUrl }),
   );
-  await app.register(accountSecurityPageRoutes());
+  await app.register(accountSecurityPageRoutes(paths));
   // The admin console (#25), built by npm run build into dist/console.
   await app.register(consoleRoutes({ bundle: loadConsoleBundle(consoleBundleDirectory()) }));
 

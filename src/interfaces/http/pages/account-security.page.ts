@@ -1,5 +1,6 @@
 import { PASSKEY_NAME_MAX_LENGTH } from '../../../domain/mfa/passkey';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
+import escapeHtml from 'escape-html';
 import { layout } from './page-layout';
 
 export { ACCOUNT_SECURITY_SCRIPT } from './account-security.script';
@@ -8,13 +9,14 @@ export { ACCOUNT_SECURITY_SCRIPT } from './account-security.script';
  * One's own second factors, on a page the service serves (#24): sign in (the password, then a passkey, a code or a
  * recovery code),
  * register a passkey (on the password, or a current authenticator code), see one's passkeys. Everything happens in its script (account-security.script.ts) against the
- * API; the tokens live in that script's memory only, never in storage a later page could read.
+ * API; the tokens live in that script's memory only, never in storage a later page could read. `basePath`: PUBLIC_URL's
+ * path (basePathOf), which the script and the API calls are requested under, as a proxy that strips it serves them.
  */
-export function renderAccountSecurityPage(): string {
+export function renderAccountSecurityPage(basePath = ''): string {
   return layout(
     'Account security',
     `<h1>Account security</h1>
-<section id="signin">
+<section id="signin" data-base="${escapeHtml(basePath)}">
 <form id="password-step" novalidate>
   <label for="username">Username</label>
   <input id="username" name="username" autocomplete="username webauthn" required maxlength="254">
@@ -58,6 +60,6 @@ export function renderAccountSecurityPage(): string {
 <button type="button" id="sign-out">Sign out</button>
 </section>
 <p id="status" role="status" aria-live="polite"></p>
-<script src="/account/security.js" defer></script>`,
+<script src="${escapeHtml(basePath)}/account/security.js" defer></script>`,
   );
 }

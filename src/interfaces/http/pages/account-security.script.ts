@@ -6,6 +6,8 @@
 export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
 (function () {
   var $ = function (id) { return document.getElementById(id); };
+  // PUBLIC_URL's path ('' at the root): the API is called under it, as a proxy that strips it serves the page.
+  var BASE = $('signin').getAttribute('data-base') || '';
   var session = null;
   var ticket = null;
 
@@ -43,7 +45,7 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
     var headers = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (token) headers.authorization = 'Bearer ' + token;
-    var response = await fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    var response = await fetch(BASE + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) });
     var json = await response.json().catch(function () { return {}; });
     return { status: response.status, ok: response.ok, body: json };
   }

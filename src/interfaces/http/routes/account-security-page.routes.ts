@@ -4,8 +4,8 @@ import { ACCOUNT_SECURITY_SCRIPT, renderAccountSecurityPage } from '../pages/acc
 import { anyRequestProblems } from '../schemas';
 
 /** GET /account/security (#24): one's passkeys and sign-in with a second factor, on a page of the service's own. */
-export function accountSecurityPageRoutes() {
-  const html = renderAccountSecurityPage();
+export function accountSecurityPageRoutes(paths: { basePath: string } = { basePath: '' }) {
+  const html = renderAccountSecurityPage(paths.basePath);
   return async (app: FastifyInstance): Promise<void> => {
     app.get(
       '/account/security',
