@@ -123,6 +123,8 @@ describe('throttles and outcomes declared on the routes', () => {
       'POST /oauth/token': 'address',
       // Revocation (#21): anyone holding a token may call it, so it spends the per-address budget too.
       'POST /oauth/revoke': 'address',
+      // Every change to one's factors is audited, a rename too: none writes the trail without bound.
+      'PATCH /v1/me/mfa/webauthn/:id': 'address',
     });
   });
 

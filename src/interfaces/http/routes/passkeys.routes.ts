@@ -104,8 +104,10 @@ export function passkeysRoutes(deps: {
           security: [{ bearerAuth: [] }],
           params: passkeyIdParams,
           body: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: passkeyNameSchema } },
-          response: { 200: passkeySchema, ...protectedProblems, 404: noSuchPasskey, ...bodyProblems },
+          response: { 200: passkeySchema, ...protectedProblems, 404: noSuchPasskey, ...bodyProblems, 429: throttledProblem },
         },
+        // Each rename is audited (an entry and its event): per address, as the factor's other routes, not without bound.
+        config: { throttle: 'address' },
       },
       async (request, reply) => {
         const passkey = await deps.renamePasskey.execute({ actor: await app.authenticate(request), passkeyId: request.params.id, name: request.body.name });
