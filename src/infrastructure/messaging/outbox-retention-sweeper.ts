@@ -73,9 +73,9 @@ export class OutboxRetentionSweeper {
       )) as { consumer: string; event_id: string }[];
       if (rows.length === 0) break;
       // Deleted by primary key, (consumer, event_id): a statement per consumer (there is one, the mailer) locks its rows only.
-      const byConsumer = new Map<string, string[]>();
-      for (const row of rows) byConsumer.set(row.consumer, [...(byConsumer.get(row.consumer) ?? []), row.event_id]);
-      for (const [consumer, ids] of byConsumer) {
+      const byConsumer = Map.groupBy(rows, (row) => row.consumer);
+      for (const [consumer, batch] of byConsumer) {
+        const ids = batch.map((row) => row.event_id);
         await sqliteWriteQueue.serialize(() =>
           dataSource.query(`DELETE FROM processed_events WHERE consumer = ? AND event_id IN (${ids.map(() => '?').join(', ')}) AND processed_at < ?`, [consumer, ...ids, cutoff]),
         );

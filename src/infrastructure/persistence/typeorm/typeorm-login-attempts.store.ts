@@ -8,6 +8,7 @@ import { isMysqlFamily } from './data-source';
 import { retryDeadlocks } from './deadlock-retry';
 import type { LoginAttemptKeys } from './login-attempt-key';
 import { mfaSignInStatementsOf } from './mfa-sign-in-statements';
+import { PeriodicPurge } from './periodic-purge';
 import { LoginAttemptSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 
@@ -81,11 +82,8 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   private lockedUntilColumn: ColumnMetadata | undefined;
   private readonly dataSource: DataSource;
   private readonly sqliteWriteQueue: SqliteWriteQueue;
-  private readonly onPurgeFailed: (error: unknown) => void;
-  private readonly purgeEveryMs: number;
-  /** Set by the first claim: a process purges one interval after it starts counting, then every interval. */
-  private nextPurgeAt: number | null = null;
-  private purging = false;
+  /** The purge of idle counters, after a claim every `purgeEveryMs` (10 minutes). */
+  private readonly purge: PeriodicPurge;
   /**
    * The rows the purge may delete: no claim since the cutoff (the first parameter), no lock running at `now` (the
    * second), no refused second-factor code kept (only a success starts those over), and no sign-in ticket used up
@@ -99,8 +97,7 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     this.keys = deps.loginAttemptKeys;
     this.dataSource = dataSource;
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
-    this.onPurgeFailed = deps.onPurgeFailed ?? (() => undefined);
-    this.purgeEveryMs = deps.purgeEveryMs ?? 600_000;
+    this.purge = new PeriodicPurge(deps.purgeEveryMs ?? 600_000, deps.onPurgeFailed);
     this.mysql = isMysqlFamily(dataSource);
     const unlocked = 'failures < ? AND (locked_until IS NULL OR locked_until <= ?)';
     const columns = 'INSERT INTO login_attempts (username_key, factor_failures, last_claim_at, failures, locked_until, lockouts)';
@@ -140,7 +137,7 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
     const factorFailure = options.factorFailure ? 1 : 0;
     const at = this.datetime(now);
     const condition = [policy.threshold, at];
-    this.purgeIfDue(now, policy);
+    this.purge.runIfDue(now.getTime(), () => this.purgeIdle(now, policy));
     if (options.claimedBefore) {
       const claimed = await this.counted(this.reclaimSql, [factorFailure, at, accountKey, ...condition], false);
       if (claimed !== false) return claimed;
@@ -296,19 +293,6 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
       await this.run(`UPDATE login_attempts SET last_claim_at = ? WHERE username_key IN (${keys.map(() => '?').join(', ')}) AND last_claim_at IS NULL`, [at, ...keys]);
       if (rows.length < PURGE_BATCH) return;
     }
-  }
-
-  /** Starts a purge when one is due (every purgeEveryMs by the claims' clock), in the background. */
-  private purgeIfDue(now: Date, policy: LockoutPolicy): void {
-    if (this.nextPurgeAt === null) this.nextPurgeAt = now.getTime() + this.purgeEveryMs;
-    if (this.purging || now.getTime() < this.nextPurgeAt) return;
-    this.purging = true;
-    this.nextPurgeAt = now.getTime() + this.purgeEveryMs;
-    this.purgeIdle(now, policy)
-      .catch((error: unknown) => this.onPurgeFailed(error))
-      .finally(() => {
-        this.purging = false;
-      });
   }
 
   /** A datetime parameter in the form the driver stores (a Date for mysql2, UTC text for SQLite). */

@@ -4,6 +4,7 @@ import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import type { RateLimitCounter, RateLimitWindow } from '../../../application/ports/rate-limit-counter.port';
 import { BatchedLookup } from './batched-lookup';
 import { isMysqlFamily } from './data-source';
+import { PeriodicPurge } from './periodic-purge';
 import { retryDeadlocks } from './deadlock-retry';
 import { RateLimitCounterSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
@@ -41,12 +42,9 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
   private readonly endedSql = `SELECT counter_key FROM rate_limit_counters WHERE window_end <= ? LIMIT ${PURGE_BATCH}`;
   private readonly dataSource: DataSource;
   private readonly sqliteWriteQueue: SqliteWriteQueue;
-  private readonly onPurgeFailed: (error: unknown) => void;
-  private readonly purgeEveryMs: number;
+  /** The purge of ended windows, after a hit every `purgeEveryMs` (a minute). */
+  private readonly purge: PeriodicPurge;
   private windowEndColumn: ColumnMetadata | undefined;
-  /** Set by the first hit: a process purges one interval after it starts counting, then every interval. */
-  private nextPurgeAt: number | null = null;
-  private purging = false;
   /**
    * Peeks asked for at once share one statement (every client authentication peeks at two keys, its
    * client's and its address's): as fresh as a statement each, never a cache (batched-lookup.ts). In turn
@@ -62,8 +60,7 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
   constructor(deps: TypeOrmRateLimitCounterDeps) {
     this.dataSource = deps.dataSource;
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
-    this.onPurgeFailed = deps.onPurgeFailed ?? (() => undefined);
-    this.purgeEveryMs = deps.purgeEveryMs ?? 60_000;
+    this.purge = new PeriodicPurge(deps.purgeEveryMs ?? 60_000, deps.onPurgeFailed);
     this.mysqlFamily = isMysqlFamily(deps.dataSource);
     const insert = 'INSERT INTO rate_limit_counters (counter_key, window_end, hits) VALUES (?, ?, 1)';
     // MySQL has no RETURNING: LAST_INSERT_ID(expr) hands the new count back in the statement's own
@@ -87,7 +84,7 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
     const counterKey = counterKeyOf(key);
     const newEnd = new Date(now.getTime() + windowMs);
     const window = this.mysqlFamily ? await this.hitMysql(counterKey, now, newEnd) : await this.hitSqlite(counterKey, now, newEnd);
-    this.purgeIfDue(now);
+    this.purge.runIfDue(now.getTime(), () => this.purgeEnded(now));
     return window;
   }
 
@@ -130,18 +127,6 @@ export class TypeOrmRateLimitCounter implements RateLimitCounter {
     const result = await this.sqliteWriteQueue.serialize(() => this.query(this.hitSql, [counterKey, this.datetime(newEnd), at, at]));
     const [row] = result.records as { hits: number | string; window_end: unknown }[];
     return { hits: Number(row!.hits), endsAt: this.hydrated(row!.window_end) };
-  }
-
-  private purgeIfDue(now: Date): void {
-    if (this.nextPurgeAt === null) this.nextPurgeAt = now.getTime() + this.purgeEveryMs;
-    if (this.purging || now.getTime() < this.nextPurgeAt) return;
-    this.purging = true;
-    this.nextPurgeAt = now.getTime() + this.purgeEveryMs;
-    this.purgeEnded(now)
-      .catch((error: unknown) => this.onPurgeFailed(error))
-      .finally(() => {
-        this.purging = false;
-      });
   }
 
   private async run(sql: string, parameters: unknown[]): Promise<number> {

@@ -5,6 +5,7 @@ import { type RefreshTokenRecord, RefreshTokenSchema } from './records';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
 import { within } from '../../system/within';
 import { isMysqlFamily } from './data-source';
+import { PeriodicPurge } from './periodic-purge';
 
 /**
  * How long an exchange whose commit went unanswered reads back its outcome while the database does not answer: within
@@ -34,22 +35,21 @@ export interface TypeOrmRefreshTokenStoreDeps {
 export class TypeOrmRefreshTokenStore implements RefreshTokenStore {
   private readonly dataSource: DataSource;
   private readonly queue: SqliteWriteQueue;
-  private readonly onPurgeFailed: (error: unknown) => void;
-  private readonly purgeEveryMs: number;
-  /** Set by the first sign-in: a process purges one interval after it starts issuing, then every interval. */
-  private nextPurgeAt: number | null = null;
-  private purging = false;
+  /** The purge of ended families, after a sign-in every `purgeEveryMs` (a minute) of the process's own clock. */
+  private readonly purge: PeriodicPurge;
 
   constructor(deps: TypeOrmRefreshTokenStoreDeps) {
     this.dataSource = deps.dataSource;
     this.queue = deps.sqliteWriteQueue;
-    this.onPurgeFailed = deps.onPurgeFailed ?? (() => undefined);
-    this.purgeEveryMs = deps.purgeEveryMs ?? 60_000;
+    this.purge = new PeriodicPurge(deps.purgeEveryMs ?? 60_000, deps.onPurgeFailed);
   }
 
   async add(token: RefreshToken): Promise<void> {
     await this.queue.serialize(() => this.repository().insert(token));
-    this.purgeIfDue(token.createdAt);
+    const now = token.createdAt;
+    this.purge.runIfDue(Date.now(), async () => {
+      while ((await this.deleteExpired(now, PURGE_BATCH)) === PURGE_BATCH);
+    });
   }
 
   async findByHash(tokenHash: string): Promise<RefreshToken | null> {
@@ -97,21 +97,6 @@ export class TypeOrmRefreshTokenStore implements RefreshTokenStore {
   }
 
   /** Ended families go a batch at a time, after the sign-in that found the purge due (judged by its `now`). */
-  private purgeIfDue(now: Date): void {
-    const at = Date.now();
-    if (this.nextPurgeAt === null) this.nextPurgeAt = at + this.purgeEveryMs;
-    if (this.purging || at < this.nextPurgeAt) return;
-    this.purging = true;
-    this.nextPurgeAt = at + this.purgeEveryMs;
-    void (async () => {
-      while ((await this.deleteExpired(now, PURGE_BATCH)) === PURGE_BATCH);
-    })()
-      .catch((error: unknown) => this.onPurgeFailed(error))
-      .finally(() => {
-        this.purging = false;
-      });
-  }
-
   /**
    * Whether the token `id` is stored, read back for at most ROTATION_READ_BACK_MS while the database does not answer;
    * false when it never did. On MySQL/MariaDB the read locks the row: a commit still under way on the server (its
