@@ -47,11 +47,17 @@ export class IssueServiceTokenUseCase {
 
   /**
    * An account enabled again within the second it was disabled in: a token issued now would carry that second as its
-   * `iat` and be refused from birth, so the grant waits for the next second (at most one, and only then).
+   * `iat` and be refused from birth, so the grant waits for the next second (at most one, and only then). It waits
+   * until the clock says so, not for a timer alone: a timer may fire a millisecond before the clock's second turns
+   * (Node's timers count on the loop's cached time), and a token issued then was refused from birth.
    */
   private async notBefore(tokensValidFrom: number | undefined): Promise<void> {
-    const wait = tokensValidFrom === undefined ? 0 : tokensValidFrom * 1000 - this.clock.now().getTime();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 1000)));
+    if (tokensValidFrom === undefined) return;
+    const start = this.clock.now().getTime();
+    const until = Math.min(tokensValidFrom * 1000, start + 1000);
+    for (let now = start; now < until; now = this.clock.now().getTime()) {
+      await new Promise((resolve) => setTimeout(resolve, until - now));
+    }
   }
 
   async execute({ account, scope }: { account: AuthenticatedServiceAccount; scope?: string }): Promise<ServiceToken> {
