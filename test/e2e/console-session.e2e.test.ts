@@ -1,4 +1,19 @@
+import { asValue } from 'awilix';
+import { AdjustableClock } from '../support/adjustable-clock';
 import { startTestApp, type TestApp } from '../support/test-app';
+
+const HEADER = { 'x-console-session': '1' };
+const cookieOf = (setCookie: string | null) => /ac_console_session=([^;]*)/.exec(setCookie ?? '')?.[1] ?? null;
+
+/** The console's calls on `app()`: a sign-in, the hand-over of its refresh token, a renewal from the cookie. */
+function consoleCalls(app: () => TestApp) {
+  const signIn = async () => (await app().request('POST', '/v1/auth/signin', { json: { username: 'admin', password: 'admin-password-123' } })).body;
+  const handOver = (refreshToken: string, headers: Record<string, string> = HEADER) =>
+    app().request('POST', '/v1/auth/console-session', { json: { refreshToken }, headers });
+  const refresh = (cookie: string | null, headers: Record<string, string> = HEADER) =>
+    app().request('POST', '/v1/auth/console-session/refresh', { headers: { ...headers, ...(cookie !== null ? { cookie: `other=1; ac_console_session=${cookie}` } : {}) } });
+  return { signIn, handOver, refresh };
+}
 
 /**
  * The admin console's session (#25) over HTTP: a sign-in's refresh token handed into an HttpOnly cookie scoped to
@@ -6,19 +21,12 @@ import { startTestApp, type TestApp } from '../support/test-app';
  */
 describe('the console session', () => {
   let app: TestApp;
-  const HEADER = { 'x-console-session': '1' };
+  const { signIn, handOver, refresh } = consoleCalls(() => app);
 
   beforeAll(async () => {
     app = await startTestApp();
   });
   afterAll(async () => app?.close());
-
-  const signIn = async () => (await app.request('POST', '/v1/auth/signin', { json: { username: 'admin', password: 'admin-password-123' } })).body;
-  const cookieOf = (setCookie: string | null) => /ac_console_session=([^;]*)/.exec(setCookie ?? '')?.[1] ?? null;
-  const handOver = (refreshToken: string, headers: Record<string, string> = HEADER) =>
-    app.request('POST', '/v1/auth/console-session', { json: { refreshToken }, headers });
-  const refresh = (cookie: string | null, headers: Record<string, string> = HEADER) =>
-    app.request('POST', '/v1/auth/console-session/refresh', { headers: { ...headers, ...(cookie !== null ? { cookie: `other=1; ac_console_session=${cookie}` } : {}) } });
 
   it('hands the refresh token over to an HttpOnly, SameSite=Strict cookie of one path, using up the one a script saw', async () => {
     const { refreshToken } = await signIn();
@@ -27,7 +35,7 @@ describe('the console session', () => {
     expect(Object.keys(answer.body)).toEqual(['accessToken']);
     expect(answer.headers.get('cache-control')).toBe('no-store');
     const setCookie = answer.headers.get('set-cookie')!;
-    expect(setCookie).toMatch(/^ac_console_session=[A-Za-z0-9_-]{43}; Path=\/v1\/auth\/console-session; Max-Age=\d+; HttpOnly; SameSite=Strict$/);
+    expect(setCookie).toMatch(/^ac_console_session=[A-Za-z0-9_-]{43}; Path=\/v1\/auth\/console-session; Max-Age=1800; HttpOnly; SameSite=Strict$/);
     expect(cookieOf(setCookie)).not.toBe(refreshToken);
     // The token the script saw is used: presenting it again is a reuse, refused.
     expect((await app.request('POST', '/v1/auth/refresh', { json: { refreshToken } })).status).toBe(401);
@@ -83,5 +91,50 @@ describe('the console session', () => {
   it('refuses a hand-over of an unknown token with the refresh route’s 401, and a malformed body with 400', async () => {
     expect((await handOver('x'.repeat(43))).status).toBe(401);
     expect((await app.request('POST', '/v1/auth/console-session', { json: {}, headers: HEADER })).status).toBe(400);
+  });
+});
+
+/** An administrator's session is shorter than an app's: CONSOLE_SESSION_TTL from sign-in, CONSOLE_SESSION_IDLE_TTL unrenewed. */
+describe('the console session’s ends', () => {
+  let app: TestApp;
+  const clock = new AdjustableClock();
+  const { signIn, handOver, refresh } = consoleCalls(() => app);
+  const MINUTE = 60_000;
+
+  beforeAll(async () => {
+    app = await startTestApp({}, { clock: asValue(clock) });
+  });
+  afterAll(async () => app?.close());
+
+  it('ends 10 hours after the sign-in however often it is renewed, and clears the cookie', async () => {
+    let cookie = cookieOf((await handOver((await signIn()).refreshToken)).headers.get('set-cookie'));
+    for (let renewal = 0; renewal < 23; renewal++) {
+      clock.advance(25 * MINUTE);
+      const renewed = await refresh(cookie);
+      expect(renewed.status).toBe(200);
+      cookie = cookieOf(renewed.headers.get('set-cookie'));
+    }
+    clock.advance(25 * MINUTE);
+    const ended = await refresh(cookie);
+    expect([ended.status, ended.body.code]).toEqual([401, 'INVALID_REFRESH_TOKEN']);
+    expect(ended.headers.get('set-cookie')).toContain('Max-Age=0');
+  });
+
+  it('ends when the cookie was not renewed for 30 minutes', async () => {
+    const idle = cookieOf((await handOver((await signIn()).refreshToken)).headers.get('set-cookie'));
+    const kept = cookieOf((await handOver((await signIn()).refreshToken)).headers.get('set-cookie'));
+    clock.advance(30 * MINUTE - 5_000);
+    expect((await refresh(kept)).status).toBe(200);
+    clock.advance(5_000);
+    expect((await refresh(idle)).status).toBe(401);
+  });
+
+  it('takes no sign-in older than the session’s end: an app’s long session is not carried into the console', async () => {
+    const { refreshToken } = await signIn();
+    clock.advance(10 * 60 * MINUTE);
+    // The token is still good for the app that holds it (REFRESH_TOKEN_TTL), not for a console session.
+    const again = (await app.request('POST', '/v1/auth/refresh', { json: { refreshToken } })).body.refreshToken;
+    expect(typeof again).toBe('string');
+    expect((await handOver(again)).status).toBe(401);
   });
 });

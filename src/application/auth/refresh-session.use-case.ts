@@ -8,6 +8,14 @@ import type { UserRepository } from '../ports/user-repository.port';
 import type { SessionIssuer, SessionTokens } from './session-issuer';
 import { InvalidRefreshTokenError } from './session.errors';
 
+/** A session's own ends, shorter than the refresh token policy's (RefreshSessionUseCase.execute's `within`). */
+export interface SessionBounds {
+  /** From the family's sign-in. */
+  sessionSeconds: number;
+  /** From the token's issue (the last exchange). */
+  idleSeconds: number;
+}
+
 /**
  * Exchanges a refresh token for a new access token and the next refresh token of its family (rotation,
  * RFC 9700 §4.14.2). A token presented after it was used means two parties hold it: the whole family is
@@ -43,12 +51,18 @@ export class RefreshSessionUseCase {
     this.mfaPolicy = deps.mfaPolicy;
   }
 
-  async execute({ refreshToken }: { refreshToken: string }): Promise<SessionTokens> {
+  /**
+   * `within`: shorter bounds than the refresh token policy's for this exchange (the console's session): the family is
+   * refused `sessionSeconds` after its sign-in and the token `idleSeconds` after it was issued, whichever comes first
+   * (the policy's own ends still apply).
+   */
+  async execute({ refreshToken, within }: { refreshToken: string; within?: SessionBounds }): Promise<SessionTokens> {
     const found = await this.store.findByHash(this.secrets.hash(refreshToken));
     const now = this.clock.now();
     if (!found || found.revokedAt !== null) throw new InvalidRefreshTokenError();
     if (found.usedAt !== null) return this.reused(found, found.usedAt, now);
     if (found.expiresAt <= now || found.idleExpiresAt <= now) throw new InvalidRefreshTokenError();
+    if (within && this.outlived(found, within, now)) throw new InvalidRefreshTokenError();
 
     const user = await this.users.findById(found.userId);
     if (!user || !user.isJoined || user.status !== 'active' || user.tokenVersion !== found.tokenVersion) {
@@ -62,6 +76,12 @@ export class RefreshSessionUseCase {
     // Of two exchanges of this token on any replicas, exactly one gets here with true; the other is a reuse.
     if (!(await this.store.rotate(found.id, now, next.record))) return this.reused(found, now, now);
     return { accessToken: await this.sessions.accessToken(user.id, found.tokenVersion, { enrollmentOnly }), refreshToken: next.token };
+  }
+
+  /** Past `within`'s bounds: the family's sign-in is its end less the policy's lifetime (every successor keeps the end). */
+  private outlived(token: RefreshToken, within: SessionBounds, now: Date): boolean {
+    const signedInAt = token.expiresAt.getTime() - this.sessions.policy.absoluteTtlSeconds * 1000;
+    return now.getTime() >= signedInAt + within.sessionSeconds * 1000 || now.getTime() >= token.createdAt.getTime() + within.idleSeconds * 1000;
   }
 
   /** A used token again: past the grace after its use, the family is revoked. Refused either way. */

@@ -63,6 +63,8 @@ export interface Config {
   passwordResetTtlSeconds: number;
   /** Refresh tokens (REFRESH_TOKEN_*): the family's absolute and the idle lifetime, and the reuse grace, in seconds. */
   refreshTokens: { absoluteTtlSeconds: number; idleTtlSeconds: number; reuseGraceSeconds: number };
+  /** The admin console's session (CONSOLE_SESSION_*), in seconds, within the refresh tokens' bounds: RefreshSessionUseCase's `within`. */
+  consoleSession: { sessionSeconds: number; idleSeconds: number };
   /** How long an authenticated user's lookup may be reused; 0 (the default) reads it on every request. */
   actorCacheTtlSeconds: number;
   /** SEARCH_TIME_LIMIT: the longest a prefix search's statement runs on MySQL/MariaDB (0: no limit). */
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (lockout.maxWaitSeconds < lockout.baseWaitSeconds) problems.push('LOCKOUT_MAX_WAIT must not be shorter than LOCKOUT_BASE_WAIT');
 
   if (v.REFRESH_TOKEN_IDLE_TTL > v.REFRESH_TOKEN_TTL) problems.push('REFRESH_TOKEN_IDLE_TTL must not be longer than REFRESH_TOKEN_TTL');
+  if (v.CONSOLE_SESSION_IDLE_TTL > v.CONSOLE_SESSION_TTL) problems.push('CONSOLE_SESSION_IDLE_TTL must not be longer than CONSOLE_SESSION_TTL');
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -194,6 +197,12 @@ export function loadConfig(env: Env = process.env): Config {
       absoluteTtlSeconds: v.REFRESH_TOKEN_TTL,
       idleTtlSeconds: v.REFRESH_TOKEN_IDLE_TTL,
       reuseGraceSeconds: v.REFRESH_TOKEN_REUSE_GRACE,
+    },
+    // The console renews its access token when it is refused (ACCESS_TOKEN_TTL apart while it is used): a shorter idle
+    // end would sign out someone at work. Either end comes no later than the refresh token policy's own.
+    consoleSession: {
+      sessionSeconds: Math.min(v.CONSOLE_SESSION_TTL, v.REFRESH_TOKEN_TTL),
+      idleSeconds: Math.min(Math.max(v.CONSOLE_SESSION_IDLE_TTL, v.ACCESS_TOKEN_TTL), v.CONSOLE_SESSION_TTL, v.REFRESH_TOKEN_IDLE_TTL, v.REFRESH_TOKEN_TTL),
     },
     actorCacheTtlSeconds: v.ACTOR_CACHE_TTL,
     searchTimeLimitSeconds: v.SEARCH_TIME_LIMIT,

@@ -78,6 +78,8 @@ const SERVICE = {
   PASSWORD_RESET_TTL: duration('password-reset link lifetime', { default: '1h' }),
   REFRESH_TOKEN_TTL: duration('refresh token family lifetime from sign-in, however often it is used', { default: '30d' }),
   REFRESH_TOKEN_IDLE_TTL: duration('refresh token lifetime unused; not longer than REFRESH_TOKEN_TTL', { default: '7d' }),
+  CONSOLE_SESSION_TTL: duration("the admin console's session from sign-in, however often it is used (sign in again then); never longer than REFRESH_TOKEN_TTL", { default: '10h' }),
+  CONSOLE_SESSION_IDLE_TTL: duration("the admin console's session ends when its access token has not been renewed this long (never shorter than ACCESS_TOKEN_TTL, the renewals' interval while it is used); not longer than CONSOLE_SESSION_TTL", { default: '30m' }),
   REFRESH_TOKEN_REUSE_GRACE: duration('a used refresh token presented again this soon is refused without revoking its family (0s: every reuse revokes)', { default: '0s', min: 0, max: '1m', examples: '0s or 10s' }),
   LOCKOUT_THRESHOLD: integer('failed sign-ins before an account is locked', { default: '30', min: 1, max: 1_000_000 }),
   LOCKOUT_BASE_WAIT: duration("first lock's wait, doubling per repeated lockout", { default: '1m' }),

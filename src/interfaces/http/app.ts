@@ -244,7 +244,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
           refreshSession: cradle.refreshSession,
           signOut: cradle.signOut,
           publicUrl: config.publicUrl,
-          cookieMaxAgeSeconds: config.refreshTokens.absoluteTtlSeconds,
+          session: config.consoleSession,
         }),
       );
       await v1.register(

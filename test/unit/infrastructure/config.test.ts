@@ -387,6 +387,16 @@ describe('loadConfig', () => {
       expect(read).toBe(seconds);
     });
 
+    it('bounds the console session by 10 h from sign-in and 30 min unrenewed, never past the refresh tokens nor under ACCESS_TOKEN_TTL', () => {
+      expect(loadConfig({}).consoleSession).toEqual({ sessionSeconds: 36_000, idleSeconds: 1800 });
+      expect(loadConfig({ CONSOLE_SESSION_TTL: '8h', CONSOLE_SESSION_IDLE_TTL: '1h' }).consoleSession).toEqual({ sessionSeconds: 28_800, idleSeconds: 3600 });
+      // An access token outlives the idle end: the console renews only when it is refused, so the idle end is its lifetime.
+      expect(loadConfig({ ACCESS_TOKEN_TTL: '1h' }).consoleSession).toEqual({ sessionSeconds: 36_000, idleSeconds: 3600 });
+      expect(loadConfig({ ACCESS_TOKEN_TTL: '1d' }).consoleSession).toEqual({ sessionSeconds: 36_000, idleSeconds: 36_000 });
+      expect(loadConfig({ REFRESH_TOKEN_TTL: '2h', REFRESH_TOKEN_IDLE_TTL: '10m' }).consoleSession).toEqual({ sessionSeconds: 7200, idleSeconds: 600 });
+      expect(problemsOf({ CONSOLE_SESSION_TTL: '1h', CONSOLE_SESSION_IDLE_TTL: '2h' })).toEqual(['CONSOLE_SESSION_IDLE_TTL must not be longer than CONSOLE_SESSION_TTL']);
+    });
+
     it('allows a zero SHUTDOWN_DRAIN but not a zero token lifetime', () => {
       expect(loadConfig({ SHUTDOWN_DRAIN: '0' }).shutdownDrainSeconds).toBe(0);
       expect(loadConfig({ SHUTDOWN_DRAIN: '10s' }).shutdownDrainSeconds).toBe(10);

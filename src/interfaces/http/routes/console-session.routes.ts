@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { RefreshSessionUseCase } from '../../../application/auth/refresh-session.use-case';
+import type { RefreshSessionUseCase, SessionBounds } from '../../../application/auth/refresh-session.use-case';
 import { InvalidRefreshTokenError } from '../../../application/auth/session.errors';
 import type { SignOutUseCase } from '../../../application/auth/sign-out.use-case';
 import {
@@ -22,7 +22,9 @@ const consoleHeader = {
 
 const accessTokenAnswer = {
   description: 'The access token, kept in the console’s memory only; the refresh token went into the cookie',
-  headers: { 'set-cookie': { type: 'string', description: `\`${CONSOLE_SESSION_COOKIE}\`: HttpOnly, SameSite=Strict, Path=${CONSOLE_SESSION_PATH}` } },
+  headers: {
+    'set-cookie': { type: 'string', description: `\`${CONSOLE_SESSION_COOKIE}\`: HttpOnly, SameSite=Strict, Path=${CONSOLE_SESSION_PATH}, Max-Age the session's idle end (CONSOLE_SESSION_IDLE_TTL)` },
+  },
   type: 'object',
   required: ['accessToken'],
   additionalProperties: false,
@@ -30,25 +32,28 @@ const accessTokenAnswer = {
 } as const;
 
 const refusedAnswer = problemResponse(
-  'The refresh token cannot be exchanged (`INVALID_REFRESH_TOKEN`, one answer for all; the cookie is cleared): sign in again',
+  'The refresh token cannot be exchanged (`INVALID_REFRESH_TOKEN`, one answer for all; the cookie is cleared), among them one whose sign-in was ' +
+    'CONSOLE_SESSION_TTL ago or whose last renewal CONSOLE_SESSION_IDLE_TTL ago: sign in again',
 );
 const crossSiteAnswer = problemResponse('The request comes from another origin (`CROSS_SITE_REQUEST`): `Origin` or `Sec-Fetch-Site` says so');
 
 /**
  * The admin console's session (#25): the sign-in's refresh token handed into an HttpOnly cookie, exchanged from
  * it, and ended. The exchanges are POST /v1/auth/refresh's use case, the end POST /v1/auth/signout's: one code
- * path each, the cookie is only where the token travels.
+ * path each, the cookie is only where the token travels. An administrator's session is shorter than an app's:
+ * `session` bounds it from the sign-in and from the last renewal (CONSOLE_SESSION_TTL, CONSOLE_SESSION_IDLE_TTL),
+ * on the server, and the cookie lives no longer than the idle end, so a browser left alone forgets it.
  */
-export function consoleSessionRoutes(deps: { refreshSession: RefreshSessionUseCase; signOut: SignOutUseCase; publicUrl: string; cookieMaxAgeSeconds: number }) {
+export function consoleSessionRoutes(deps: { refreshSession: RefreshSessionUseCase; signOut: SignOutUseCase; publicUrl: string; session: SessionBounds }) {
   return async (app: FastifyInstance): Promise<void> => {
     /** Rotates `refreshToken`: the one a script saw is used up, its successor lives in the cookie only. */
     const exchange = async (refreshToken: string, reply: FastifyReply) => {
       const secure = reachedOverHttps(reply.request, deps.publicUrl);
       try {
-        const tokens = await deps.refreshSession.execute({ refreshToken });
+        const tokens = await deps.refreshSession.execute({ refreshToken, within: deps.session });
         return reply
           .header('cache-control', 'no-store')
-          .header('set-cookie', sessionCookie(tokens.refreshToken, { secure, maxAgeSeconds: deps.cookieMaxAgeSeconds }))
+          .header('set-cookie', sessionCookie(tokens.refreshToken, { secure, maxAgeSeconds: deps.session.idleSeconds }))
           .send({ accessToken: tokens.accessToken });
       } catch (error) {
         if (error instanceof InvalidRefreshTokenError) reply.header('set-cookie', clearedSessionCookie(secure));

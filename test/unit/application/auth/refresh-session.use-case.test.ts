@@ -62,6 +62,29 @@ describe('RefreshSessionUseCase', () => {
     await expect(refresh.execute({ refreshToken: b.refreshToken })).rejects.toEqual(invalid);
   });
 
+  it('within a session’s own bounds (the console’s) refuses the family that long after sign-in and a token unrenewed that long', async () => {
+    const { refresh, signIn, clock } = setup();
+    const within = { sessionSeconds: 10 * 3600, idleSeconds: 1800 };
+    // Renewed every 25 minutes: kept for 23 renewals (9 h 35), refused at the tenth hour, though the policy's 30 days are far.
+    let token = (await signIn()).refreshToken;
+    for (let renewal = 0; renewal < 23; renewal++) {
+      clock.advance(25 * 60_000);
+      token = (await refresh.execute({ refreshToken: token, within })).refreshToken;
+    }
+    clock.advance(25 * 60_000);
+    await expect(refresh.execute({ refreshToken: token, within })).rejects.toEqual(invalid);
+    // Out of the bounds is not a reuse: the token still exchanges without them (the session ends, the family lives).
+    await expect(refresh.execute({ refreshToken: token })).resolves.toBeDefined();
+
+    // Unrenewed for the idle bound: refused, a millisecond before it kept.
+    const idle = (await signIn()).refreshToken;
+    const kept = (await signIn()).refreshToken;
+    clock.advance(1800_000 - 1);
+    await expect(refresh.execute({ refreshToken: kept, within })).resolves.toBeDefined();
+    clock.advance(1);
+    await expect(refresh.execute({ refreshToken: idle, within })).rejects.toEqual(invalid);
+  });
+
   it('revokes the whole family when a used token is presented again: the successor dies too', async () => {
     const { refresh, signIn, store } = setup();
     const first = await signIn();
