@@ -16,6 +16,12 @@ export const CLIENT_ASSERTION_ALGORITHMS = ['ES256', 'RS256', 'EdDSA'] as const;
 type ClientAssertionAlgorithm = (typeof CLIENT_ASSERTION_ALGORITHMS)[number];
 /** RFC 7523 leaves the lifetime to the server: an assertion expires at most this far ahead. */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+/**
+ * How far the client's clock may be from the service's (RFC 7519 §4.1.4-5, RFC 7523 §3: "allowable clock skew"), as
+ * Nimbus and Spring Security allow by default: a client a moment ahead sets `nbf` (oauth4webapi sets it to its `iat`)
+ * in the service's future. Its `jti` is remembered as long as the assertion is taken, the skew included.
+ */
+export const ASSERTION_CLOCK_SKEW_SECONDS = 60;
 const MAX_CLIENT_ID = 64;
 const MAX_SECRET = 512;
 const MAX_ASSERTION = 8192;
@@ -92,14 +98,17 @@ export class ServiceAccountCredentialVerifier implements ServiceAccountCredentia
       return null;
     }
     // The cached verifier leaves time to us: the clock is the service's (a test's clock moves it), not fast-jwt's Date.now().
-    if (typeof verified.exp !== 'number' || verified.exp * 1000 <= now.getTime()) return null;
-    if (verified.nbf !== undefined && (typeof verified.nbf !== 'number' || verified.nbf * 1000 > now.getTime())) return null;
+    const skewMs = ASSERTION_CLOCK_SKEW_SECONDS * 1000;
+    if (typeof verified.exp !== 'number' || verified.exp * 1000 + skewMs <= now.getTime()) return null;
+    if (verified.nbf !== undefined && (typeof verified.nbf !== 'number' || verified.nbf * 1000 - skewMs > now.getTime())) return null;
     const { exp, jti } = verified;
-    if (typeof exp !== 'number' || exp * 1000 > now.getTime() + MAX_ASSERTION_LIFETIME_SECONDS * 1000) return null;
+    if (typeof exp !== 'number' || exp * 1000 > now.getTime() + MAX_ASSERTION_LIFETIME_SECONDS * 1000 + skewMs) return null;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI) return null;
     const remembered = createHash('sha256').update(`${clientId}\n${jti}`, 'utf8').digest('hex');
-    if (options.rememberWithGrant) return { ...authenticated(account, 'private_key_jwt'), assertion: { key: remembered, expiresAt: new Date(exp * 1000) } };
-    if (!(await this.store.rememberAssertion(remembered, new Date(exp * 1000), now))) return null;
+    // Taken until `exp` and the skew after it: remembered as long, so no replay finds it forgotten.
+    const takenUntil = new Date(exp * 1000 + skewMs);
+    if (options.rememberWithGrant) return { ...authenticated(account, 'private_key_jwt'), assertion: { key: remembered, expiresAt: takenUntil } };
+    if (!(await this.store.rememberAssertion(remembered, takenUntil, now))) return null;
     return authenticated(account, 'private_key_jwt');
   }
 

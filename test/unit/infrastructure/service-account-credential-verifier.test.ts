@@ -136,11 +136,34 @@ describe('ServiceAccountCredentialVerifier: private_key_jwt (RFC 7523)', () => {
     expect(await w.verifier.authenticateWithAssertion(w.assertion(), audience)).not.toBeNull(); // the key's verifier is made
     const soonExpiring = w.assertion({ exp: Math.floor(w.clock.now().getTime() / 1000) + 30 });
     const notYet = w.assertion({ nbf: Math.floor(w.clock.now().getTime() / 1000) + 20 });
-    w.clock.advance(31_000);
+    // Past its `exp` by more than the allowed skew.
+    w.clock.advance(91_000);
     expect(await w.verifier.authenticateWithAssertion(soonExpiring, audience)).toBeNull();
     expect(await w.verifier.authenticateWithAssertion(notYet, audience)).not.toBeNull();
-    const later = w.assertion({ nbf: Math.floor(w.clock.now().getTime() / 1000) + 20 });
+    const later = w.assertion({ nbf: Math.floor(w.clock.now().getTime() / 1000) + 61 });
     expect(await w.verifier.authenticateWithAssertion(later, audience)).toBeNull();
+  });
+
+  it('allows a client’s clock 60 s from the service’s (RFC 7523 §3), and remembers the jti as long as the assertion is taken', async () => {
+    const w = world();
+    const now = Math.floor(w.clock.now().getTime() / 1000);
+    // A client 59 s ahead: nbf and iat are its now, exp five minutes on (as oauth4webapi and the JVM clients set them).
+    const ahead = w.assertion({ jti: 'ahead', iat: now + 59, nbf: now + 59, exp: now + 59 + 300 });
+    expect(await w.verifier.authenticateWithAssertion(ahead, audience)).not.toBeNull();
+    // A client 59 s behind: its assertion expired a moment ago by the service's clock.
+    const behind = w.assertion({ jti: 'behind', exp: now - 59 });
+    expect(await w.verifier.authenticateWithAssertion(behind, audience)).not.toBeNull();
+    // Beyond the skew on either side: refused.
+    expect(await w.verifier.authenticateWithAssertion(w.assertion({ nbf: now + 61 }), audience)).toBeNull();
+    expect(await w.verifier.authenticateWithAssertion(w.assertion({ exp: now - 61 }), audience)).toBeNull();
+    expect(await w.verifier.authenticateWithAssertion(w.assertion({ exp: now + 361 }), audience)).toBeNull();
+    // A replay is refused for as long as the assertion would be taken: to its exp and the skew after it.
+    const replay = w.assertion({ jti: 'replayed', exp: now + 30 });
+    expect(await w.verifier.authenticateWithAssertion(replay, audience)).not.toBeNull();
+    w.clock.advance(89_000);
+    expect(await w.verifier.authenticateWithAssertion(replay, audience)).toBeNull();
+    w.clock.advance(2_000);
+    expect(await w.verifier.authenticateWithAssertion(replay, audience)).toBeNull();
   });
 
   it('verifies with the key registered now: a key replaced under the same kid no longer signs', async () => {
@@ -164,8 +187,8 @@ describe('ServiceAccountCredentialVerifier: private_key_jwt (RFC 7523)', () => {
       'wrong audience': w.assertion({ aud: 'https://elsewhere.example.com' }),
       'iss differs from sub': w.assertion({ sub: 'client-2' }),
       'unknown client': w.assertion({ iss: 'client-9', sub: 'client-9' }),
-      expired: w.assertion({ exp: now - 1 }),
-      'expires beyond 5 minutes': w.assertion({ exp: now + 301 }),
+      'expired beyond the skew': w.assertion({ exp: now - 61 }),
+      'expires beyond 5 minutes and the skew': w.assertion({ exp: now + 361 }),
       'no jti': w.assertion({ jti: undefined }),
       'alg none': unsigned({ alg: 'none', kid: 'ec-1' }, { iss: 'client-1', sub: 'client-1', aud: TOKEN_ENDPOINT, exp: now + 60, jti: 'n' }),
       'HS256 with the public key': createSigner({ key: JSON.stringify(w.ec.jwk), algorithm: 'HS256', kid: 'ec-1' })({
