@@ -131,6 +131,8 @@ describe('service tokens (#21)', () => {
     expect((await app.request('GET', '/v1/roles', { token: narrow.body.access_token })).status).toBe(200);
     const refused = await app.request('GET', '/v1/users', { token: narrow.body.access_token });
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 'PERMISSION_DENIED' });
+    // RFC 6750 §3.1: the challenge says the token's scope is short, and of what.
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="access-control", error="insufficient_scope", scope="users:read"');
     expectOAuthError(await token({ grant_type: 'client_credentials', client_id: a.clientId, client_secret: a.secret, scope: 'users:delete' }), 400, 'invalid_scope');
   });
 
@@ -170,6 +172,22 @@ describe('service tokens (#21)', () => {
     // Two methods at once.
     expectOAuthError(await token({ ...cc, client_id: a.clientId, client_secret: a.secret }, basic(a.clientId, a.secret)), 400, 'invalid_request');
     expectOAuthError(await viaAssertion(await assertion(), { client_id: a.clientId, client_secret: a.secret }), 400, 'invalid_request');
+  });
+
+  it('treats a parameter sent without a value as not sent (RFC 6749 §3.1), and refuses one given twice with values', async () => {
+    const a = await account(['users:read']);
+    const cc = 'grant_type=client_credentials';
+    const withBasic = (body: string) => app.request('POST', '/oauth/token', { body, headers: { 'content-type': FORM, ...basic(a.clientId, a.secret) } });
+    for (const empty of ['client_id=', 'client_secret=', 'client_assertion_type=', 'client_assertion=', 'client_id=&client_secret=', 'scope=&scope=users:read']) {
+      const answer = await withBasic(`${cc}&${empty}`);
+      expect([empty, answer.status, answer.body.error]).toEqual([empty, 200, undefined]);
+    }
+    expect((await withBasic(`${cc}&scope=&scope=users:read`)).body.scope).toBe('users:read');
+    expectOAuthError(await withBasic(`${cc}&scope=users:read&scope=users:read`), 400, 'invalid_request');
+    expect((await withBasic(`grant_type=&${cc}&grant_type=`)).status).toBe(200);
+    // The same at revocation: an empty client_id and client_secret are no client authentication.
+    const revoked = await app.request('POST', '/oauth/revoke', { body: 'token=abc&client_id=&client_secret=', headers: { 'content-type': FORM } });
+    expect(revoked.status).toBe(200);
   });
 
   it('follows the account at every request: a new role’s permissions, disabled (its tokens stay ended when enabled again), deleted', async () => {

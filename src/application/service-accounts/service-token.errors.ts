@@ -5,7 +5,7 @@ export class InvalidScopeError extends DomainError {
   readonly code = 'INVALID_SCOPE';
 
   constructor() {
-    super('scope must be space-separated permission names the account’s role holds');
+    super("scope must be space-separated permission names the account's role holds");
   }
 }
 

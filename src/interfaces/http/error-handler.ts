@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ValidationError } from '../../domain/shared/domain-error';
-import { HttpProblemError, PROBLEMS, type Problem, problem } from './problem';
+import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
+import { HttpProblemError, insufficientScope, PROBLEMS, type Problem, problem } from './problem';
 
 /** Fastify's own error codes, by the problem code each answers with. */
 export const FASTIFY_CODES: Record<string, string> = {
@@ -55,6 +56,9 @@ const UNAVAILABLE = new Set([
 export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
   if (error instanceof ValidationError) {
     return { problem: problem(error.code, error.message, { errors: error.problems }), headers: {} };
+  }
+  if (error instanceof PermissionDeniedError) {
+    return { problem: problem(error.code, error.message), headers: insufficientScope(error.missing) };
   }
   if (error instanceof DomainError && PROBLEMS[error.code]) {
     return { problem: problem(error.code, error.message), headers: {} };

@@ -120,3 +120,11 @@ export const unauthenticated = (detail = 'A valid bearer token is required') =>
 /** A 401 to a bearer token presented and refused (malformed, forged, expired, revoked, its subject gone): `error="invalid_token"`. */
 export const invalidToken = (detail = 'A valid bearer token is required') =>
   new HttpProblemError('UNAUTHENTICATED', detail, { 'www-authenticate': `${CHALLENGE}, error="invalid_token"` });
+
+/**
+ * The challenge of a 403 for a permission the token's holder lacks (RFC 6750 §3.1 `insufficient_scope`), naming the
+ * permissions (as a service token's `scope` names them) that would have been enough.
+ */
+export const insufficientScope = (missing: readonly string[]): Record<string, string> => ({
+  'www-authenticate': `${CHALLENGE}, error="insufficient_scope", scope="${missing.join(' ')}"`,
+});

@@ -210,7 +210,12 @@ export const protectedProblems = {
 };
 
 /** A protected route that needs a permission: missing it is a 403. */
-export const permissionProblem = problemResponse('The caller’s role lacks the permission this route needs');
+export const permissionProblem = problemResponse('The caller’s role lacks the permission this route needs', {
+  'www-authenticate': {
+    type: 'string',
+    description: '`Bearer realm="access-control", error="insufficient_scope", scope="<the permissions missing>"` (RFC 6750 §3.1)',
+  },
+});
 
 export const pageQueryProperties = {
   page: { type: 'integer', minimum: 1, maximum: 1_000_000_000, default: 1, description: 'Page number, from 1' },

@@ -1,6 +1,7 @@
 import { InvalidRefreshTokenError } from '../../../src/application/auth/session.errors';
 import { toProblem } from '../../../src/interfaces/http/error-handler';
 import { authorizationServerMetadata, issuerPathForms } from '../../../src/interfaces/http/oauth/authorization-server-metadata';
+import { InvalidScopeError } from '../../../src/application/service-accounts/service-token.errors';
 import { OAuthError, toOAuthError } from '../../../src/interfaces/http/oauth/oauth-error';
 import { HttpProblemError } from '../../../src/interfaces/http/problem';
 
@@ -85,5 +86,15 @@ describe('the token endpoint’s error mapping (#21)', () => {
     const refusal = oauthOf(new Error('SELECT * FROM secrets'));
     expect(refusal).toMatchObject({ error: 'server_error', status: 500 });
     expect(refusal.description).not.toContain('SELECT');
+  });
+
+  it('describes in the characters RFC 6749 §5.2 allows: printable ASCII but " and \\, whatever the message held', () => {
+    const allowed = /^[\x20-\x21\x23-\x5B\x5D-\x7E]*$/;
+    expect(new OAuthError('invalid_request', 'the account’s “role” said "no" at C:\\x, é, 🔑\n').description).toBe(
+      "the account's 'role' said 'no' at C:/x, ?, ???",
+    );
+    // The domain's own messages, mapped: the scope's refusal held a typographic apostrophe.
+    expect(oauthOf(new InvalidScopeError()).description).toMatch(allowed);
+    expect(oauthOf(new InvalidScopeError()).description).toContain("account's");
   });
 });

@@ -148,7 +148,10 @@ describe('the problem table', () => {
     });
     expect(body.status).toBeGreaterThanOrEqual(400);
     expect(body.status).toBeLessThan(500);
-    expect(headers).toEqual({});
+    // A missing permission is challenged as RFC 6750 §3.1 has it; no other domain error carries a header.
+    expect(headers).toEqual(
+      error instanceof PermissionDeniedError ? { 'www-authenticate': `Bearer realm="access-control", error="insufficient_scope", scope="${error.missing.join(' ')}"` } : {},
+    );
   });
 
   it('answers the business rules with the statuses clients rely on', () => {

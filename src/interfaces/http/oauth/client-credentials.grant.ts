@@ -11,7 +11,7 @@ export interface ClientCredentialsGrantDeps extends ClientAuthenticationDeps {
  * `grant_type=client_credentials` (RFC 6749 §4.4) for a service account, authenticated as the revocation and
  * introspection endpoints authenticate their callers (client-authentication.ts: exactly one of
  * `client_secret_basic`, `client_secret_post` or `private_key_jwt`; every failure one `invalid_client` 401;
- * failures counted per client and per address in the database, one budget for the three endpoints). An
+ * failures counted per client address in the database, one budget for the three endpoints). An
  * optional `scope` narrows the token to a subset of the role's permissions (`invalid_scope` otherwise).
  * A client assertion's `jti` is remembered as the grant commits its audit entry (IssueServiceTokenUseCase):
  * a replay found then is the same invalid_client.

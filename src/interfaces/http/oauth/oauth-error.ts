@@ -16,15 +16,31 @@ export type OAuthErrorCode =
 
 /** A refusal of the token endpoint, answered as RFC 6749 §5.2 says: `{error, error_description}`. */
 export class OAuthError extends Error {
+  /** The description in the characters §5.2 allows it (see `asErrorDescription`). */
+  readonly description: string;
+
   constructor(
     readonly error: OAuthErrorCode,
-    readonly description: string,
+    description: string,
     /** 400 unless RFC 6749 says otherwise (invalid_client with HTTP authentication: 401). */
     readonly status = 400,
     readonly headers: Record<string, string> = {},
   ) {
     super(description);
+    this.description = asErrorDescription(description);
   }
+}
+
+/**
+ * RFC 6749 §5.2: `error_description` "MUST NOT include characters outside the set %x20-21 / %x23-5B / %x5D-7E" (printable
+ * ASCII but `"` and `\`). A message written for the rest of the API may hold a typographic apostrophe or quote (a domain
+ * error's): those become `'`, a `\` a `/`, and anything else outside the set a `?`.
+ */
+export function asErrorDescription(text: string): string {
+  return text
+    .replace(/[\u2018\u2019\u201C\u201D"]/g, "'")
+    .replace(/\\/g, '/')
+    .replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, '?');
 }
 
 /**

@@ -15,12 +15,13 @@ declare module 'fastify' {
 
 /**
  * Makes `app` (an encapsulated scope) answer as OAuth's endpoints do: form bodies only (a JSON body is
- * refused, not parsed), every refusal RFC 6749 §5.2 JSON `{error, error_description}` (never problem+json),
+ * refused, not parsed; a parameter without a value is not there), every refusal RFC 6749 §5.2 JSON `{error, error_description}` (never problem+json),
  * and `Cache-Control: no-store` with `Pragma: no-cache` on every answer, the throttle's included.
  * `refine` turns an error the default mapping would answer otherwise into an OAuth error of the endpoint's own.
  */
 export function answerAsOAuth(app: FastifyInstance, refine: (error: unknown) => OAuthError | undefined = () => undefined): void {
-  readFormBodiesOnly(app);
+  // RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted from the request."
+  readFormBodiesOnly(app, { omitEmpty: true });
   // The root's onRoute hooks run before this scope's, so a route marks itself; this only checks that it did.
   app.addHook('onRoute', (route) => {
     if (route.config?.oauth !== true) throw new Error(`${route.method} ${route.url} answers as OAuth: its config needs oauth: true`);

@@ -30,8 +30,11 @@ export interface AuthenticationOptions {
 }
 
 const BEARER = /^Bearer +([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]*)\s*$/i;
-/** The Bearer scheme, whatever follows: a token was presented, though maybe not one of the form above. */
-const BEARER_SCHEME = /^Bearer(\s|$)/i;
+/**
+ * The Bearer scheme with something after it: a token was presented, though maybe not one of the form above
+ * (`invalid_token`). `Bearer` alone presents none, and is answered as no authentication (RFC 6750 §3.1: no error code).
+ */
+const BEARER_SCHEME = /^Bearer\s+\S/i;
 
 /**
  * The only header parameters a token of ours carries. Anything else (`jku`, `jwk`, `x5u`, `x5c`,

@@ -148,7 +148,7 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
         if (client.method !== 'none') await authenticateClient(deps, client, request);
         const outcome = await deps.revokeToken.execute({ token: parameters.token! });
         if (outcome === 'unsupported') {
-          throw new OAuthError('unsupported_token_type', 'A service’s access token cannot be revoked: disable the service account (its tokens stay ended when it is enabled again) or delete it');
+          throw new OAuthError('unsupported_token_type', "A service's access token cannot be revoked: disable the service account (its tokens stay ended when it is enabled again) or delete it");
         }
         return reply.code(200).send();
       },
@@ -188,7 +188,7 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
             401: oauthError('`invalid_client`: no client credentials, or not valid ones', wwwAuthenticate),
             403: oauthError('`unauthorized_client`: the service account’s role lacks tokens:introspect'),
             413: bodyTooLarge,
-            429: oauthError('Too many failed client authentications from this address or for this client (`invalid_request`); retry after Retry-After seconds', retryAfter),
+            429: oauthError('Too many failed client authentications from this address (`invalid_request`); retry after Retry-After seconds', retryAfter),
             500: oauthError('An unexpected fault (`server_error`); the body says nothing about it'),
             503: oauthError('A backing service is unavailable (`temporarily_unavailable`); retry after Retry-After seconds', retryAfter),
           },

@@ -60,7 +60,7 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
             '`client_secret` (`client_secret_post`) or `client_assertion` (`private_key_jwt`, RFC 7523); an optional `scope` narrows ' +
             'the token to some of its role’s permissions; the answer has no refresh token. Failed client authentications are ' +
             'counted per client address (CLIENT_AUTH_RATE_LIMIT a minute, every replica together; not per client id, which anyone may know). Unknown parameters are ignored (RFC 6749 §3.2); a parameter ' +
-            'given twice is `invalid_request`. Errors are RFC 6749 §5.2 JSON, never problem+json (but for what Node’s parser ' +
+            'sent without a value is as if not sent (§3.1); one given twice is `invalid_request`. Errors are RFC 6749 §5.2 JSON, never problem+json (but for what Node’s parser ' +
             'refuses before any route runs). Published as `token_endpoint` in /.well-known/openid-configuration.',
           security: [],
           consumes: [FORM_MEDIA],
@@ -123,13 +123,13 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
             },
             413: oauthError('The body is larger than BODY_LIMIT (`invalid_request`)'),
             429: oauthError(
-              'Too many requests from this address, or too many failed client authentications for this client or address (`invalid_request`); retry after Retry-After seconds',
+              'Too many requests from this address, or too many failed client authentications from it (`invalid_request`); retry after Retry-After seconds',
               retryAfter,
             ),
             401: {
               description:
                 '`invalid_client`: client authentication failed (unknown client, wrong or expired secret, an assertion that is not valid, expired, replayed or addressed elsewhere, a disabled account: one answer)',
-              headers: { 'www-authenticate': { type: 'string', description: '`Basic realm="<issuer>"`' } },
+              headers: { 'www-authenticate': { type: 'string', description: '`Basic realm="access-control", charset="UTF-8"`' } },
               content: { 'application/json': { schema: oauthErrorSchema } },
             },
             500: oauthError('An unexpected fault (`server_error`); the body says nothing about it'),
@@ -152,7 +152,10 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
   };
 }
 
-/** The form's fields as strings; one given twice is refused (RFC 6749 §3.2: "MUST NOT be included more than once"). */
+/**
+ * The form's fields as strings (one sent without a value was left out by the scope's parser, RFC 6749 §3.1); one given
+ * twice is refused (§3.2: "MUST NOT be included more than once").
+ */
 export function formParameters(body: unknown): Record<string, string> {
   if (body === undefined || body === null) throw new OAuthError('invalid_request', `The body must be ${FORM_MEDIA} with grant_type`);
   const parameters: Record<string, string> = Object.create(null) as Record<string, string>;
