@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { createSigner } from 'fast-jwt';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -171,6 +172,29 @@ describe('bearer authentication', () => {
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(challenge);
     });
+  });
+
+  it('refuses two Authorization headers with 400, the API and the token endpoint alike (Node would keep the first)', async () => {
+    /** A request whose head carries each of `authorizations` as a header of its own. */
+    const raw = (method: string, path: string, authorizations: string[], body?: string) =>
+      new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+        // A raw list: Node adds no Host of its own then.
+        const headers = ['Host', new URL(app.url).host, ...authorizations.flatMap((value) => ['Authorization', value])];
+        if (body !== undefined) headers.push('Content-Type', 'application/x-www-form-urlencoded', 'Content-Length', String(Buffer.byteLength(body)));
+        const request = http.request(`${app.url}${path}`, { method, headers }, (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) as Record<string, unknown> }));
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+    expect((await raw('GET', '/v1/me', [`Bearer ${token}`])).status).toBe(200);
+    const twice = await raw('GET', '/v1/me', [`Bearer ${token}`, `Bearer ${token}`]);
+    expect([twice.status, twice.body.code, twice.body.errors]).toEqual([400, 'VALIDATION_FAILED', [{ field: 'authorization', message: 'is given more than once' }]]);
+    const form = 'grant_type=client_credentials';
+    const basic = `Basic ${Buffer.from('a:b').toString('base64')}`;
+    expect(await raw('POST', '/oauth/token', [basic, basic], form)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
   });
 
   it('refuses a token once it expires, though it was accepted (and remembered as verified) before', async () => {

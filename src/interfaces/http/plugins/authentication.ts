@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Actor } from '../../../application/auth/actor';
 import type { TokenSubject } from '../../../application/auth/authenticate-actor.use-case';
+import { ValidationError } from '../../../domain/shared/domain-error';
 import type { VerificationKey } from '../../../infrastructure/crypto/signing-keys';
 import { HttpProblemError, invalidToken, unauthenticated } from '../problem';
 
@@ -53,6 +54,11 @@ type Verify = (request: FastifyRequest) => Promise<Record<string, unknown>>;
  * (RFC 6750 §3.1: `error="invalid_token"` to a token refused, no error code without one).
  */
 async function authentication(app: FastifyInstance, options: AuthenticationOptions): Promise<void> {
+  // Node keeps the first of two Authorization headers and drops the other: a proxy that read the second would act
+  // for another caller than this service does. A singleton field given twice is a malformed request (RFC 9110 §5.3).
+  app.addHook('onRequest', async (request) => {
+    if (fieldCount(request.raw.rawHeaders, 'authorization') > 1) throw new ValidationError([{ field: 'authorization', message: 'is given more than once' }]);
+  });
   // One @fastify/jwt namespace per key, each with its own verifier pinned to its key's algorithm: the
   // token's `kid` picks the namespace, so a token is only ever checked against the key it names, and
   // an EdDSA key never verifies an ES256 token (nor an RSA key an HS256 one made with its public key).
@@ -136,6 +142,13 @@ function tokenSubject(sub: string, claims: Record<string, unknown>): TokenSubjec
   if (typeof claims.scope !== 'string' || !/^([^ ]+( [^ ]+)*)?$/.test(claims.scope)) throw new Error('bad scope');
   if (typeof claims.iat !== 'number' || !Number.isFinite(claims.iat)) throw new Error('bad issue time');
   return { kind: 'service', subject: sub, clientId: claims.client_id, scope: claims.scope === '' ? [] : claims.scope.split(' '), issuedAt: claims.iat };
+}
+
+/** How many times the header `name` (lower case) came, in Node's raw name/value list. */
+function fieldCount(rawHeaders: readonly string[], name: string): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === name.length && rawHeaders[i]!.toLowerCase() === name) count++;
+  return count;
 }
 
 const VERIFIED_TOKENS_MAX = 10_000;
