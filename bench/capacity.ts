@@ -11,7 +11,8 @@
  */
 import { SIGN_IN_USERS, signInBody } from './seed';
 import os from 'node:os';
-import { Kafka, logLevel } from 'kafkajs';
+import { logLevel } from 'kafkajs';
+import { Kafka } from '../src/infrastructure/messaging/kafka-client';
 import type { Connection } from 'mysql2/promise';
 import type { SmtpTestServer } from '../test/support/smtp-test-server';
 import { fixedCount, type LoadSpec, signInToken, sleep } from './load';

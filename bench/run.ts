@@ -11,7 +11,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { logLevel } from 'kafkajs';
+import { Kafka } from '../src/infrastructure/messaging/kafka-client';
 import { provideDatabaseServer } from '../test/support/database-server';
 import { chromiumPath } from '../test/support/headless-chromium';
 import { provideKafka } from '../test/support/kafka';

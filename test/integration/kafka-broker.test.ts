@@ -3,7 +3,8 @@
  * test/support/global-setup.ts through KAFKA_BROKERS), and of LocalKafkaBroker.restart().
  */
 import { randomUUID } from 'node:crypto';
-import { Kafka, type KafkaMessage, logLevel, Partitioners } from 'kafkajs';
+import { type KafkaMessage, logLevel, Partitioners } from 'kafkajs';
+import { Kafka } from '../../src/infrastructure/messaging/kafka-client';
 import { LocalKafkaBroker, localKafkaUnavailable } from '../support/local-kafka';
 
 interface Received {

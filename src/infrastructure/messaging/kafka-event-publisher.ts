@@ -1,4 +1,5 @@
-import { Kafka, type LogEntry, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { type LogEntry, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { Kafka } from './kafka-client';
 import type { Logger } from '../logging/logger';
 import { AUDIT_EVENT_TYPE, type CloudEvent, type EventPublisher, kafkaHeadersFor } from './cloud-event';
 

@@ -1,4 +1,5 @@
-import { Kafka, type LogEntry, logLevel } from 'kafkajs';
+import { type LogEntry, logLevel } from 'kafkajs';
+import { Kafka } from './kafka-client';
 import type { Logger } from '../logging/logger';
 import { backoffDelay, sleepUnlessAborted } from '../system/backoff';
 import { type KafkaConditionKind, kafkaConditionOf } from './kafka-conditions';

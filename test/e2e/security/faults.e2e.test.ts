@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { logLevel, Partitioners } from 'kafkajs';
+import { Kafka } from '../../../src/infrastructure/messaging/kafka-client';
 import type { DataSource } from 'typeorm';
 import type { Role } from '../../../src/domain/roles/role';
 import { Email } from '../../../src/domain/users/email';

@@ -7,7 +7,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { type Admin, type IHeaders, Kafka, type KafkaMessage, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { type Admin, type IHeaders, type KafkaMessage, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { Kafka } from '../../../src/infrastructure/messaging/kafka-client';
 import type { DataSource } from 'typeorm';
 import type { Role } from '../../../src/domain/roles/role';
 import { Email } from '../../../src/domain/users/email';

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Kafka, logLevel } from 'kafkajs';
+import { logLevel } from 'kafkajs';
+import { Kafka } from '../../../src/infrastructure/messaging/kafka-client';
 import { createLogger, type Logger } from '../../../src/infrastructure/logging/logger';
 
 export interface ReadMessage {

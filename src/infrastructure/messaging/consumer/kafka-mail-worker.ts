@@ -1,4 +1,5 @@
-import { type EachBatchPayload, Kafka, type KafkaMessage, logLevel } from 'kafkajs';
+import { type EachBatchPayload, type KafkaMessage, logLevel } from 'kafkajs';
+import { Kafka } from '../kafka-client';
 import type { Logger } from '../../logging/logger';
 import type { MailerMetricsRecorder } from '../../observability/mailer-metrics';
 import { backoffDelay, sleepUnlessAborted } from '../../system/backoff';
