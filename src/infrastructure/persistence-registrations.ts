@@ -35,12 +35,14 @@ export interface PersistenceCradle extends UserPersistenceServices {
 /** What the registrations below read from the cradle besides each other. */
 type Needs = PersistenceCradle & { clock: Clock };
 
-export function persistenceRegistrations(config: Pick<Config, 'database' | 'searchTimeLimitSeconds'> & { audit?: Pick<Config['audit'], 'sealKey'> }): Registrations<PersistenceCradle> {
+export function persistenceRegistrations(
+  config: Pick<Config, 'database' | 'searchTimeLimitSeconds'> & Partial<Pick<Config, 'databaseQueryTimeoutSeconds'>> & { audit?: Pick<Config['audit'], 'sealKey'> },
+): Registrations<PersistenceCradle> {
   const { searchTimeLimitSeconds } = config;
   return {
     // Entries inserted through it carry their seal under AUDIT_SEAL_KEY (entry-seal-keys.ts).
     dataSource: asFunction(() => {
-      const dataSource = createDataSource(config.database);
+      const dataSource = createDataSource(config.database, { queryTimeoutMs: (config.databaseQueryTimeoutSeconds ?? 0) * 1000 });
       keepEntrySealKey(dataSource, config.audit?.sealKey);
       return dataSource;
     })

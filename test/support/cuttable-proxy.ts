@@ -29,7 +29,10 @@ function forward(from: Socket, to: Socket, filter: (chunk: Buffer) => Buffer | n
  */
 export class CuttableProxy {
   private readonly sockets = new Set<Socket>();
+  /** Each connection's: whether it went silent (`blackhole`). */
+  private readonly connections = new Set<{ silent: boolean }>();
   private refusing = false;
+  private silencing = false;
   private atNextCommit: { forward: boolean; refuseMs: number; after?: string } | undefined;
   private constructor(
     private readonly server: Server,
@@ -47,10 +50,14 @@ export class CuttableProxy {
         s.on('close', () => self?.sockets.delete(s));
         s.on('error', () => undefined);
       }
+      const state = { silent: self.silencing };
+      self.connections.add(state);
+      client.on('close', () => self?.connections.delete(state));
       let answersLost = false;
       /** While armed: the statements of this connection's transaction so far (from its START TRANSACTION), as text. */
       let transaction = '';
       forward(client, upstream, (chunk) => {
+        if (state.silent) return null;
         const armed = self?.atNextCommit;
         if (!armed) return chunk;
         const text = chunk.toString('latin1');
@@ -67,7 +74,7 @@ export class CuttableProxy {
         self!.cutFor(armed.refuseMs);
         return null;
       });
-      forward(upstream, client, (chunk) => (answersLost ? null : chunk));
+      forward(upstream, client, (chunk) => (answersLost || state.silent ? null : chunk));
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -110,8 +117,19 @@ export class CuttableProxy {
     for (const s of this.sockets) s.destroy();
   }
 
+  /**
+   * Every connection, open or opened from now on, stays open and goes silent: nothing is forwarded either way, no
+   * reset, no close (a failover, a network path that drops packets). `restore` forwards again on connections opened
+   * after it; the silent ones stay silent, as a dead peer's would.
+   */
+  blackhole(): void {
+    this.silencing = true;
+    for (const connection of this.connections) connection.silent = true;
+  }
+
   restore(): void {
     this.refusing = false;
+    this.silencing = false;
   }
 
   async close(): Promise<void> {

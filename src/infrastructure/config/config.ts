@@ -69,6 +69,8 @@ export interface Config {
   actorCacheTtlSeconds: number;
   /** SEARCH_TIME_LIMIT: the longest a prefix search's statement runs on MySQL/MariaDB (0: no limit). */
   searchTimeLimitSeconds: number;
+  /** DATABASE_QUERY_TIMEOUT: the longest a MySQL/MariaDB statement may go unanswered (0: no limit). */
+  databaseQueryTimeoutSeconds: number;
   /** REVOCATION_WINDOW in seconds: the revocation signal's window (0: off, the subject read at every request). */
   revocationWindowSeconds: number;
   logLevel: string;
@@ -157,6 +159,9 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (v.REFRESH_TOKEN_IDLE_TTL > v.REFRESH_TOKEN_TTL) problems.push('REFRESH_TOKEN_IDLE_TTL must not be longer than REFRESH_TOKEN_TTL');
   if (v.CONSOLE_SESSION_IDLE_TTL > v.CONSOLE_SESSION_TTL) problems.push('CONSOLE_SESSION_IDLE_TTL must not be longer than CONSOLE_SESSION_TTL');
+  if (v.DATABASE_QUERY_TIMEOUT > 0 && (v.SEARCH_TIME_LIMIT === 0 || v.SEARCH_TIME_LIMIT >= v.DATABASE_QUERY_TIMEOUT)) {
+    problems.push('SEARCH_TIME_LIMIT must be shorter than DATABASE_QUERY_TIMEOUT (a search past it would fail 503 instead of 422 SEARCH_TOO_BROAD)');
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -206,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     actorCacheTtlSeconds: v.ACTOR_CACHE_TTL,
     searchTimeLimitSeconds: v.SEARCH_TIME_LIMIT,
+    databaseQueryTimeoutSeconds: v.DATABASE_QUERY_TIMEOUT,
     revocationWindowSeconds: v.REVOCATION_WINDOW,
     logLevel: v.LOG_LEVEL,
     bodyLimitBytes: v.BODY_LIMIT,

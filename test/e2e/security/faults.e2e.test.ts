@@ -150,6 +150,56 @@ describe('faults: the database goes away and comes back', () => {
  * (The embedded in-process path is not used here: there one refused mail fails the relay's whole
  * pass, whose backoff grows to 30 s, so 30 mails at 25 % refusal take minutes; see docs/SECURITY.md.)
  */
+describe('faults: the database stops answering without closing (a failover, a path that drops packets)', () => {
+  let proxy: CuttableProxy;
+  let app: TestApp;
+  const QUERY_TIMEOUT_MS = 2_000;
+
+  beforeAll(async () => {
+    const { proxy: started, database } = await CuttableProxy.before(await createTestDatabase('ac_faults_silent'));
+    proxy = started;
+    app = await startTestApp({ DATABASE_QUERY_TIMEOUT: `${QUERY_TIMEOUT_MS}ms` }, {}, database);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await proxy?.close();
+  });
+
+  it('answers 503 while it is silent (never hangs), drops the silent connections, and serves again by itself once it answers', async () => {
+    const token = await app.signIn();
+    for (let i = 0; i < 5; i++) expect((await app.request('GET', '/v1/users', { token })).status).toBe(200);
+
+    proxy.blackhole();
+    await sleep(2_100); // past the role and permission caches (2 s): requests must reach the database
+    const started = Date.now();
+    const during = await Promise.all([
+      app.request('GET', '/v1/users', { token }),
+      app.request('POST', '/v1/users/invite', { token, json: { email: 'silent-1@example.com' } }),
+      app.request('GET', `/v1/users?page=2`, { token }),
+    ]);
+    // A pooled connection's statement fails after the query timeout, a new connection's handshake as soon: a request
+    // that meets both (a statement, then a connection opened for the next) answers within two of them.
+    expect(Date.now() - started).toBeLessThan(2 * QUERY_TIMEOUT_MS + 1_500);
+    for (const response of during) {
+      expect({ status: response.status, code: response.body.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      expect(response.headers.get('retry-after')).toBe('2');
+    }
+
+    // The silent connections stay silent (their peer is gone): only connections opened now reach the database.
+    proxy.restore();
+    const deadline = Date.now() + 15_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await app.request('GET', '/v1/users', { token })).status;
+      if (status !== 200) await sleep(250);
+    }
+    expect(status).toBe(200);
+    // And it stays served: no silent connection is left in the pool to be handed out again.
+    const after = await Promise.all(Array.from({ length: 12 }, () => app.request('GET', '/v1/users?page_size=5', { token })));
+    expect(after.map((response) => response.status)).toEqual(Array(12).fill(200));
+  });
+});
+
 describe('faults: the SMTP server refuses a quarter of its commands at random', () => {
   const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').filter(Boolean);
   const ids = new UuidV7IdGenerator();

@@ -397,6 +397,15 @@ describe('loadConfig', () => {
       expect(problemsOf({ CONSOLE_SESSION_TTL: '1h', CONSOLE_SESSION_IDLE_TTL: '2h' })).toEqual(['CONSOLE_SESSION_IDLE_TTL must not be longer than CONSOLE_SESSION_TTL']);
     });
 
+    it('bounds a MySQL/MariaDB statement by DATABASE_QUERY_TIMEOUT (10 s; 0s: none), a search by less', () => {
+      expect(loadConfig({}).databaseQueryTimeoutSeconds).toBe(10);
+      expect(loadConfig({ DATABASE_QUERY_TIMEOUT: '0s', SEARCH_TIME_LIMIT: '0s' }).databaseQueryTimeoutSeconds).toBe(0);
+      expect(loadConfig({ DATABASE_QUERY_TIMEOUT: '30s', SEARCH_TIME_LIMIT: '20s' }).searchTimeLimitSeconds).toBe(20);
+      const problem = 'SEARCH_TIME_LIMIT must be shorter than DATABASE_QUERY_TIMEOUT (a search past it would fail 503 instead of 422 SEARCH_TOO_BROAD)';
+      expect(problemsOf({ SEARCH_TIME_LIMIT: '10s' })).toEqual([problem]);
+      expect(problemsOf({ SEARCH_TIME_LIMIT: '0s' })).toEqual([problem]);
+    });
+
     it('allows a zero SHUTDOWN_DRAIN but not a zero token lifetime', () => {
       expect(loadConfig({ SHUTDOWN_DRAIN: '0' }).shutdownDrainSeconds).toBe(0);
       expect(loadConfig({ SHUTDOWN_DRAIN: '10s' }).shutdownDrainSeconds).toBe(10);

@@ -4,10 +4,13 @@ import path from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../../config/config';
 import { MIGRATIONS } from '../migrations';
+import { queryTimeoutOptions } from './query-timeouts';
 import { ENTITY_SCHEMAS } from './records';
 
 export interface DataSourceSettings {
   poolSize?: number;
+  /** MySQL/MariaDB: the longest a statement may go unanswered, in ms (DATABASE_QUERY_TIMEOUT; absent or 0: unbounded). */
+  queryTimeoutMs?: number;
   /** Which SQLite driver; by default better-sqlite3 when it is installed, else sql.js. */
   sqliteDriver?: 'better-sqlite3' | 'sqljs';
 }
@@ -36,7 +39,11 @@ export function createDataSource(database: DatabaseConfig, settings: DataSourceS
     url: database.url,
     timezone: 'Z',
     charset: 'utf8mb4_unicode_ci',
-    connectTimeout: 10_000,
+    // A database that takes a statement and never answers (stalled, or its answers lost) fails the statement and drops
+    // its connection, instead of holding the request and the connection until it answers, if ever (query-timeouts.ts);
+    // a connection it accepts and never greets fails as soon (10 s at most).
+    connectTimeout: settings.queryTimeoutMs ? Math.min(10_000, settings.queryTimeoutMs) : 10_000,
+    ...queryTimeoutOptions(settings.queryTimeoutMs ?? 0),
     poolSize: settings.poolSize ?? 10,
     extra: {
       // Fail fast instead of queueing forever while the database is away.

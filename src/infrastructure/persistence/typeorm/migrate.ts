@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { isMysqlFamily } from './data-source';
+import { withoutQueryTimeout } from './query-timeouts';
 
 const LOCK_NAME = 'access_control_schema_migrations';
 const LOCK_WAIT_SECONDS = 120;
@@ -9,6 +10,11 @@ const LOCK_WAIT_SECONDS = 120;
  * lock makes them take turns: the first migrates, the others find nothing left to do.
  */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
+  // The lock waits up to two minutes, and an index built on a large table may take longer than any request should.
+  return withoutQueryTimeout(dataSource, () => migrate(dataSource));
+}
+
+async function migrate(dataSource: DataSource): Promise<string[]> {
   if (!isMysqlFamily(dataSource)) {
     return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
   }
