@@ -46,6 +46,8 @@ export interface SmtpTestServerOptions {
   password?: string;
   /** Random source for refuseRandomly (default Math.random). */
   random?: () => number;
+  /** A refused AUTH quotes what it was sent (the PLAIN string), as a careless server's 535 may. */
+  echoCredentials?: boolean;
 }
 
 export type Command = 'MAIL FROM' | 'RCPT TO' | 'DATA';
@@ -92,7 +94,8 @@ export class SmtpTestServer {
         if (auth.username === options.username && auth.password === options.password) {
           callback(null, { user: auth.username });
         } else {
-          callback(smtpError(535, 'Authentication credentials invalid'));
+          const sent = Buffer.from(`\u0000${auth.username}\u0000${auth.password ?? ''}`, 'utf8').toString('base64');
+          callback(smtpError(535, options.echoCredentials ? `Authentication credentials invalid: ${sent}` : 'Authentication credentials invalid'));
         }
       },
       onConnect(_session, callback) {

@@ -3,7 +3,7 @@ import type { InvitationMail, Mailer, PasswordResetMail, PasswordResetMailer } f
 import type { Logger } from '../logging/logger';
 import { invitationMessage } from './invitation-mail.template';
 import { passwordResetMessage } from './password-reset-mail.template';
-import { scrubSecrets, toMailDeliveryError } from './smtp-delivery-error';
+import { scrubSecrets, smtpCredentialForms, toMailDeliveryError } from './smtp-delivery-error';
 
 export interface NodemailerMailerOptions {
   /** `smtp://user:pass@host:port` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
@@ -85,14 +85,15 @@ export function parseSmtpUrl(smtpUrl: string): SmtpConnection {
  */
 export class NodemailerMailer implements Mailer, PasswordResetMailer {
   private readonly transport: Transporter;
-  private readonly password: string | undefined;
+  /** The password and its AUTH encodings: never in a log line or an error (smtpCredentialForms). */
+  private readonly credentials: string[];
   private readonly from: string;
   private readonly logger: Logger;
   private readonly productName: string | undefined;
 
   constructor(options: NodemailerMailerOptions) {
     const connection = parseSmtpUrl(options.smtpUrl);
-    this.password = connection.auth?.pass;
+    this.credentials = smtpCredentialForms(connection.auth);
     this.from = options.from;
     this.productName = options.productName;
     this.logger = options.logger.child({ component: 'smtp-mailer' });
@@ -134,11 +135,11 @@ export class NodemailerMailer implements Mailer, PasswordResetMailer {
     try {
       const info = await this.transport.sendMail(message);
       this.logger.debug(
-        { messageId: info.messageId, response: scrubSecrets(String(info.response ?? ''), [this.password, token]) },
+        { messageId: info.messageId, response: scrubSecrets(String(info.response ?? ''), [...this.credentials, token]) },
         `${kind} mail accepted by the SMTP server`,
       );
     } catch (error) {
-      throw toMailDeliveryError(error, [this.password, token]);
+      throw toMailDeliveryError(error, [...this.credentials, token]);
     }
   }
 
@@ -147,7 +148,7 @@ export class NodemailerMailer implements Mailer, PasswordResetMailer {
     try {
       await this.transport.verify();
     } catch (error) {
-      throw toMailDeliveryError(error, [this.password]);
+      throw toMailDeliveryError(error, this.credentials);
     }
   }
 

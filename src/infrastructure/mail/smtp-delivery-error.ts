@@ -53,6 +53,16 @@ export function isPermanentSmtpFailure(error: NodemailerErrorShape): boolean {
   return false;
 }
 
+/**
+ * The SMTP credentials as they travel in AUTH (RFC 4616 PLAIN: base64 of NUL user NUL password; LOGIN: base64 of
+ * the password alone) besides the password itself: a server's refusal may quote what it was sent.
+ */
+export function smtpCredentialForms(auth: { user: string; pass: string } | undefined): string[] {
+  if (!auth?.pass) return [];
+  const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  return [auth.pass, base64(auth.pass), base64(`\u0000${auth.user}\u0000${auth.pass}`), base64(`${auth.user}\u0000${auth.user}\u0000${auth.pass}`)];
+}
+
 /** Removes each secret, raw and URL-encoded, from a text that may quote a server or a URL. */
 export function scrubSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let result = text.replace(/(\/\/[^/@\s:]*:)[^@\s/]*@/g, '$1***@').replace(/([?&]token=)[^&#\s"'<>]*/gi, '$1[redacted]');

@@ -198,6 +198,20 @@ describe('NodemailerMailer', () => {
     expect(smtp.messagesTo('auth@example.com')).toHaveLength(0);
   });
 
+  it('leaves the password out of an error whatever form a server quotes it in (AUTH PLAIN base64, LOGIN base64)', async () => {
+    const echoing = await SmtpTestServer.start({ username: 'mailer', password: PASSWORD, echoCredentials: true });
+    try {
+      const wrong = 'Another-Wr0ng-Secret!';
+      const plain = Buffer.from(`\u0000mailer\u0000${wrong}`, 'utf8').toString('base64');
+      const error = await failureOf(mailer(`smtp://mailer:${encodeURIComponent(wrong)}@127.0.0.1:${echoing.port}`).sendInvitation(invitation('echo@example.com')));
+      expect(error.message).toMatch(/EAUTH/);
+      expect(error.message).toContain('[redacted]');
+      for (const form of [wrong, plain, Buffer.from(wrong).toString('base64')]) expect(error.message).not.toContain(form);
+    } finally {
+      await echoing.close();
+    }
+  });
+
   it('a server that does not answer in time is a temporary failure', async () => {
     // A TCP listener that never sends the greeting.
     const silent = createServer(() => undefined);
