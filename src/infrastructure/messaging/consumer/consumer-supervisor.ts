@@ -70,6 +70,8 @@ export class ConsumerSupervisor {
   private consumer: Consumer | null = null;
   private loopDone: Promise<void> | null = null;
   private reachedConsuming = false;
+  /** Waiting because a request of the running consumer timed out (enterSilent), not because it crashed. */
+  private silent = false;
   private readonly stopController = new AbortController();
   private readonly stopRequested: Promise<undefined>;
   private onFirstConsuming: () => void = () => undefined;
@@ -118,6 +120,7 @@ export class ConsumerSupervisor {
   private async loop(): Promise<void> {
     for (let attempt = 1; !this.stopping; attempt++) {
       this.reachedConsuming = false;
+      this.silent = false;
       let failure: unknown;
       try {
         failure = await this.runOnce();
@@ -160,6 +163,16 @@ export class ConsumerSupervisor {
       this.logger.info({ groupId: payload.groupId, memberId: payload.memberId, assignment: payload.memberAssignment }, 'joined the consumer group');
       this.enterConsuming();
     });
+    // A broker that takes requests and never answers (stalled, or its answers lost) crashes nothing for minutes: kafkajs
+    // times each request out and tries again. Not ready from the first request that timed out until one is answered.
+    consumer.on(consumer.events.REQUEST_TIMEOUT, ({ payload }) => {
+      if (this.consumer === consumer && !this.stopping) this.enterSilent(payload.broker);
+    });
+    const answered = () => {
+      if (this.consumer === consumer && !this.stopping && this.silent) this.enterConsuming();
+    };
+    consumer.on(consumer.events.FETCH, answered);
+    consumer.on(consumer.events.HEARTBEAT, answered);
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.options.topic], fromBeginning: this.options.fromBeginning });
@@ -186,7 +199,20 @@ export class ConsumerSupervisor {
     }
   }
 
+  /** A consuming consumer's request went unanswered: waiting, while kafkajs keeps trying, until one is answered. */
+  private enterSilent(broker: string): void {
+    if (this.state !== 'consuming') return;
+    this.logger.warn(
+      { topic: this.options.topic, groupId: this.options.groupId, condition: 'broker-unreachable', reason: `a request to ${broker} got no answer in time` },
+      'not consuming: Kafka does not answer; the consumer keeps trying',
+    );
+    this.condition = 'broker-unreachable';
+    this.silent = true;
+    this.setState('waiting');
+  }
+
   private enterConsuming(): void {
+    this.silent = false;
     if (this.state === 'waiting') {
       this.logger.info({ topic: this.options.topic, groupId: this.options.groupId, waitedMs: Date.now() - this.since }, 'consuming again');
     }

@@ -37,6 +37,8 @@ export interface KafkaMailWorkerOptions {
   kafka: { brokers: string[]; clientId: string; topic: string; topicPartitions?: number; replicationFactor?: number };
   /** Consumer group; default `access-control-mailer`. */
   groupId?: string;
+  /** How long a request to a broker may go unanswered before it is tried again and /readyz says so; default 10 s. */
+  requestTimeoutMs?: number;
   /** Dead-letter topic; default `<topic>.mailer-dlq`. Created at start when missing (normally the migrate step's job). */
   deadLetterTopic?: string;
   /** Where a group with no committed offset starts; default true: nothing published before is lost. */
@@ -119,6 +121,8 @@ export class KafkaMailWorker {
       logLevel: kafkaLogLevel(options.logger),
       logCreator: kafkaLogCreator(options.logger),
       retry: CLIENT_RETRY,
+      // As the api's publisher: a broker that stops answering shows (/readyz) within about 10 s, not kafkajs' 30.
+      requestTimeout: options.requestTimeoutMs ?? 10_000,
     });
     this.deadLetters = new DeadLetterPublisher({
       kafka,
