@@ -158,7 +158,7 @@ describe('faults: the database stops answering without closing (a failover, a pa
   beforeAll(async () => {
     const { proxy: started, database } = await CuttableProxy.before(await createTestDatabase('ac_faults_silent'));
     proxy = started;
-    app = await startTestApp({ DATABASE_QUERY_TIMEOUT: `${QUERY_TIMEOUT_MS}ms` }, {}, database);
+    app = await startTestApp({ DATABASE_QUERY_TIMEOUT: `${QUERY_TIMEOUT_MS}ms`, SEARCH_TIME_LIMIT: '1s' }, {}, database);
   });
   afterAll(async () => {
     await app?.close();
