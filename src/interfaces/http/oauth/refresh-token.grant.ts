@@ -23,7 +23,7 @@ export function refreshTokenGrant(deps: { refreshSession: RefreshSessionUseCase;
       const client = presentedClient(parameters, request, { otherSchemes: 'ignore' });
       if (client.method !== 'none') await authenticateClient(deps.clientAuthentication, client, request);
       const refreshToken = parameters.refresh_token;
-      if (refreshToken === undefined || refreshToken === '') throw new OAuthError('invalid_request', 'refresh_token is required');
+      if (refreshToken === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
       // Access tokens carry no scope (permissions are read from the role at each request): none can be narrowed to.
       if (parameters.scope !== undefined && parameters.scope !== '') {
         throw new OAuthError('invalid_scope', 'These tokens carry no scope: send no scope parameter');

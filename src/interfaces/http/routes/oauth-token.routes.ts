@@ -143,7 +143,7 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
         // they were is not echoed.
         if (request.validationError) throw new OAuthError('invalid_request', 'A parameter is missing, given more than once or too long');
         const grantType = parameters.grant_type;
-        if (grantType === undefined || grantType === '') throw new OAuthError('invalid_request', 'grant_type is required');
+        if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
         const grant = grants.get(grantType);
         if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type must be one of: ${supported}`);
         return reply.type('application/json').send(await grant.exchange(parameters, request));
