@@ -1,12 +1,14 @@
 /**
  * What the tests of the service's image share: the engine check, the backing services as
- * containers on one network (each under the alias the service's settings name), and reading the
+ * containers on one network (each under the alias the service's settings name; started through
+ * startContainer, which tries again when Podman lost the host port it chose), and reading the
  * mails a Mailpit (or its local stand-in) received.
  */
 import { KafkaContainer, type StartedKafkaContainer } from '@testcontainers/kafka';
 import { MariaDbContainer } from '@testcontainers/mariadb';
 import { GenericContainer, type StartedNetwork, type StartedTestContainer, Wait } from 'testcontainers';
 import { probeContainerRuntime } from './container-runtime';
+import { startContainer } from './container-start';
 
 export const IMAGE = process.env.ACCESS_CONTROL_IMAGE ?? 'access-control:local';
 
@@ -40,27 +42,29 @@ const DB_NAME = 'access_control';
 const STARTUP_TIMEOUT_MS = 180_000;
 
 export async function startMariaDb(network: StartedNetwork, alias = 'mariadb'): Promise<DatabaseContainer> {
-  const container = await new MariaDbContainer('mariadb:10.11')
-    .withNetwork(network)
-    .withNetworkAliases(alias)
-    .withDatabase(DB_NAME)
-    .withUsername(DB_USER)
-    .withUserPassword(DB_PASSWORD)
-    .withStartupTimeout(STARTUP_TIMEOUT_MS)
-    .start();
+  const container = await startContainer(() =>
+    new MariaDbContainer('mariadb:10.11')
+      .withNetwork(network)
+      .withNetworkAliases(alias)
+      .withDatabase(DB_NAME)
+      .withUsername(DB_USER)
+      .withUserPassword(DB_PASSWORD)
+      .withStartupTimeout(STARTUP_TIMEOUT_MS),
+  );
   return { kind: 'mariadb', container, internalUrl: `mariadb://${DB_USER}:${DB_PASSWORD}@${alias}:3306/${DB_NAME}` };
 }
 
 /** MySQL as its official image is run: MYSQL_DATABASE, MYSQL_USER, MYSQL_PASSWORD. */
 export async function startMySql(network: StartedNetwork, alias = 'mysql'): Promise<DatabaseContainer> {
-  const container = await new GenericContainer('mysql:8.4')
-    .withNetwork(network)
-    .withNetworkAliases(alias)
-    .withEnvironment({ MYSQL_DATABASE: DB_NAME, MYSQL_USER: DB_USER, MYSQL_PASSWORD: DB_PASSWORD, MYSQL_RANDOM_ROOT_PASSWORD: 'yes' })
-    .withExposedPorts(3306)
-    .withWaitStrategy(Wait.forListeningPorts())
-    .withStartupTimeout(STARTUP_TIMEOUT_MS)
-    .start();
+  const container = await startContainer(() =>
+    new GenericContainer('mysql:8.4')
+      .withNetwork(network)
+      .withNetworkAliases(alias)
+      .withEnvironment({ MYSQL_DATABASE: DB_NAME, MYSQL_USER: DB_USER, MYSQL_PASSWORD: DB_PASSWORD, MYSQL_RANDOM_ROOT_PASSWORD: 'yes' })
+      .withExposedPorts(3306)
+      .withWaitStrategy(Wait.forListeningPorts())
+      .withStartupTimeout(STARTUP_TIMEOUT_MS),
+  );
   return { kind: 'mysql', container, internalUrl: `mysql://${DB_USER}:${DB_PASSWORD}@${alias}:3306/${DB_NAME}` };
 }
 
@@ -69,10 +73,14 @@ export async function startMySql(network: StartedNetwork, alias = 'mysql'): Prom
  * Podman (4.x) lists every EXPOSEd port of the image as a binding to wait for.
  */
 export async function startKafka(network: StartedNetwork, alias = 'kafka'): Promise<StartedKafkaContainer> {
-  return new KafkaContainer('confluentinc/cp-kafka:7.9.2').withKraft().withNetwork(network).withNetworkAliases(alias)
-    .withExposedPorts(9093, 9092)
-    .withStartupTimeout(STARTUP_TIMEOUT_MS)
-    .start();
+  return startContainer(() =>
+    new KafkaContainer('confluentinc/cp-kafka:7.9.2')
+      .withKraft()
+      .withNetwork(network)
+      .withNetworkAliases(alias)
+      .withExposedPorts(9093, 9092)
+      .withStartupTimeout(STARTUP_TIMEOUT_MS),
+  );
 }
 
 export interface MailpitMessage {
@@ -85,13 +93,14 @@ export interface MailpitMessage {
 
 /** Mailpit reachable as `smtp:1025` from the network; its HTTP API from the test process. */
 export async function startMailpit(network: StartedNetwork, alias = 'smtp'): Promise<{ container: StartedTestContainer; api: string }> {
-  const container = await new GenericContainer('axllent/mailpit:v1.27')
-    .withNetwork(network)
-    .withNetworkAliases(alias)
-    .withExposedPorts(1025, 8025)
-    .withWaitStrategy(Wait.forHttp('/readyz', 8025).forStatusCode(200))
-    .withStartupTimeout(STARTUP_TIMEOUT_MS)
-    .start();
+  const container = await startContainer(() =>
+    new GenericContainer('axllent/mailpit:v1.27')
+      .withNetwork(network)
+      .withNetworkAliases(alias)
+      .withExposedPorts(1025, 8025)
+      .withWaitStrategy(Wait.forHttp('/readyz', 8025).forStatusCode(200))
+      .withStartupTimeout(STARTUP_TIMEOUT_MS),
+  );
   return { container, api: `http://${container.getHost()}:${container.getMappedPort(8025)}` };
 }
 

@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { probeContainerRuntime } from './container-runtime';
+import { startContainer } from './container-start';
 
 export interface DatabaseServerHandle {
   /** URL of an admin connection to a database that exists (its path names it). */
@@ -34,7 +35,7 @@ export async function provideDatabaseServer(log: (m: string) => void = console.l
   if (runtimeProblem === undefined) {
     log('database: starting mariadb:10.11 with testcontainers');
     const { MariaDbContainer } = await import('@testcontainers/mariadb');
-    const container = await new MariaDbContainer('mariadb:10.11').withRootPassword('test').start();
+    const container = await startContainer(() => new MariaDbContainer('mariadb:10.11').withRootPassword('test'));
     return {
       url: `mariadb://root:test@${container.getHost()}:${container.getPort()}/${container.getDatabase()}`,
       source: 'testcontainers',

@@ -10,6 +10,7 @@
  * `KAFKA_PROVIDER=testcontainers|local` forces one of 2 or 3 (no fallback); default `auto`.
  */
 import { probeContainerRuntime } from './container-runtime';
+import { startContainer } from './container-start';
 import { LocalKafkaBroker, type LocalKafkaOptions } from './local-kafka';
 
 export interface KafkaHandle {
@@ -49,10 +50,10 @@ function providerFromEnv(): Provider {
   throw new Error(`KAFKA_PROVIDER must be auto, testcontainers or local (got "${process.env.KAFKA_PROVIDER}")`);
 }
 
-async function startContainer(image: string): Promise<KafkaHandle> {
+async function startBrokerContainer(image: string): Promise<KafkaHandle> {
   const { KafkaContainer } = await import('@testcontainers/kafka');
   // 9092 too: Podman (4.x) counts every port the image EXPOSEs as a binding to wait for.
-  const container = await new KafkaContainer(image).withKraft().withExposedPorts(KAFKA_CONTAINER_PORT, 9092).start();
+  const container = await startContainer(() => new KafkaContainer(image).withKraft().withExposedPorts(KAFKA_CONTAINER_PORT, 9092));
   return {
     brokers: `${container.getHost()}:${container.getMappedPort(KAFKA_CONTAINER_PORT)}`,
     source: 'testcontainers',
@@ -89,7 +90,7 @@ export async function provideKafka(options: ProvideKafkaOptions = {}): Promise<K
       const image = options.containerImage ?? process.env.KAFKA_TESTCONTAINERS_IMAGE ?? DEFAULT_CONTAINER_IMAGE;
       const started = Date.now();
       try {
-        const handle = await startContainer(image);
+        const handle = await startBrokerContainer(image);
         log(`[kafka] testcontainers ${image} on ${handle.brokers} (${Date.now() - started} ms)`);
         return handle;
       } catch (error) {

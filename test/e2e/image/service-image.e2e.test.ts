@@ -22,6 +22,7 @@ import {
   startMySql,
   waitForMail,
 } from '../../support/containers';
+import { startContainer } from '../../support/container-start';
 import { tokenFromText } from '../../support/smtp-test-server';
 
 jest.setTimeout(300_000);
@@ -79,17 +80,23 @@ async function json(url: string, init: { method?: string; body?: unknown; token?
 /**
  * Starts one of the service's containers and keeps it for afterAll. Its output is gathered from the start: when the
  * start fails (a wait that times out, a one-shot that exits non-zero) testcontainers removes the container and its
- * log with it, so the error carries what the process printed.
+ * log with it, so the error carries what the process printed. A definition is built afresh for each attempt
+ * startContainer makes.
  */
-async function run(container: AccessControlContainer): Promise<StartedAccessControlContainer> {
+async function run(define: () => AccessControlContainer): Promise<StartedAccessControlContainer> {
   let output = '';
-  container.withLogConsumer((stream) =>
-    stream
-      .on('data', (chunk: Buffer | string) => (output = (output + chunk.toString()).slice(-20_000)))
-      .on('error', () => undefined),
-  );
-  const running = await container.start().catch((error: Error) => {
-    throw new Error(`${error.message}\nthe ${container.process} container printed:\n${output || '(nothing)'}`);
+  let processName = '';
+  const running = await startContainer(() => {
+    const container = define();
+    output = '';
+    processName = container.process;
+    return container.withLogConsumer((stream) =>
+      stream
+        .on('data', (chunk: Buffer | string) => (output = (output + chunk.toString()).slice(-20_000)))
+        .on('error', () => undefined),
+    );
+  }).catch((error: Error) => {
+    throw new Error(`${error.message}\nthe ${processName} container printed:\n${output || '(nothing)'}`);
   });
   started.push(running);
   return running;
@@ -109,7 +116,7 @@ describe('the image', () => {
 
   it('serves the embedded default with a read-only root and no mount at all, asking only for port 3000', async () => {
     const t0 = Date.now();
-    const api = await run(
+    const api = await run(() =>
       new AccessControlContainer('api', IMAGE)
         .withEnvironment({ ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ADMIN_EMAIL: ADMIN.email })
     );
@@ -130,7 +137,7 @@ describe('the image', () => {
 
   it('starts with a database URL when /data is not writable (a tmpfs as Podman makes it), signing with a key of its own', async () => {
     const db = databases[0];
-    const api = await run(
+    const api = await run(() =>
       new AccessControlContainer('api', IMAGE)
         .withTmpFs({ '/tmp': 'rw,mode=1777', '/data': 'rw' })
         .withNetwork(network)
@@ -160,9 +167,9 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
       PUBLIC_URL: 'http://access-control.test',
       LOG_LEVEL: 'info',
     };
-    await run(new AccessControlContainer('migrate', IMAGE).withNetwork(network).withEnvironment(common));
+    await run(() => new AccessControlContainer('migrate', IMAGE).withNetwork(network).withEnvironment(common));
     const t0 = Date.now();
-    api = await run(
+    api = await run(() =>
       new AccessControlContainer('api', IMAGE)
         .withNetwork(network)
         // /data as a named volume, as `docker run -v ac-data:/data` and the compose file mount it.
@@ -171,7 +178,7 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
     );
     report[`${kind}.apiReadyMs`] = Date.now() - t0;
     const t1 = Date.now();
-    mailer = await run(
+    mailer = await run(() =>
       new AccessControlContainer('mailer', IMAGE)
         .withNetwork(network)
         .withEnvironment({ ...common, SMTP_URL: 'smtp://smtp:1025', MAIL_FROM: 'Access Control <no-reply@example.test>' })
@@ -208,7 +215,7 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
     const mounts = ((await container.inspect()).Mounts ?? []).filter((m) => m.Destination === '/data');
     expect(mounts).toHaveLength(1);
     await api.stop();
-    api = await run(
+    api = await run(() =>
       new AccessControlContainer('api', IMAGE)
         .withNetwork(network)
         .withBindMounts([{ source: mounts[0].Name!, target: '/data', mode: 'rw' }])
