@@ -1,5 +1,6 @@
 import type { Role } from '../../../src/domain/roles/role';
 import { RoleNotFoundError } from '../../../src/domain/roles/role-not-found.error';
+import { ServiceAccount } from '../../../src/domain/service-accounts/service-account';
 import { Email } from '../../../src/domain/users/email';
 import { User } from '../../../src/domain/users/user';
 import { Username } from '../../../src/domain/users/username';
@@ -90,5 +91,28 @@ describe.each(ALL_TARGETS)('foreign-key refusals on $name', (target) => {
     expect(moved).toMatchObject({ code: 'ROLE_NOT_FOUND', details: { role: role.id } });
     // Nothing moved: the user still holds its role.
     expect((await db.adapters.users().findById(user.id))!.roleId).toBe(SEEDED_ROLES.member);
+  });
+
+  it('answers RoleNotFoundError, not the driver error, when a service account is created or moved to a role that is gone', async () => {
+    const by = () => ({ by: SEEDED_ROLES.admin, now: new Date('2026-02-02T00:00:00.007Z'), newId: () => ids.next() });
+    const account = (roleId: string) =>
+      ServiceAccount.create({ id: ids.next(), clientId: ids.next(), name: `fk-${ids.next().slice(-12)}`, roleId, secret: { id: ids.next(), hash: 'a'.repeat(64) }, ...by() });
+    const role = gone();
+    const created = await refusal(() => db.adapters.unitOfWork().run(({ serviceAccounts }) => serviceAccounts.insert(account(role.id))));
+    expect(created).toBeInstanceOf(RoleNotFoundError);
+    expect(created).toMatchObject({ code: 'ROLE_NOT_FOUND', details: { role: role.id } });
+
+    const held = account(SEEDED_ROLES.member);
+    await db.adapters.unitOfWork().run(({ serviceAccounts }) => serviceAccounts.insert(held));
+    const moved = await refusal(() =>
+      db.adapters.unitOfWork().run(async ({ serviceAccounts }) => {
+        const current = (await serviceAccounts.findForChange(held.id))!;
+        current.change({ roleId: role.id, ...by() });
+        await serviceAccounts.update(current);
+      }),
+    );
+    expect(moved).toBeInstanceOf(RoleNotFoundError);
+    const kept = await db.adapters.unitOfWork().run(({ serviceAccounts }) => serviceAccounts.findForChange(held.id));
+    expect(kept!.roleId).toBe(SEEDED_ROLES.member);
   });
 });

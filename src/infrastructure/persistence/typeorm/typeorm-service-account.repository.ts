@@ -9,9 +9,10 @@ import type { PublicJwk } from '../../../domain/service-accounts/public-jwk-set'
 import { ServiceAccount, type ServiceAccountSecretState, type ServiceAccountState } from '../../../domain/service-accounts/service-account';
 import { ServiceAccountChangedConcurrentlyError, ServiceAccountNameTakenError } from '../../../domain/service-accounts/service-account.errors';
 import { serviceAccountNameKey } from '../../../domain/service-accounts/service-account-name';
+import { RoleNotFoundError } from '../../../domain/roles/role-not-found.error';
 import type { AuditEntry } from '../../../domain/audit/audit-entry';
 import { insertAuditEntries } from './audit/typeorm-audit-trail';
-import { uniqueViolationOn } from './database-errors';
+import { foreignKeyViolationOn, uniqueViolationOn } from './database-errors';
 import { isMysqlFamily } from './data-source';
 import { bumpRevocationEpoch } from './revocation-epochs';
 import { type ServiceAccountCredentialStatements, serviceAccountCredentialStatements } from './service-account-credential-statements';
@@ -136,7 +137,7 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
     try {
       await this.manager.getRepository(ServiceAccountSchema).insert(toRecord(state));
     } catch (error) {
-      throw uniqueViolationOn(error) !== null ? new ServiceAccountNameTakenError(state.name) : error;
+      throw refusedWriteError(error, state);
     }
     await this.insertSecrets(state.id, state.secrets);
   }
@@ -154,7 +155,7 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
         .where('id = :id AND version = :readVersion', { id, readVersion })
         .execute());
     } catch (error) {
-      throw uniqueViolationOn(error) !== null ? new ServiceAccountNameTakenError(state.name) : error;
+      throw refusedWriteError(error, state);
     }
     if (affected === 0) throw new ServiceAccountChangedConcurrentlyError();
     await bumpRevocationEpoch(this.manager, id);
@@ -273,4 +274,16 @@ function toState(record: ServiceAccountRecord, secrets: ServiceAccountSecretReco
     ...(record.updatedAt ? { updatedAt: record.updatedAt } : {}),
     ...(record.updatedBy ? { updatedBy: record.updatedBy } : {}),
   };
+}
+
+/**
+ * A write of an account's row that a key refused, as the domain says it: its name taken, or its role deleted since
+ * the use case read it (the row's one foreign key; SQLite does not name it). A role deleted between the read and the
+ * write answered 500 (review H).
+ */
+function refusedWriteError(error: unknown, state: ServiceAccountState): unknown {
+  if (uniqueViolationOn(error) !== null) return new ServiceAccountNameTakenError(state.name);
+  const reference = foreignKeyViolationOn(error);
+  if (reference !== null && reference.kind !== 'still-referenced') return new RoleNotFoundError(state.roleId);
+  return error;
 }
