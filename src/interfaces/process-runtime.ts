@@ -54,7 +54,8 @@ export async function prepareDatabase(
 export function ownedTopics(kafka: NonNullable<Config['kafka']>, env: Record<string, string | undefined> = process.env): TopicSpec[] {
   const settings = { partitions: kafka.topicPartitions, replicationFactor: kafka.replicationFactor };
   return [
-    { topic: kafka.topic, ...settings },
+    // Kept for good unless KAFKA_TOPIC_RETENTION says otherwise: a consumer rebuilds the users from the beginning.
+    { topic: kafka.topic, ...settings, retentionMs: kafka.topicRetentionMs },
     { topic: kafka.auditTopic, ...settings },
     { topic: loadDeadLetterTopic(kafka.topic, env), ...settings },
   ];

@@ -32,6 +32,8 @@ export interface Config {
     topicPartitions: number;
     /** Replication factor of the topics it creates; -1: the broker's default.replication.factor. */
     replicationFactor: number;
+    /** KAFKA_TOPIC_RETENTION: retention.ms of the events topic it creates; -1 (the default): kept for good, so a consumer can read it from the beginning. */
+    topicRetentionMs: number;
   } | null;
   smtpUrl: string | null;
   mailFrom: string;
@@ -119,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
       clientId: k.KAFKA_CLIENT_ID,
       topicPartitions: k.KAFKA_TOPIC_PARTITIONS,
       replicationFactor: k.KAFKA_REPLICATION_FACTOR,
+      topicRetentionMs: k.KAFKA_TOPIC_RETENTION,
     };
   }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseDurationSeconds } from './duration';
 import { isProxyAddress } from './proxy-addresses';
 import { duration, type Env, flag, integer, parsed, readEnvironment, refuse, type Refused, type Table, text, type Values } from './environment';
 
@@ -140,6 +141,15 @@ const KAFKA = {
     also: { not: { const: 0 } },
     must: "be -1 (the broker's default) or an integer from 1 to 32767",
   }),
+  KAFKA_TOPIC_RETENTION: parsed(
+    'how long the events topic the migrate step creates keeps its events (retention.ms): forever, or a duration of at least 1h; an existing topic is left as it is',
+    (raw) => {
+      if (raw.trim().toLowerCase() === 'forever') return -1;
+      const seconds = parseDurationSeconds(raw);
+      return seconds === null || seconds < 3600 ? refuse() : Math.round(seconds * 1000);
+    },
+    { default: 'forever', problem: (name, raw) => `${name} must be forever or a duration of at least 1h, such as 30d (got "${raw}")` },
+  ),
 } satisfies Table;
 
 /** Read by the mailer process only (loadMailerSettings). */

@@ -1,4 +1,4 @@
-import { type LogEntry, logLevel } from 'kafkajs';
+import { type Admin, ConfigResourceTypes, type LogEntry, logLevel } from 'kafkajs';
 import { Kafka } from './kafka-client';
 import type { Logger } from '../logging/logger';
 import { backoffDelay, sleepUnlessAborted } from '../system/backoff';
@@ -9,6 +9,8 @@ export interface TopicSpec {
   partitions: number;
   /** -1: the broker's `default.replication.factor`. */
   replicationFactor: number;
+  /** `retention.ms` to create it with (-1: kept for good); unset: the broker's `log.retention.*`. */
+  retentionMs?: number;
 }
 
 export interface TopicsOutcome {
@@ -34,7 +36,8 @@ export interface KafkaTopicProvisionerOptions {
  * and by the API when MIGRATE_ON_START=true; the mailer and the relay never create the events topic.
  *
  * A topic that exists is left as it is: changing a topic's partitions moves keys between partitions
- * (one user's events would lose their order), which is an operator's decision, not a deployment's.
+ * (one user's events would lose their order), which is an operator's decision, not a deployment's; a
+ * partition count or a retention other than configured is logged as a warning.
  */
 export class KafkaTopicProvisioner {
   private readonly kafka: Kafka;
@@ -69,7 +72,12 @@ export class KafkaTopicProvisioner {
       let created: string[] = [];
       if (missing.length > 0) {
         const createdAny = await admin.createTopics({
-          topics: missing.map((spec) => ({ topic: spec.topic, numPartitions: spec.partitions, replicationFactor: spec.replicationFactor })),
+          topics: missing.map((spec) => ({
+            topic: spec.topic,
+            numPartitions: spec.partitions,
+            replicationFactor: spec.replicationFactor,
+            ...(spec.retentionMs !== undefined ? { configEntries: [{ name: 'retention.ms', value: String(spec.retentionMs) }] } : {}),
+          })),
           waitForLeaders: true,
         });
         // false: another process (a second replica, a parallel job) created every one of them first.
@@ -87,13 +95,36 @@ export class KafkaTopicProvisioner {
             );
           }
         }
+        await this.warnOfOtherRetention(admin, existing);
       }
       for (const spec of topics.filter((s) => created.includes(s.topic))) {
-        this.logger.info({ topic: spec.topic, partitions: spec.partitions, replicationFactor: spec.replicationFactor }, 'Kafka topic created');
+        this.logger.info(
+          { topic: spec.topic, partitions: spec.partitions, replicationFactor: spec.replicationFactor, ...(spec.retentionMs !== undefined ? { retentionMs: spec.retentionMs } : {}) },
+          'Kafka topic created',
+        );
       }
       return { created, existing: existing.map((spec) => spec.topic) };
     } finally {
       await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  /** A topic created before (by hand, or before KAFKA_TOPIC_RETENTION) may drop what a consumer reading from the beginning needs. */
+  private async warnOfOtherRetention(admin: Admin, existing: readonly TopicSpec[]): Promise<void> {
+    const specified = existing.filter((spec) => spec.retentionMs !== undefined);
+    if (specified.length === 0) return;
+    const { resources } = await admin.describeConfigs({
+      resources: specified.map((spec) => ({ type: ConfigResourceTypes.TOPIC, name: spec.topic, configNames: ['retention.ms'] })),
+      includeSynonyms: false,
+    });
+    for (const spec of specified) {
+      const value = resources.find((r) => r.resourceName === spec.topic)?.configEntries.find((e) => e.configName === 'retention.ms')?.configValue;
+      if (value !== undefined && Number(value) !== spec.retentionMs) {
+        this.logger.warn(
+          { topic: spec.topic, retentionMs: Number(value), configured: spec.retentionMs },
+          'Kafka topic exists with another retention than configured; left as it is (events older than it are gone for a consumer reading from the beginning)',
+        );
+      }
     }
   }
 
@@ -132,6 +163,9 @@ export class KafkaTopicProvisioner {
 }
 
 function validate(spec: TopicSpec): void {
+  if (spec.retentionMs !== undefined && !(Number.isSafeInteger(spec.retentionMs) && (spec.retentionMs > 0 || spec.retentionMs === -1))) {
+    throw new RangeError(`retentionMs of ${spec.topic} must be -1 (kept for good) or a positive integer`);
+  }
   if (!Number.isSafeInteger(spec.partitions) || spec.partitions < 1) throw new RangeError(`partitions of ${spec.topic} must be a positive integer`);
   if (!Number.isSafeInteger(spec.replicationFactor) || (spec.replicationFactor < 1 && spec.replicationFactor !== -1)) {
     throw new RangeError(`replicationFactor of ${spec.topic} must be -1 (the broker's default) or a positive integer`);

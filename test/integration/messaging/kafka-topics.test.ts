@@ -5,6 +5,7 @@
  * event. Needs brokers of its own (auto-creation off, one stopped and restarted): LocalKafkaBrokers, started whatever the run's shared broker is.
  */
 import { randomUUID } from 'node:crypto';
+import { ConfigResourceTypes } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { kafkaConditionOf } from '../../../src/infrastructure/messaging/kafka-conditions';
 import { KafkaEventPublisher } from '../../../src/infrastructure/messaging/kafka-event-publisher';
@@ -27,6 +28,7 @@ interface LogLine {
   msg: string;
   topic?: string;
   partitions?: number;
+  retentionMs?: number;
   configured?: number;
   condition?: string;
 }
@@ -40,6 +42,21 @@ async function partitionsOf(brokers: string, topics: string[]): Promise<Record<s
   try {
     const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
     return Object.fromEntries(metadata.map((m) => [m.name, m.partitions.length]));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Each topic's retention.ms as the broker reports it (its own default where the topic sets none). */
+async function retentionOf(brokers: string, topics: string[]): Promise<Record<string, string | undefined>> {
+  const admin = testKafka([brokers]).admin();
+  await admin.connect();
+  try {
+    const { resources } = await admin.describeConfigs({
+      resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms'] })),
+      includeSynonyms: false,
+    });
+    return Object.fromEntries(resources.map((r) => [r.resourceName, r.configEntries.find((e) => e.configName === 'retention.ms')?.configValue]));
   } finally {
     await admin.disconnect();
   }
@@ -84,7 +101,7 @@ describe('Kafka topics: created by the migrate step, never by accident', () => {
   function specs(partitions: number): TopicSpec[] {
     const events = uniqueTopic('events');
     return [
-      { topic: events, partitions, replicationFactor: -1 },
+      { topic: events, partitions, replicationFactor: -1, retentionMs: -1 },
       { topic: `${events}.mailer-dlq`, partitions, replicationFactor: -1 },
     ];
   }
@@ -102,6 +119,23 @@ describe('Kafka topics: created by the migrate step, never by accident', () => {
     expect(await partitionsOf(broker.brokers, names)).toEqual({ [names[0]!]: 4, [names[1]!]: 4 });
     expect(parsed(lines).filter((l) => l.msg === 'Kafka topic created').map((l) => l.topic)).toEqual(names);
     expect(parsed(lines).filter((l) => l.level >= WARN)).toEqual([]);
+    // The events topic keeps its events for good (a consumer rebuilds the users from the beginning); the other, the broker's default.
+    const retention = await retentionOf(broker.brokers, names);
+    expect(retention[names[0]!]).toBe('-1');
+    expect(Number(retention[names[1]!])).toBeGreaterThan(0);
+  });
+
+  it('leaves a topic that exists with another retention as it is, and says so', async () => {
+    const { logger, lines } = capturingLogger('info');
+    const provisioner = new KafkaTopicProvisioner({ brokers: [broker.brokers], clientId: 'topics-test', logger });
+    const [events] = specs(2);
+    await createTopic(events!.topic, 2, [broker.brokers]);
+    const before = (await retentionOf(broker.brokers, [events!.topic]))[events!.topic];
+
+    expect(await provisioner.ensure([events!])).toEqual({ created: [], existing: [events!.topic] });
+    expect((await retentionOf(broker.brokers, [events!.topic]))[events!.topic]).toBe(before);
+    const warnings = parsed(lines).filter((l) => l.level >= WARN);
+    expect(warnings).toEqual([expect.objectContaining({ topic: events!.topic, retentionMs: Number(before), configured: -1 })]);
   });
 
   it('leaves a topic that exists with another partition count as it is, and says so', async () => {
@@ -112,7 +146,7 @@ describe('Kafka topics: created by the migrate step, never by accident', () => {
 
     expect(await provisioner.ensure([events!, dlq!])).toEqual({ created: [dlq!.topic], existing: [events!.topic] });
     expect(await partitionsOf(broker.brokers, [events!.topic, dlq!.topic])).toEqual({ [events!.topic]: 2, [dlq!.topic]: 6 });
-    const warnings = parsed(lines).filter((l) => l.level >= WARN);
+    const warnings = parsed(lines).filter((l) => l.level >= WARN && l.partitions !== undefined);
     expect(warnings).toEqual([expect.objectContaining({ topic: events!.topic, partitions: 2, configured: 6 })]);
   });
 
@@ -204,6 +238,8 @@ describe('Kafka topics: created by the API when it migrates on start (MIGRATE_ON
     const app = await startTestApp({ KAFKA_BROKERS: broker.brokers, KAFKA_TOPIC: topic, KAFKA_TOPIC_PARTITIONS: '2' });
     try {
       expect(await partitionsOf(broker.brokers, [topic, `${topic}.mailer-dlq`])).toEqual({ [topic]: 2, [`${topic}.mailer-dlq`]: 2 });
+      // KAFKA_TOPIC_RETENTION's default: the events topic is kept for good.
+      expect((await retentionOf(broker.brokers, [topic]))[topic]).toBe('-1');
       const reader = await startReader(topic, [broker.brokers]);
       try {
         const token = await app.signIn();

@@ -64,6 +64,17 @@ describe('the one table of environment variables', () => {
       ]);
     });
 
+    it('reads KAFKA_TOPIC_RETENTION: forever by default, a duration of at least an hour in milliseconds', () => {
+      const retention = (value?: string) =>
+        loadConfig({ KAFKA_BROKERS: 'kafka:9092', ...(value === undefined ? {} : { KAFKA_TOPIC_RETENTION: value }) }).kafka?.topicRetentionMs;
+      expect([retention(), retention('Forever'), retention('30d'), retention('1h')]).toEqual([-1, -1, 30 * 86_400_000, 3_600_000]);
+      for (const value of ['59m', '-1', 'never', '0']) {
+        expect(problemsOf({ KAFKA_BROKERS: 'kafka:9092', KAFKA_TOPIC_RETENTION: value })).toEqual([
+          `KAFKA_TOPIC_RETENTION must be forever or a duration of at least 1h, such as 30d (got "${value}")`,
+        ]);
+      }
+    });
+
     it('reads the lists, trimming their items', () => {
       const config = loadConfig({ KAFKA_BROKERS: ' a:1 ,b:2,', TRUSTED_PROXIES: '10.0.0.0/8, loopback ,::1' });
 
