@@ -27,6 +27,7 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       | 'removeFactors'
       | 'replaceRecoveryCodes'
       | 'useRecoveryCode'
+      | 'restoreRecoveryCode'
       | 'remainingRecoveryCodes'
       | 'secondStepOf'
       | 'ticketHolder'
@@ -44,6 +45,7 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
         removeFactors: (userId, type) => run((s) => s.removeFactors(userId, type)),
         replaceRecoveryCodes: (userId, hashes, at) => run((s) => s.replaceRecoveryCodes(userId, hashes, at)),
         useRecoveryCode: (userId, hash, at) => run((s) => s.useRecoveryCode(userId, hash, at)),
+        restoreRecoveryCode: (userId, hash) => run((s) => s.restoreRecoveryCode(userId, hash)),
         remainingRecoveryCodes: (userId) => run((s) => s.remainingRecoveryCodes(userId)),
         secondStepOf: (userId, options) => run((s) => s.secondStepOf(userId, options)),
         ticketHolder: (userId, accountKey) => run((s) => s.ticketHolder(userId, accountKey)),
@@ -117,6 +119,22 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       expect(await mfa.useRecoveryCode(await holder(), b, AT)).toBeNull();
       await mfa.replaceRecoveryCodes(userId, [c], AT);
       expect(await mfa.useRecoveryCode(userId, b, AT)).toBeNull();
+      expect(await mfa.remainingRecoveryCodes(userId)).toBe(1);
+    });
+
+    test('a used recovery code given back is unused again, for its holder only; a replaced one stays gone', async () => {
+      const userId = await holder();
+      const [a, b] = [tokenHash(), tokenHash()];
+      await mfa.replaceRecoveryCodes(userId, [a], AT);
+      expect(await mfa.useRecoveryCode(userId, a, AT)).toBe(0);
+      await mfa.restoreRecoveryCode(await holder(), a);
+      expect(await mfa.remainingRecoveryCodes(userId)).toBe(0);
+      await mfa.restoreRecoveryCode(userId, a);
+      expect(await mfa.remainingRecoveryCodes(userId)).toBe(1);
+      expect(await mfa.useRecoveryCode(userId, a, AT)).toBe(0);
+      await mfa.replaceRecoveryCodes(userId, [b], AT);
+      await mfa.restoreRecoveryCode(userId, a);
+      expect(await mfa.useRecoveryCode(userId, a, AT)).toBeNull();
       expect(await mfa.remainingRecoveryCodes(userId)).toBe(1);
     });
 

@@ -135,7 +135,9 @@ export class CompleteMfaSignInUseCase {
     if (typeof remaining === 'object') return refuseCode(remaining.refused, counted);
     if (method !== 'totp' && !(await loginAttempts.succeeded(key, { ticketIssuedAt: issued.issuedAtMicros }))) {
       // A recovery code or a passkey: the counters start over and the ticket is used up together; refused when the
-      // ticket was used meanwhile.
+      // ticket was used meanwhile (the same ticket completed on another request), and then the recovery code this
+      // request used is given back: a refused request uses nothing up (review I).
+      if (typeof remaining === 'number') await this.deps.mfaStore.restoreRecoveryCode(user.id, recoveryCodeHash(this.deps.secretTokens, recoveryCode ?? ''));
       await auditRecorder.record(refusal('invalid_mfa_token'));
       throw new InvalidMfaTokenError();
     }

@@ -54,6 +54,8 @@ export interface MfaStore {
   replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date): Promise<void>;
   /** Uses the user's unused code with this hash: how many unused remain then, or null when none matched. */
   useRecoveryCode(userId: string, codeHash: string, at: Date): Promise<number | null>;
+  /** Makes the user's used code with this hash unused again: a sign-in used it but could not complete (its ticket used meanwhile). */
+  restoreRecoveryCode(userId: string, codeHash: string): Promise<void>;
   /** How many unused recovery codes the user holds. */
   remainingRecoveryCodes(userId: string): Promise<number>;
   /** The user's factors, passkeys (when `passkeys`) and unused recovery codes: what a sign-in's password step asks. */

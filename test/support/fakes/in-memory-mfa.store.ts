@@ -109,6 +109,15 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
     return used ? this.unused(userId) : null;
   }
 
+  async restoreRecoveryCode(userId: string, codeHash: string): Promise<void> {
+    await this.io();
+    this.apply((t) => {
+      const code = t.codes.get(codeHash);
+      if (code?.userId === userId) t.codes.set(codeHash, { ...code, usedAt: null });
+      return true;
+    });
+  }
+
   async remainingRecoveryCodes(userId: string): Promise<number> {
     await this.io();
     return this.unused(userId);

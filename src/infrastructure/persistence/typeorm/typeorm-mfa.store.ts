@@ -110,6 +110,13 @@ export class TypeOrmMfaStore implements MfaStore {
     });
   }
 
+  restoreRecoveryCode(userId: string, codeHash: string): Promise<void> {
+    // No other use came between: a used code matches no use. Regenerated meanwhile, the row is gone and nothing changes.
+    return this.outside(async () => {
+      await this.manager.getRepository(RecoveryCodeSchema).update({ codeHash, userId }, { usedAt: null });
+    });
+  }
+
   remainingRecoveryCodes(userId: string): Promise<number> {
     return this.outside(() => this.manager.getRepository(RecoveryCodeSchema).countBy({ userId, usedAt: IsNull() }));
   }

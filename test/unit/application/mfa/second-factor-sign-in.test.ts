@@ -55,6 +55,21 @@ describe('signing in with a second factor (#24)', () => {
     expect(tokens.issued).toHaveLength(1);
   });
 
+  it('two recovery codes racing on one ticket: one completes, and the refused one’s code stays unused', async () => {
+    const { complete, enroll, ticket, recoveryCodes, mfaStore, ada, tokens } = setup();
+    await enroll();
+    await recoveryCodes('aaaaaaaaaa', 'bbbbbbbbbb', 'cccccccccc');
+    const mfaToken = await ticket();
+    const outcomes = await Promise.allSettled([complete.execute({ mfaToken, recoveryCode: 'aaaaaaaaaa' }), complete.execute({ mfaToken, recoveryCode: 'bbbbbbbbbb' })]);
+    const won = outcomes.findIndex((o) => o.status === 'fulfilled');
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(outcomes[1 - won]).toMatchObject({ reason: expect.any(InvalidMfaTokenError) });
+    expect(tokens.issued).toHaveLength(1);
+    expect(await mfaStore.remainingRecoveryCodes(ada.id)).toBe(2);
+    const refusedCode = ['aaaaaaaaaa', 'bbbbbbbbbb'][1 - won]!;
+    await expect(complete.execute({ mfaToken: await ticket(), recoveryCode: refusedCode })).resolves.toMatchObject({ recoveryCodesRemaining: 1 });
+  });
+
   it('counts password steps and wrong codes together toward the lockout; a right password does not reset it', async () => {
     const { complete, enroll, ticket, code, signInTickets } = setup();
     await enroll();
