@@ -53,7 +53,10 @@ export class IssueInvitationUseCase {
     const now = this.clock.now();
     const prepared = await this.unitOfWork.run(async ({ users, processedEvents, invitations }) => {
       if (await processedEvents.has(MAILER_CONSUMER, eventId)) return 'duplicate' as const;
-      const user = await users.findById(userId);
+      // A locking read, as the acceptance's: an acceptance in flight commits first, and then the user reads joined. A
+      // plain read saw the invitee pending, and the new link overwrote the used one once the acceptance let its row
+      // go: a joined user was mailed a link to join again (review I).
+      const user = await users.findForChange(userId);
       if (!user || user.status !== 'pending') {
         // Revoked, deleted, deactivated or joined before the mail went out: nothing to send for this event.
         await processedEvents.record(MAILER_CONSUMER, eventId, now);

@@ -9,7 +9,7 @@ import type { UnitOfWork } from '../ports/unit-of-work.port';
 import { assertMayHandOut } from '../users/user-administration';
 
 /**
- * Asks for a new invitation mail. Works after expiry; the mailer's new token kills the old one.
+ * Asks for a new invitation mail. Works after expiry; the old link dies with the resend, and the mailer issues the new one.
  * Re-sending hands out the role again, so the inviter must hold its permissions.
  */
 export class ResendInvitationUseCase {
@@ -31,7 +31,7 @@ export class ResendInvitationUseCase {
 
   private async resend({ actor, userId }: { actor: Actor; userId: string }): Promise<void> {
     requirePermission(actor, Permissions.usersInvite);
-    await this.unitOfWork.run(async ({ users, roles, outbox, audit }) => {
+    await this.unitOfWork.run(async ({ users, roles, invitations, outbox, audit }) => {
       // A locking read: a resend, a revoke or a change sent at once take turns, each on what the one before left
       // (docs/DECISIONS.md, "Changes without If-Match take turns"), instead of the later one failing its version check.
       const user = await users.findForChange(userId);
@@ -45,6 +45,9 @@ export class ResendInvitationUseCase {
         newId: () => this.ids.next(),
       });
       await users.update(user);
+      // The old link dies now, as the 202 says, not when the mailer replaces it: an acceptance with it after the
+      // answer joined the user the resend meant to invite again (review I).
+      await invitations.deleteForUser(user.id);
       await outbox.append(user.pullDomainEvents());
       await this.audit.write(audit, { action: AuditActions.invitationResent, actor: await this.audit.actorOf(actor, users), target: userTarget(user) });
     });

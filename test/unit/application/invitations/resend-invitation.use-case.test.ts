@@ -129,7 +129,7 @@ describe('ResendInvitationUseCase', () => {
       expect(stored.isJoined).toBe(false);
     });
 
-    it('works after the invitation expired, and leaves the token to the mailer (the old one is not killed here)', async () => {
+    it('works after the invitation expired, and the old link dies with it (the mailer issues the new one)', async () => {
       const { resend, invitations, outbox, invitee } = setup();
       const expired = InvitationMother.expired(invitee.id, DEFAULT_NOW);
       invitations.seed(expired.invitation);
@@ -137,7 +137,17 @@ describe('ResendInvitationUseCase', () => {
       await resend.execute({ actor: inviter, userId: invitee.id });
 
       expect(outbox.events).toHaveLength(1);
-      expect(invitations.all()).toEqual([expired.invitation]);
+      expect(invitations.all()).toEqual([]);
+    });
+
+    it('kills a link still valid at once: the 202 says the old one dies, and no acceptance finds it after', async () => {
+      const { resend, invitations, invitee } = setup();
+      const valid = InvitationMother.valid(invitee.id);
+      invitations.seed(valid.invitation);
+
+      await resend.execute({ actor: inviter, userId: invitee.id });
+
+      expect(await invitations.findByTokenHash(valid.invitation.tokenHash)).toBeNull();
     });
 
     it('records one event per resend, each with its own id', async () => {
