@@ -52,6 +52,20 @@ describe('the audit trail over HTTP (#23)', () => {
     expect(answer.body.next).toBeNull();
   });
 
+  it('keeps a request id as long as the service takes (128 characters) whole, and finds its entries by it', async () => {
+    const { user } = await member();
+    const requestId = `audit-e2e-long-${randomUUID()}-`.padEnd(128, 'x');
+    const changed = await app.request('PATCH', `/v1/users/${user.id}`, { token: admin, json: { name: 'Long Request' }, headers: { 'x-request-id': requestId } });
+    expect([changed.status, changed.headers.get('x-request-id')]).toEqual([200, requestId]);
+
+    const answer = await events(`?request_id=${requestId}`);
+    const all = await events(`?target=${user.id}`);
+
+    expect(answer.status).toBe(200);
+    expect(all.body.audit_events.map((e: { action: string; request_id: string }) => [e.action, e.request_id])).toEqual([['user.updated', requestId]]);
+    expect(answer.body.audit_events.map((e: { action: string; request_id: string }) => [e.action, e.request_id])).toEqual([['user.updated', requestId]]);
+  });
+
   it('keeps a refused sign-in’s reason, which the caller never sees', async () => {
     const { user, username } = await member();
     const refused = await app.request('POST', '/v1/auth/signin', { json: { username, password: 'not-the-password-at-all' } });

@@ -163,7 +163,7 @@ export function actorById(actor: Actor): AuditActor {
 }
 
 /** The longest text each field keeps, in characters (the columns' lengths). */
-export const AUDIT_LIMITS = { code: 64, id: 64, name: 255, address: 64, userAgent: 255, requestId: 64 } as const;
+export const AUDIT_LIMITS = { code: 64, id: 64, name: 255, address: 64, userAgent: 255, requestId: 128 } as const;
 
 function cut(value: string | null, length: number): string | null {
   // No more UTF-16 units than the limit: no more characters either (the usual case, without splitting the string).

@@ -29,6 +29,7 @@ import { AuditEntrySeal1766400000000 } from './1766400000000-audit-entry-seal';
 import { SecondFactorFailures1766500000000 } from './1766500000000-second-factor-failures';
 import { LoginAttemptLastClaim1766600000000 } from './1766600000000-login-attempt-last-claim';
 import { ProcessedEventsRetention1766700000000 } from './1766700000000-processed-events-retention';
+import { AuditRequestIdLength1766800000000 } from './1766800000000-audit-request-id-length';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   SecondFactorFailures1766500000000,
   LoginAttemptLastClaim1766600000000,
   ProcessedEventsRetention1766700000000,
+  AuditRequestIdLength1766800000000,
 ];

@@ -20,7 +20,7 @@ export const auditFilterProperties = {
   outcome: { type: 'string', enum: [...AUDIT_OUTCOMES] },
   from: { type: 'string', format: 'date-time', maxLength: 40, description: 'From this time on (inclusive)' },
   to: { type: 'string', format: 'date-time', maxLength: 40, description: 'Before this time (exclusive)' },
-  request_id: asciiId('Only the entries one request wrote (its `x-request-id`)'),
+  request_id: { ...asciiId('Only the entries one request wrote (its `x-request-id`)'), maxLength: 128 },
 } as const;
 
 const nullableText = { type: ['string', 'null'] } as const;

@@ -55,7 +55,7 @@ export function entryValues(entry: AuditEntry): (string | number | null)[] {
     cut(entry.target?.snapshot ?? null, 255),
     cut(entry.source.address, 64),
     cut(entry.source.userAgent, 255),
-    cut(entry.requestId, 64),
+    cut(entry.requestId, 128),
     entry.changes.length > 0 ? JSON.stringify(entry.changes) : null,
   ];
 }
