@@ -243,6 +243,13 @@ describe('second factor: passkeys (WebAuthn, #24)', () => {
     expect((await app.request('GET', '/v1/me/mfa', { token: p.token })).body).toEqual({ factors: [], recovery_codes_remaining: 0 });
     expect((await signIn(p.username, p.password)).status).toBe(200);
     expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password, code: '123456' } })).status).toBe(400);
+    // Each removal says what is left (review H): the passkey went with the app still there, then the app, the last.
+    const { dataSource } = app.api.container.cradle;
+    const removals: { payload: string }[] = await dataSource.query("SELECT payload FROM outbox_events WHERE aggregate_id = ? AND type = 'UserMfaRemoved' ORDER BY occurred_at, id", [p.id]);
+    expect(removals.map((e) => JSON.parse(e.payload)).map((d) => [d.factor_types, d.remaining_factor_types])).toEqual([
+      [['webauthn'], ['totp']],
+      [['totp'], []],
+    ]);
   });
 
   it('an admin’s reset removes the passkeys with the rest; events and audit entries carry no key', async () => {
@@ -256,9 +263,9 @@ describe('second factor: passkeys (WebAuthn, #24)', () => {
 
     const { dataSource } = app.api.container.cradle;
     const events: { type: string; payload: string }[] = await dataSource.query("SELECT type, payload FROM outbox_events WHERE aggregate_id = ? AND type LIKE 'UserMfa%' ORDER BY occurred_at, id", [p.id]);
-    expect(events.map((e) => [e.type, JSON.parse(e.payload).factor_type ?? JSON.parse(e.payload).factor_types])).toEqual([
-      ['UserMfaEnrolled', 'webauthn'],
-      ['UserMfaRemoved', ['webauthn']],
+    expect(events.map((e) => [e.type, JSON.parse(e.payload).factor_type ?? JSON.parse(e.payload).factor_types, JSON.parse(e.payload).remaining_factor_types])).toEqual([
+      ['UserMfaEnrolled', 'webauthn', undefined],
+      ['UserMfaRemoved', ['webauthn'], []],
     ]);
     let entries: { action: string; outcome: string; code: string | null }[] = [];
     let text = '';

@@ -13,6 +13,7 @@ import type { UserRepository } from '../ports/user-repository.port';
 import { recoveryCodeHash } from './mfa-codes';
 import { holdsActiveFactor, ownUser } from './own-factor-access';
 import type { FactorProof, OwnFactorProof } from './own-factor-proof';
+import { factorKindsOf } from './factor-kinds';
 
 export type OwnFactor =
   | { type: 'totp'; confirmed: boolean; createdAt: Date; confirmedAt: Date | null; lastUsedAt: Date | null }
@@ -65,7 +66,8 @@ export class RemoveOwnTotpUseCase {
     await this.deps.ownFactorProof.check(user, proof, AuditActions.mfaRemoved);
     await unitOfWork.run(async ({ mfa, outbox, audit }) => {
       if ((await mfa.removeFactors(user.id, 'totp')) === 0) throw new MfaNotEnabledError();
-      await outbox.append([userMfaRemoved(idGenerator.next(), user.id, ['totp'], user.id, clock.now())]);
+      const removed = { types: ['totp' as const], remaining: await factorKindsOf(mfa, user.id) };
+      await outbox.append([userMfaRemoved(idGenerator.next(), user.id, removed, user.id, clock.now())]);
       await auditRecorder.write(audit, { action: AuditActions.mfaRemoved, actor: userActor(user)!, target: userTarget(user), code: 'totp' });
     });
   }

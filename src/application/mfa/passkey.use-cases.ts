@@ -15,6 +15,7 @@ import { recoveryCodeHash } from './mfa-codes';
 import { holdsActiveFactor, ownUser } from './own-factor-access';
 import type { FactorProof, OwnFactorProof } from './own-factor-proof';
 import type { PasskeyCeremonies } from './passkey-ceremonies';
+import { factorKindsOf } from './factor-kinds';
 
 /** A passkey as its owner sees it: no credential id, no key. */
 export interface PasskeyView {
@@ -126,7 +127,8 @@ export class RemoveOwnPasskeyUseCase {
     await this.deps.ownFactorProof.check(user, proof, AuditActions.mfaRemoved);
     await unitOfWork.run(async ({ mfa, outbox, audit }) => {
       if (!(await mfa.removePasskey(user.id, passkeyId))) throw new PasskeyNotFoundError();
-      await outbox.append([userMfaRemoved(idGenerator.next(), user.id, ['webauthn'], user.id, clock.now())]);
+      const removed = { types: ['webauthn' as const], remaining: await factorKindsOf(mfa, user.id) };
+      await outbox.append([userMfaRemoved(idGenerator.next(), user.id, removed, user.id, clock.now())]);
       await auditRecorder.write(audit, { action: AuditActions.mfaRemoved, actor: userActor(user)!, target: userTarget(user), code: 'webauthn' });
     });
   }

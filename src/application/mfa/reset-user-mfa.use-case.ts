@@ -31,7 +31,7 @@ export class ResetUserMfaUseCase extends UserChange {
       if ((await scope.mfa.removeFactors(user.id)) === 0) throw new MfaNotEnabledError();
       await scope.users.incrementTokenVersion(user.id);
       const { by, now, newId } = this.changeBy(actor);
-      await scope.outbox.append([userMfaRemoved(newId(), user.id, types, by, now)]);
+      await scope.outbox.append([userMfaRemoved(newId(), user.id, { types, remaining: [] }, by, now)]);
       // The trail says which kinds went (and the recovery codes with them), as the event does.
       await this.audited(scope, actor, user, AuditActions.mfaRemoved, [{ field: 'second_factors', before: types, after: [] }]);
     });

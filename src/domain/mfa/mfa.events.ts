@@ -15,6 +15,8 @@ export interface UserMfaEnrolledData {
 export interface UserMfaRemovedData {
   user_id: string;
   factor_types: SecondFactorKind[];
+  /** The kinds the user still holds after it: one passkey of several removed leaves `webauthn` (review H). */
+  remaining_factor_types: SecondFactorKind[];
   removed_by: string;
   removed_date: string;
 }
@@ -26,12 +28,18 @@ export function userMfaEnrolled(id: string, userId: string, factorType: SecondFa
   return { id, type: USER_MFA_ENROLLED, aggregateId: userId, occurredAt: now, data: { user_id: userId, factor_type: factorType, enrolled_date: now.toISOString() } };
 }
 
-export function userMfaRemoved(id: string, userId: string, factorTypes: SecondFactorKind[], by: string, now: Date): UserMfaRemoved {
+export function userMfaRemoved(
+  id: string,
+  userId: string,
+  removed: { types: SecondFactorKind[]; remaining: SecondFactorKind[] },
+  by: string,
+  now: Date,
+): UserMfaRemoved {
   return {
     id,
     type: USER_MFA_REMOVED,
     aggregateId: userId,
     occurredAt: now,
-    data: { user_id: userId, factor_types: factorTypes, removed_by: by, removed_date: now.toISOString() },
+    data: { user_id: userId, factor_types: removed.types, remaining_factor_types: removed.remaining, removed_by: by, removed_date: now.toISOString() },
   };
 }

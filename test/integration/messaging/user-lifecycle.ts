@@ -117,7 +117,7 @@ export class UserLifecycle {
 
   /** An admin resets the user's factors (UserMfaRemoved). */
   async resetMfa(userId: string): Promise<Written> {
-    const event = userMfaRemoved(newId(), userId, ['totp'], INVITER, new Date());
+    const event = userMfaRemoved(newId(), userId, { types: ['totp'], remaining: [] }, INVITER, new Date());
     await this.unitOfWork.run(async (scope) => {
       await scope.mfa.removeFactors(userId);
       await scope.outbox.append([event]);
