@@ -4,7 +4,7 @@ import type { Clock } from '../application/ports/clock.port';
 import type { ProcessedEventStore } from '../application/ports/processed-event-store.port';
 import type { Config } from './config/config';
 import { keepEntrySealKey } from './persistence/typeorm/audit/entry-seal-keys';
-import { createDataSource } from './persistence/typeorm/data-source';
+import { closeDataSource, createDataSource } from './persistence/typeorm/data-source';
 import { PlainInsertStatements } from './persistence/typeorm/plain-insert-statements';
 import { SqliteWriteQueue } from './persistence/typeorm/sqlite-write-queue';
 import { TypeOrmProcessedEventStore } from './persistence/typeorm/typeorm-processed-event.store';
@@ -47,9 +47,7 @@ export function persistenceRegistrations(
       return dataSource;
     })
       .singleton()
-      .disposer(async (dataSource) => {
-        if (dataSource.isInitialized) await dataSource.destroy();
-      }),
+      .disposer(closeDataSource),
     sqliteWriteQueue: asFunction(({ dataSource }: Needs) => new SqliteWriteQueue({ dataSource })).singleton(),
     plainInsertStatements: asFunction(({ dataSource }: Needs) => new PlainInsertStatements({ dataSource })).singleton(),
     userReadStatements: asFunction(({ dataSource }: Needs) => new UserReadStatements({ dataSource, searchTimeLimitSeconds })).singleton(),

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
+import { closeDataSource, createDataSource } from '../../../src/infrastructure/persistence/typeorm/data-source';
 import { runMigrations } from '../../../src/infrastructure/persistence/typeorm/migrate';
+import { CuttableProxy } from '../../support/cuttable-proxy';
 import { connectTo, createTestDatabase, mysqlServerUrl, serverUrl, type TestDatabase } from '../../support/test-database';
 
 /**
@@ -40,6 +41,22 @@ describe.each([
     // Not behind the sleep still running on the old connection (about 2 s more), and not on it.
     expect(Date.now() - next).toBeLessThan(800);
     expect(after).not.toBe(before);
+  });
+
+  it('closes at shutdown while a new connection’s handshake goes unanswered (the database silent): it does not fail for it', async () => {
+    const { proxy, database: proxied } = await CuttableProxy.before(database);
+    const silent = createDataSource(proxied.config, { queryTimeoutMs: 1_000, poolSize: 2 });
+    try {
+      await silent.initialize();
+      proxy.blackhole();
+      // The idle connection takes the first statement, the second opens a connection whose handshake gets no answer.
+      const statements = [silent.query('SELECT 1'), silent.query('SELECT 2')].map((p) => p.catch((error: unknown) => error));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await expect(closeDataSource(silent)).resolves.toBeUndefined();
+      await Promise.all(statements);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('runs the migrations without it: their lock waits for another holder longer than the timeout', async () => {

@@ -117,3 +117,16 @@ export function hasBetterSqlite3(): boolean {
 export function isMysqlFamily(dataSource: DataSource): boolean {
   return dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
 }
+
+/**
+ * Closes the data source at shutdown. mysql2's pool ends every connection and reports the first one's failure: a
+ * connection whose handshake the server never answered (a database gone silent, DATABASE_QUERY_TIMEOUT bounding the
+ * wait) fails with its own timeout while the others close. Its socket is gone with that timeout, so nothing is left
+ * open, and the shutdown goes on instead of failing for it; any other error is the caller's.
+ */
+export async function closeDataSource(dataSource: DataSource): Promise<void> {
+  if (!dataSource.isInitialized) return;
+  await dataSource.destroy().catch((error: unknown) => {
+    if ((error as { fatal?: unknown } | null)?.fatal !== true) throw error;
+  });
+}
