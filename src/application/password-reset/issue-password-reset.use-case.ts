@@ -51,7 +51,10 @@ export class IssuePasswordResetUseCase {
     const now = this.clock.now();
     const prepared = await this.unitOfWork.run(async ({ users, processedEvents, passwordResets }) => {
       if (await processedEvents.has(MAILER_CONSUMER, eventId)) return 'duplicate' as const;
-      const user = await users.findById(userId);
+      // A locking read, as a deactivation's: one in flight commits first, and the user then reads deactivated. A plain
+      // read saw it active, and the link written after the deactivation ended the user's links came back alive with a
+      // reactivation (review I's finding on invitations, the same here).
+      const user = await users.findForChange(userId);
       if (!user || !user.isJoined || user.status !== 'active') {
         // Deactivated or deleted since the request: no link for this event.
         await processedEvents.record(MAILER_CONSUMER, eventId, now);

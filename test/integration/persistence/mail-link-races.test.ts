@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IssueInvitationUseCase } from '../../../src/application/invitations/issue-invitation.use-case';
+import { IssuePasswordResetUseCase } from '../../../src/application/password-reset/issue-password-reset.use-case';
 import type { Role } from '../../../src/domain/roles/role';
 import { User } from '../../../src/domain/users/user';
 import { Email } from '../../../src/domain/users/email';
@@ -65,5 +66,54 @@ describe.each(ALL_TARGETS)('the mailer and an acceptance at once on $name', (tar
     expect(mailer.sent).toEqual([]);
     const stored = await db.adapters.invitations().findForUser(invitee.id);
     expect(stored).toMatchObject({ tokenHash: link.hash, usedAt: expect.any(Date) });
+  });
+});
+
+/**
+ * The mailer issuing a password-reset link while an admin's deactivation of that user is in flight: the deactivation
+ * ends the user's reset links, and a link the mailer wrote after it came back alive with a reactivation. The mailer
+ * reads the user for change, so it waits for the deactivation and then sends nothing.
+ */
+describe.each(ALL_TARGETS)('the mailer and a deactivation at once on $name', (target) => {
+  const db = migratedDatabase(target);
+
+  it('the mailer waits for the deactivation, finds the user deactivated, mails nothing and leaves no link', async () => {
+    const user = User.createJoined({
+      id: ids.next(),
+      email: Email.parse(`reset-race-${randomUUID().slice(0, 8)}@example.com`),
+      name: 'Reset Race',
+      username: Username.parse(`reset-race-${randomUUID().slice(0, 8)}`),
+      passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+      role: member,
+      now: new Date(),
+    });
+    await db.adapters.users().add(user);
+    const mailer = new CapturingMailer();
+    const issue = new IssuePasswordResetUseCase({
+      unitOfWork: db.adapters.unitOfWork(),
+      processedEventStore: db.adapters.processedEvents(),
+      secretTokens: tokens,
+      passwordResetMailer: mailer,
+      clock: new SystemClock(),
+      passwordResetSettings: { publicUrl: 'https://ac.example.test', passwordResetTtlSeconds: 3600 },
+    });
+
+    let startMailer!: () => void;
+    const mailing = new Promise<void>((resolve) => (startMailer = resolve)).then(() => issue.execute({ eventId: ids.next(), userId: user.id }));
+    mailing.catch(() => undefined);
+    await db.adapters.unitOfWork().run(async ({ users, passwordResets }) => {
+      // What DeactivateUserUseCase does: the user read for change and deactivated, its reset links ended.
+      const current = (await users.findForChange(user.id))!;
+      current.deactivate({ by: ids.next(), now: new Date(), newId: () => ids.next() });
+      await users.update(current);
+      await passwordResets.deleteForUser(user.id);
+      startMailer();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+
+    expect(await mailing).toBe('not-active');
+    expect(mailer.sent).toEqual([]);
+    const links = await db.dataSource.query('SELECT COUNT(*) AS n FROM password_resets WHERE user_id = ?', [user.id]);
+    expect(Number(links[0].n)).toBe(0);
   });
 });
