@@ -34,8 +34,28 @@ export async function startContainer<T>(define: () => ContainerDefinition<T>, op
     try {
       return await define().withLabels({ [START_ATTEMPT_LABEL]: id }).start();
     } catch (error) {
-      if (attempt >= attempts || !PORT_TAKEN.test(error instanceof Error ? error.message : String(error))) throw error;
+      if (attempt >= attempts || !portTaken(error)) throw error;
       await removeLeftovers(id);
+    }
+  }
+}
+
+/** Whether a start failed because the engine could not bind the host port it had chosen. */
+export function portTaken(error: unknown): boolean {
+  return PORT_TAKEN.test(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * For a start that is not ours to label (the testcontainers example, which other teams copy as written): the whole
+ * start again when a host port was taken, up to `attempts` times. What the failed attempt had started is not known
+ * here, so it keeps running until the engine's containers are cleaned up; the retry is for a rare clash only.
+ */
+export async function retryWhilePortTaken<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= attempts || !portTaken(error)) throw error;
     }
   }
 }

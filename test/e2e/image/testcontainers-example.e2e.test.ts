@@ -1,8 +1,11 @@
 /**
  * The testcontainers example other teams copy (examples/testcontainers), run as they run it:
- * the service's image with a MariaDB and a Kafka on one network, through the engine's socket.
+ * the service's image with a MariaDB and a Kafka on one network, through the engine's socket. The example starts its
+ * containers with the plain `start()`; this test starts the example again when Podman's host-port clash
+ * (test/support/container-start.ts) fails it, so that a clash with the rest of the suite does not fail the run.
  */
 import { exampleInviteAndReadEvent, startAccessControl, type AccessControl } from '../../../examples/testcontainers/access-control.example';
+import { retryWhilePortTaken } from '../../support/container-start';
 import { IMAGE, requireContainerEngine } from '../../support/containers';
 
 jest.setTimeout(300_000);
@@ -11,7 +14,7 @@ let service: AccessControl | undefined;
 
 beforeAll(async () => {
   await requireContainerEngine();
-  service = await startAccessControl(IMAGE);
+  service = await retryWhilePortTaken(() => startAccessControl(IMAGE));
 });
 
 afterAll(async () => {

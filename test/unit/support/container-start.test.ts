@@ -1,4 +1,4 @@
-import { START_ATTEMPT_LABEL, startContainer } from '../../support/container-start';
+import { retryWhilePortTaken, START_ATTEMPT_LABEL, startContainer } from '../../support/container-start';
 
 /** A definition whose start fails with the errors given, in turn, then starts; it records the label it was given. */
 function engine(failures: Error[]) {
@@ -52,5 +52,34 @@ describe('startContainer', () => {
     const e = engine([new Error('Container did not start: wait strategy timed out')]);
     await expect(startContainer(e.define, { removeLeftovers: e.removeLeftovers })).rejects.toThrow(/timed out/);
     expect([e.defined(), e.removed.length]).toEqual([1, 0]);
+  });
+});
+
+describe('retryWhilePortTaken', () => {
+  it('starts again when the host port was taken, and gives up after the attempts allowed', async () => {
+    const failures = [portTaken()];
+    let calls = 0;
+    const start = async () => {
+      calls += 1;
+      const failure = failures.shift();
+      if (failure) throw failure;
+      return calls;
+    };
+    await expect(retryWhilePortTaken(start)).resolves.toBe(2);
+
+    calls = 0;
+    failures.push(portTaken(), portTaken(), portTaken());
+    await expect(retryWhilePortTaken(start)).rejects.toThrow(/address already in use/);
+    expect(calls).toBe(3);
+  });
+
+  it('does not try again on any other failure', async () => {
+    let calls = 0;
+    const start = async () => {
+      calls += 1;
+      throw new Error('sign-in failed: 401');
+    };
+    await expect(retryWhilePortTaken(start)).rejects.toThrow(/401/);
+    expect(calls).toBe(1);
   });
 });
