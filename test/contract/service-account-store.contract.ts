@@ -94,6 +94,8 @@ export function describeServiceAccountStoreContract(
       expect((await accounts.list({ offset: 0, limit: 10 })).items).toEqual([created]);
       expect(await accounts.findById(newId())).toBeNull();
       expect(await accounts.findByClientId(newId())).toBeNull();
+      // MariaDB and MySQL compare their keys padded: the client id must be the one asked for, byte for byte.
+      expect(await accounts.findByClientId(`${created.clientId} `)).toBeNull();
     });
 
     test('refuses a name another account has, compared case-insensitively, and commits nothing', async () => {

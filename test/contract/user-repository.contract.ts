@@ -82,6 +82,13 @@ export function describeUserRepositoryContract(name: string, makeSubject: MakeSt
         expect((await users.findByUsername(name.toUpperCase()))?.id).toBe(user.id);
       });
 
+      test('finds no one for a username with spaces after it: MariaDB and MySQL compare their keys padded', async () => {
+        const name = unique('padded');
+        await users.add(joinedUser(name));
+        expect(await users.findByUsername(`${name} `)).toBeNull();
+        expect(await users.findByUsername(`${name.toUpperCase()}${' '.repeat(200)}`)).toBeNull();
+      });
+
       test('knows an e-mail of a pending or a joined user, compared case-insensitively', async () => {
         await users.add(pendingUser('Pending.Person@Example.COM'));
         await users.add(joinedUser(unique('joined'), 'Zoë.Ünïcode@Example.com'));

@@ -1,7 +1,7 @@
 import { ValidationError } from '../shared/domain-error';
 import { comparisonKey } from './comparison-key';
 
-// ASCII only: no two usernames can look alike but for case, which the key folds.
+// ASCII only: two usernames cannot differ by an accent, a script or an invisible character; case the key folds.
 const PATTERN = /^[A-Za-z0-9._-]{3,64}$/;
 
 export class Username {

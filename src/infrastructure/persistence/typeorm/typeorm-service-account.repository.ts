@@ -83,7 +83,8 @@ export class TypeOrmServiceAccountRepository implements ServiceAccountRepository
     // One statement whether or not an account has the client id: the token endpoint's time does not tell the two apart.
     return this.queue.outside(this.manager, async () => {
       const { account, secrets } = await this.credentialStatements().byClientId(this.manager, clientId);
-      return account ? toState(account, secrets) : null;
+      // MariaDB's and MySQL's collations pad (`id ` = `id`): the client id must be the one asked for, byte for byte.
+      return account && account.clientId === clientId ? toState(account, secrets) : null;
     });
   }
 

@@ -105,8 +105,11 @@ export class TypeOrmUserRepository implements UserRepository {
 
   async findByUsername(username: string): Promise<User | null> {
     return this.queue.outside(this.manager, async () => {
-      const record = await this.reads.byUsernameKey(this.manager, Username.normalize(username));
-      return record && record.status !== 'deleted' ? toDomain(record) : null;
+      const key = Username.normalize(username);
+      const record = await this.reads.byUsernameKey(this.manager, key);
+      // MariaDB's and MySQL's utf8mb4_bin pad: `bob   ` = `bob`. The key must be the one asked for, byte for byte, as on
+      // SQLite: else every spacing of a name would be an account's own lockout counter with the account's password.
+      return record && record.status !== 'deleted' && record.usernameKey === key ? toDomain(record) : null;
     });
   }
 
