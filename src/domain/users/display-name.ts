@@ -9,8 +9,13 @@ const MAX = 200;
  * directional marks stay: scripts and emoji need them.
  */
 const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
-// eslint-disable-next-line no-control-regex
-const CONTROLS = /[\u0000-\u001f\u007f]/;
+/** Every control character (C0, DEL and C1, such as U+0085, a line break to some readers) and the line and paragraph separators. */
+const CONTROLS = /[\p{Cc}\u2028\u2029]/u;
+/**
+ * What shows as nothing: spaces, format and other invisible characters, those Unicode says to show as nothing (the
+ * Hangul fillers among them), and the blank Braille cell. A name must hold one character that is none of these.
+ */
+const BLANK = /^[\p{Z}\p{C}\p{Default_Ignorable_Code_Point}\u2800\s]*$/u;
 
 /**
  * Whether a name shown to people holds a control character or a bidirectional override (a person's, a passkey's), or
@@ -21,11 +26,13 @@ export function hasHiddenControls(value: string): boolean {
   return CONTROLS.test(value) || BIDI_CONTROLS.test(value) || !value.isWellFormed();
 }
 
-/** A person's name: 1 to 200 characters once trimmed, no control characters, no bidirectional override. */
+/** A person's name: 1 to 200 characters once trimmed, one of them visible, no control characters, no bidirectional override. */
 export function parseDisplayName(raw: string, field = 'name'): string {
   const value = raw.trim();
-  if (value.length === 0 || [...value].length > MAX || hasHiddenControls(value)) {
-    throw new ValidationError([{ field, message: `must be 1 to ${MAX} characters without control characters or bidirectional overrides` }]);
+  if (value.length === 0 || [...value].length > MAX || hasHiddenControls(value) || BLANK.test(value)) {
+    throw new ValidationError([
+      { field, message: `must be 1 to ${MAX} characters, one of them visible, without control characters or bidirectional overrides` },
+    ]);
   }
   return value;
 }

@@ -24,6 +24,14 @@ describe('parseDisplayName', () => {
     ['a left-to-right isolate', '\u2066Ada\u2069'],
     ['half a surrogate pair (high)', 'Ada \ud83d'],
     ['half a surrogate pair (low)', '\ude00 Ada'],
+    ['a C1 control (next line)', 'Bob\u0085x'],
+    ['a line separator', 'Bob\u2028x'],
+    ['a paragraph separator', 'Bob\u2029x'],
+    ['only a zero-width space', '\u200b'],
+    ['only a zero-width joiner', '\u200d\u200d'],
+    ['only a Hangul filler', '\u3164'],
+    ['only blank Braille cells', '\u2800\u2800'],
+    ['only a byte order mark and a word joiner', '\ufeff\u2060'],
   ])('refuses a name that is %s', (_label, raw) => {
     expect(() => parseDisplayName(raw)).toThrow(ValidationError);
   });
