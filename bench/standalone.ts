@@ -14,6 +14,8 @@ export interface StandaloneApi {
   api: Target;
   databaseUrl: string;
   dataDir: string;
+  /** The environment the api was started with: a mailer started with it reads the same database and topic. */
+  env: Record<string, string>;
   /** Stops the api, removes its data directory, and drops the database unless it was given or kept. */
   stop(): Promise<void>;
 }
@@ -33,16 +35,18 @@ export async function standaloneApi(
   const database = options.given ? { url: options.given, drop: async () => undefined } : await createTestDatabase(`ac_bench_${name}`);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `ac-bench-${name}-`));
   const kafka = (options.relay ?? process.env.BENCH_RELAY === '1') ? await provideKafka({ log, local: { projectRoot: ROOT } }) : null;
-  const api = await startTarget(options.label ?? 'api', 'api', {
+  const env = {
     DATA_DIR: dataDir, ADMIN_USERNAME: BENCH_ADMIN.username, ADMIN_PASSWORD: BENCH_ADMIN.password, ADMIN_EMAIL: BENCH_ADMIN.email,
     BENCH_ADMIN_USERNAME: BENCH_ADMIN.username, JWT_ISSUER: 'http://bench.local', ADDRESS_RATE_LIMIT: '0', INVITE_RATE_LIMIT: '0',
     DATABASE_URL: database.url,
     ...(kafka ? { KAFKA_BROKERS: kafka.brokers, KAFKA_TOPIC: `bench-${name}-${Date.now().toString(36)}` } : { RELAY_ENABLED: 'false' }),
-  });
+  };
+  const api = await startTarget(options.label ?? 'api', 'api', env);
   return {
     api,
     databaseUrl: database.url,
     dataDir,
+    env,
     async stop() {
       await api.stop();
       await kafka?.stop();
