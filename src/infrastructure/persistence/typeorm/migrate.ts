@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import { type DataSource, type Migration, MigrationExecutor, type QueryRunner, QueryResult } from 'typeorm';
 import { isMysqlFamily } from './data-source';
 import { withoutQueryTimeout } from './query-timeouts';
 
@@ -23,8 +23,8 @@ async function migrate(dataSource: DataSource): Promise<string[]> {
     const [row] = await runner.query('SELECT GET_LOCK(?, ?) AS acquired', [LOCK_NAME, LOCK_WAIT_SECONDS]);
     if (Number(row?.acquired) !== 1) throw new Error(`could not take the migration lock within ${LOCK_WAIT_SECONDS}s`);
     try {
-      // DDL commits implicitly on MySQL, so each migration is its own step.
-      return (await againIfTableCreatedMeanwhile(() => dataSource.runMigrations({ transaction: 'each' }))).map((m) => m.name);
+      // DDL commits implicitly on MySQL, so each migration is its own step, and one stopped part-way is resumed.
+      return (await againIfTableCreatedMeanwhile(() => runResumably(dataSource))).map((m) => m.name);
     } finally {
       await runner.query('SELECT RELEASE_LOCK(?)', [LOCK_NAME]);
     }
@@ -50,5 +50,51 @@ export async function againIfTableCreatedMeanwhile<T>(work: () => Promise<T>): P
     const inner = e?.driverError ?? e;
     if (inner?.code !== 'ER_TABLE_EXISTS_ERROR' && inner?.errno !== 1050) throw error;
     return work();
+  }
+}
+
+/**
+ * The MySQL and MariaDB error numbers of a schema change that finds itself made already: the table there (1050), the
+ * column (1060), the index or key name (1061), nothing left to drop (1091), the foreign key's name taken (1826 on
+ * MySQL; MariaDB says 1005 "errno: 121").
+ */
+const ALREADY_MADE = new Set([1050, 1060, 1061, 1091, 1826]);
+
+function alreadyMade(error: unknown): boolean {
+  const e = error as { errno?: number; message?: string; driverError?: { errno?: number; message?: string } };
+  const inner = e?.driverError ?? e;
+  if (inner?.errno === 1005) return /errno: 121/.test(inner.message ?? '');
+  return inner?.errno !== undefined && ALREADY_MADE.has(inner.errno);
+}
+
+/**
+ * MySQL and MariaDB commit each schema change at once, so a migration of several changes that is stopped part-way (a
+ * SIGTERM, kill -9 or OOM of the migrate Job, a lost connection) leaves the first ones made and the migration not
+ * recorded. Run again, it would fail on its first change ("Duplicate column name") for ever, with no way out but a
+ * hand repair. So the migrations run on a query runner whose schema changes that find themselves made already are
+ * passed over, each with a warning naming the statement (a process warning, MigrationResumedWarning), and the
+ * migration goes on to the changes it had not made.
+ */
+async function runResumably(dataSource: DataSource): Promise<Migration[]> {
+  const runner = dataSource.createQueryRunner();
+  const query = runner.query.bind(runner) as (sql: string, parameters?: unknown[], structured?: boolean) => Promise<unknown>;
+  runner.query = (async (sql: string, parameters?: unknown[], structured?: boolean) => {
+    try {
+      return await query(sql, parameters, structured);
+    } catch (error) {
+      if (!alreadyMade(error)) throw error;
+      process.emitWarning(`migration resumed: passed over a schema change made by an earlier run that stopped part-way: ${sql.replace(/\s+/g, ' ').slice(0, 200)}`, {
+        type: 'MigrationResumedWarning',
+        code: 'MIGRATION_RESUMED',
+      });
+      return structured ? new QueryResult() : [];
+    }
+  }) as QueryRunner['query'];
+  try {
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'each';
+    return await executor.executePendingMigrations();
+  } finally {
+    await runner.release();
   }
 }
