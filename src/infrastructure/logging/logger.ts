@@ -19,8 +19,14 @@ export const REDACTED_PATHS = [
   'databaseUrl',
 ];
 
-/** Query parameters whose values never reach a log line (invitation links carry a token), by their name as decoded. */
-const SECRET_PARAMETER = /^(?:token|access_token|password)(?:\[.*\])?$/i;
+/**
+ * The query parameters whose values a log line shows, by their name as decoded: those the routes read that hold no
+ * secret (pages, cursors, the list filters, the audit filters, the OAuth grant's type and client id). Any other value
+ * is masked: an invitation link's token, and whatever a client puts in a URL by mistake (a client secret, a refresh
+ * token: review J, 2026-12-06).
+ */
+const SHOWN_PARAMETER =
+  /^(?:page|page_size|after|cursor|role|status|email|q|group|name|actor|target|action|outcome|from|to|request_id|lang|grant_type|client_id|filter\[(?:role|status|email|q|group|name)\])$/i;
 
 /**
  * An error as a log line may show it: its kind and code, and a message with any credentials in a
@@ -66,8 +72,8 @@ export function serializeError(error: unknown): { type: string; message: string;
 }
 
 /**
- * The URL with the value of every secret parameter masked. Names are compared decoded, as the query parser reads
- * them: `%74oken=` is `token=` to the route, so it is to the log too.
+ * The URL with the value of every parameter but the shown ones masked, and a bare name masked unless shown. Names are
+ * compared decoded, as the query parser reads them: `%70age=` is `page=` to the route, so it is to the log too.
  */
 export function redactUrl(url: string): string {
   const at = url.indexOf('?');
@@ -79,7 +85,8 @@ export function redactUrl(url: string): string {
     .map((pair) => {
       const equals = pair.indexOf('=');
       const name = equals < 0 ? pair : pair.slice(0, equals);
-      return equals >= 0 && SECRET_PARAMETER.test(decodedName(name)) ? `${name}=[redacted]` : pair;
+      if (SHOWN_PARAMETER.test(decodedName(name))) return pair;
+      return equals < 0 ? (pair === '' ? pair : '[redacted]') : `${name}=[redacted]`;
     })
     .join('&');
   return `${url.slice(0, at + 1)}${masked}${hash < 0 ? '' : url.slice(hash)}`;
