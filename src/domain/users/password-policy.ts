@@ -15,6 +15,9 @@ export function assertAcceptablePassword(
   field = 'password',
   isCommon: (password: string) => boolean = () => false,
 ): void {
+  // Half of a surrogate pair (JSON's "\ud800") is no character: hashed as UTF-8 it becomes U+FFFD, so every such half
+  // would be the same password (review J, 2026-12-06).
+  if (!password.isWellFormed()) throw new ValidationError([{ field, message: 'must be text: it holds half of a surrogate pair' }]);
   const length = [...password].length;
   if (length > PASSWORD_MAX_LENGTH || [...stabilizedPassword(password)].length < PASSWORD_MIN_LENGTH) {
     throw new ValidationError([

@@ -28,6 +28,10 @@ describe('assertAcceptablePassword', () => {
     expect(() => assertAcceptablePassword('e\u0301'.repeat(12))).not.toThrow();
   });
 
+  it.each(['OddMarkA\ud800xxxxxxxxxx', 'OddMarkA\udc00xxxxxxxxxx', 'xxxxxxxxxxxxxx\ud83d'])('refuses half of a surrogate pair, which UTF-8 would turn into U+FFFD (%j)', (password) => {
+    expect(() => assertAcceptablePassword(password)).toThrow(/surrogate pair/);
+  });
+
   it('counts characters (code points), not UTF-16 units', () => {
     // Each emoji is two UTF-16 units: 11 of them are 22 units but only 11 characters.
     expect(() => assertAcceptablePassword('🔑'.repeat(11))).toThrow(ValidationError);
