@@ -10,6 +10,10 @@ export function listenProblem(error: unknown, variable: string, port: number, ho
   if (code === 'EADDRINUSE') return new ConfigError([`${variable}: port ${port} on ${host} is in use by another process; stop it, or set ${variable} to a free port`]);
   if (code === 'EACCES') return new ConfigError([`${variable}: port ${port} needs privileges this process lacks; choose a port above 1023`]);
   if (code === 'EADDRNOTAVAIL') return new ConfigError([`HOST: ${host} is not an address of this machine; 0.0.0.0 listens on all of them`]);
+  // A name the resolver does not know, or text no address can be (999.1.1.1 is looked up as a name).
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL') {
+    return new ConfigError([`HOST: ${host} is neither an address nor a name this machine resolves; 0.0.0.0 listens on all of them`]);
+  }
   return error;
 }
 

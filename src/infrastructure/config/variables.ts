@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Permissions } from '../../domain/permissions/permission';
 import { parseDurationSeconds } from './duration';
 import { isProxyAddress } from './proxy-addresses';
 import { duration, type Env, flag, integer, parsed, readEnvironment, refuse, type Refused, type Table, text, type Values } from './environment';
+
+const KNOWN_PERMISSIONS: ReadonlySet<string> = new Set(Object.values(Permissions));
 
 /**
  * Every environment variable the service reads, in one table: loadConfig reads the first two
@@ -44,19 +47,17 @@ const SERVICE = {
   MIGRATE_ON_START: flag('apply migrations when the API starts', { default: 'true' }),
   RELAY_ENABLED: flag('the API process publishes the outbox', { default: 'true' }),
   KAFKA_BROKERS: parsed('comma-separated host:port list; unset: in-process events', parseBrokers),
-  SMTP_URL: text('smtp://user:pass@host:port or smtps://…; unset: mails written as .eml files', {
-    pattern: '^smtps?://[^/]+',
+  SMTP_URL: parsed('smtp://user:pass@host:port or smtps://…; unset: mails written as .eml files', parseSmtpUrl, {
+    // Never the URL itself: it holds the password.
     problem: (name) => `${name} must look like smtp://user:pass@host:port or smtps://…`,
   }),
-  MAIL_FROM: text('sender of invitation mails', { default: 'Access Control <no-reply@localhost>' }),
-  PUBLIC_URL: parsed('base URL of invitation links and default token issuer; unset: http://localhost:$PORT', (url) => {
-    try {
-      const { protocol } = new URL(url);
-      return protocol === 'http:' || protocol === 'https:' ? url.replace(/\/+$/, '') : refuse();
-    } catch {
-      return refuse();
-    }
-  }, { problem: (name, url) => `${name} must be an http(s) URL (got "${url}")` }),
+  MAIL_FROM: parsed('sender of invitation mails: an address, or a name and an address in <>', parseMailFrom, {
+    default: 'Access Control <no-reply@localhost>',
+    problem: (name, value) => `${name} must be an e-mail address, or a name and one in <>, such as "Access Control <no-reply@example.com>" (got "${value}")`,
+  }),
+  PUBLIC_URL: parsed('base URL of invitation links and default token issuer; unset: http://localhost:$PORT', parsePublicUrl, {
+    problem: (name, url) => `${name} must be an http(s) URL (got "${url}")`,
+  }),
   APP_URL: parsed('the application a person goes to once joined (a link on the invitation page); unset: no link', parseAppUrl, {
     problem: (name, url) => `${name} must be an absolute http(s) URL (got "${url}")`,
   }),
@@ -116,8 +117,11 @@ const SERVICE = {
     problem: (name) => `${name} must be at least 32 characters (a random one: openssl rand -hex 32)`,
   }),
   MFA_REQUIRED_PERMISSIONS: parsed('comma-separated permissions: a user whose role holds any of them and who has no second factor signs in to a token that can only enroll one (and read /v1/me); unset: none', (raw) => {
-    const bad = list(raw).filter((p) => !/^[a-z_]+:[a-z_]+$/.test(p));
-    return bad.length > 0 ? refuse(`MFA_REQUIRED_PERMISSIONS must be a comma-separated list of permissions such as users:delete (bad: "${bad.join(',')}")`) : list(raw);
+    // Checked against the catalogue: a misspelt name would switch the policy off without a word (review K).
+    const bad = list(raw).filter((p) => !KNOWN_PERMISSIONS.has(p));
+    return bad.length > 0
+      ? refuse(`MFA_REQUIRED_PERMISSIONS must be a comma-separated list of the service's permissions (${[...KNOWN_PERMISSIONS].join(', ')}); not one: "${bad.join(',')}"`)
+      : list(raw);
   }),
   MFA_ENCRYPTION_KEY: text('key that seals second-factor secrets at rest (AES-256-GCM): 64 hex digits or base64 of 32 bytes; unset: one generated under DATA_DIR', {
     verbatim: true,
@@ -185,6 +189,39 @@ export function readVariables<N extends Name>(
 }
 
 /** An absolute http(s) URL. It is shown on a page, so one carrying a user or password is refused (and not echoed). */
+/**
+ * The issuer and the base of every link: an http(s) URL with no user or password (the discovery document would publish
+ * them), no query and no fragment (every path is appended to it: `…?x=1/.well-known/jwks.json`). Review K, 2026-12-06.
+ */
+function parsePublicUrl(raw: string): string | Refused {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return refuse();
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse();
+  if (url.username !== '' || url.password !== '') return refuse('PUBLIC_URL must not carry a user or password: it is the issuer every token and the discovery document name');
+  if (raw.includes('?') || raw.includes('#')) return refuse(`PUBLIC_URL must have no query or fragment: paths are appended to it (got "${raw}")`);
+  return raw.replace(/\/+$/, '');
+}
+
+function parseSmtpUrl(raw: string): string | Refused {
+  try {
+    const url = new URL(raw);
+    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '' ? raw : refuse();
+  } catch {
+    return refuse();
+  }
+}
+
+/** `address` or `Name <address>`: a sender nodemailer can put in MAIL FROM and From (an invalid one left both empty). */
+function parseMailFrom(raw: string): string | Refused {
+  const match = /^(?:[^<>]*<([^<>\s]+)>|([^<>\s]+))$/.exec(raw);
+  const address = match?.[1] ?? match?.[2];
+  return address !== undefined && /^[^@\s"(),:;]+@[^@\s"(),:;<>[\]]+$/.test(address) ? raw : refuse();
+}
+
 function parseAppUrl(raw: string): string | Refused {
   let url: URL;
   try {
