@@ -4,6 +4,7 @@ import { AUDIT_EVENT_TYPE } from '../../../src/infrastructure/messaging/cloud-ev
 import { AUDIT_GENESIS_HASH } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
 import { AuditRetentionSweeper, AuditTrailBrokenError } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
 import { AuditChainCutError, AuditSealer } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
+import { type AuditRow, chainLink, SELECT_SEALED } from '../../../src/infrastructure/persistence/typeorm/audit/audit-rows';
 import { AuditVerifier } from '../../../src/infrastructure/persistence/typeorm/audit/audit-verifier';
 import { entrySealsSeal } from '../../../src/infrastructure/persistence/typeorm/audit/audit-chain';
 import { keepEntrySealKey } from '../../../src/infrastructure/persistence/typeorm/audit/entry-seal-keys';
@@ -179,6 +180,22 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
       expect(await keyed.sealAll()).toBe(0);
       expect(refused).toEqual([late[0]!.id]);
       expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ id: late[0]!.id, reason: 'forged' });
+    });
+
+    it('verifies an entry the sealer of the version before linked without its seal (a rolling upgrade), never one whose seal is not the key’s', async () => {
+      keepEntrySealKey(db.dataSource, KEY);
+      const entries = await write(2);
+      expect(await sealer(KEY).sealAll()).toBe(2);
+      // The old replica's sealer linked the new replica's second entry as it knew entries: without their seal.
+      const [row] = await query<AuditRow[]>(`${SELECT_SEALED} WHERE id = ?`, [entries[1]!.id]);
+      const [first] = await query<{ chain_hash: string }[]>('SELECT chain_hash FROM audit_events WHERE seq = 1');
+      const olderLink = chainLink(first!.chain_hash, 2, { ...row!, entry_seal: null }, KEY);
+      await query('UPDATE audit_events SET chain_hash = ? WHERE id = ?', [olderLink, row!.id]);
+      await query('UPDATE audit_chain SET last_hash = ? WHERE id = 1', [olderLink]);
+      expect(await verifier(KEY).verify()).toMatchObject({ ok: true, checked: 2 });
+
+      await query('UPDATE audit_events SET entry_seal = ? WHERE id = ?', ['0'.repeat(64), row!.id]);
+      expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ seq: 2, reason: 'edited' });
     });
 
     it('requires seals at once on a trail that has linked nothing yet (a new installation has no old replicas)', async () => {
