@@ -50,7 +50,7 @@ describe('docker-compose.yml', () => {
     const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(new RegExp(`^ENV NODE_OPTIONS=${config.nodeFlags}$`, 'm'));
     expect(dockerfile).toMatch(new RegExp(`^ENV ${config.mallocEnv}$`, 'm'));
-    for (const script of ['start', 'start:mailer']) expect(scripts[script]).toMatch(/^env \$npm_package_config_mallocEnv node \$npm_package_config_nodeFlags /);
+    for (const script of ['start', 'start:mailer']) expect(scripts[script]).toMatch(/^exec env \$npm_package_config_mallocEnv node \$npm_package_config_nodeFlags /);
   });
 
   it('starts in order: database and broker healthy, then the migration done, then api and mailer', () => {
