@@ -1,3 +1,5 @@
+import type { RecoveryCodeHasher } from '../application/ports/recovery-code-hasher.port';
+import { Argon2RecoveryCodeHasher } from './crypto/argon2-recovery-code-hasher';
 import { asClass, asFunction } from 'awilix';
 import { MfaChallenges } from '../application/mfa/mfa-challenges';
 import { MfaPolicy } from '../application/mfa/mfa-policy';
@@ -41,6 +43,7 @@ export interface MfaCradle {
   pseudonyms: Pseudonyms;
   totp: Totp;
   recoveryCodeGenerator: RecoveryCodeGenerator;
+  recoveryCodeHasher: RecoveryCodeHasher;
   mfaChallenges: MfaChallenges;
   /** MFA_REQUIRED_PERMISSIONS: which tokens are enrollment-only. */
   mfaPolicy: MfaPolicy;
@@ -94,6 +97,7 @@ export function mfaRegistrations(config: Pick<Config, 'mfaEncryptionKey' | 'mfaR
     // allows no colon in it).
     totp: asFunction(() => new OtplibTotp(new URL(config.publicUrl).hostname)).singleton(),
     recoveryCodeGenerator: asClass(RandomRecoveryCodes).singleton(),
+    recoveryCodeHasher: asClass(Argon2RecoveryCodeHasher).singleton(),
     mfaChallenges: asClass(MfaChallenges).singleton(),
     mfaPolicy: asFunction(
       ({ mfaStore, roleRepository }: MfaCradle & { roleRepository: RoleRepository }) =>

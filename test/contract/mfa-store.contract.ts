@@ -26,6 +26,7 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       | 'useTimeStep'
       | 'removeFactors'
       | 'replaceRecoveryCodes'
+      | 'recoveryCodeSalt'
       | 'useRecoveryCode'
       | 'restoreRecoveryCode'
       | 'remainingRecoveryCodes'
@@ -43,7 +44,8 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
         confirm: (userId, id, at) => run((s) => s.confirm(userId, id, at)),
         useTimeStep: (id, step) => run((s) => s.useTimeStep(id, step)),
         removeFactors: (userId, type) => run((s) => s.removeFactors(userId, type)),
-        replaceRecoveryCodes: (userId, hashes, at) => run((s) => s.replaceRecoveryCodes(userId, hashes, at)),
+        replaceRecoveryCodes: (userId, hashes, at, salt) => run((s) => s.replaceRecoveryCodes(userId, hashes, at, salt)),
+        recoveryCodeSalt: (userId) => run((s) => s.recoveryCodeSalt(userId)),
         useRecoveryCode: (userId, hash, at) => run((s) => s.useRecoveryCode(userId, hash, at)),
         restoreRecoveryCode: (userId, hash) => run((s) => s.restoreRecoveryCode(userId, hash)),
         remainingRecoveryCodes: (userId) => run((s) => s.remainingRecoveryCodes(userId)),
@@ -120,6 +122,19 @@ export function describeMfaStoreContract(name: string, makeSubject: MakeStores<'
       await mfa.replaceRecoveryCodes(userId, [c], AT);
       expect(await mfa.useRecoveryCode(userId, b, AT)).toBeNull();
       expect(await mfa.remainingRecoveryCodes(userId)).toBe(1);
+    });
+
+    test('keeps the salt of a set of recovery codes, replaced with the set; none for a set stored before salts or no set', async () => {
+      const userId = await holder();
+      expect(await mfa.recoveryCodeSalt(userId)).toBeNull();
+      const salt = 'a1'.repeat(16);
+      await mfa.replaceRecoveryCodes(userId, [tokenHash(), tokenHash()], AT, salt);
+      expect(await mfa.recoveryCodeSalt(userId)).toBe(salt);
+      expect(await mfa.recoveryCodeSalt(await holder())).toBeNull();
+      await mfa.replaceRecoveryCodes(userId, [tokenHash()], AT);
+      expect(await mfa.recoveryCodeSalt(userId)).toBeNull();
+      await mfa.replaceRecoveryCodes(userId, [tokenHash()], AT, 'b2'.repeat(16));
+      expect(await mfa.recoveryCodeSalt(userId)).toBe('b2'.repeat(16));
     });
 
     test('a used recovery code given back is unused again, for its holder only; a replaced one stays gone', async () => {

@@ -9,6 +9,7 @@ import type { Clock } from '../ports/clock.port';
 import type { LoginAttempts } from '../ports/login-attempts.port';
 import type { MfaStore } from '../ports/mfa-store.port';
 import type { RoleRepository } from '../ports/role-repository.port';
+import type { RecoveryCodeHasher } from '../ports/recovery-code-hasher.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { SecretCipher } from '../ports/secret-cipher.port';
 import type { SignInTickets } from '../ports/sign-in-tickets.port';
@@ -61,6 +62,7 @@ export class CompleteMfaSignInUseCase {
       /** Absent: no assertion is accepted (WebAuthn is not wired). */
       passkeyCeremonies?: PasskeyCeremonies;
       secretTokens: SecretTokens;
+      recoveryCodeHasher: RecoveryCodeHasher;
       signInTickets: SignInTickets;
       sessionIssuer: SessionIssuer;
       loginAttempts: LoginAttempts;
@@ -137,7 +139,7 @@ export class CompleteMfaSignInUseCase {
       // A recovery code or a passkey: the counters start over and the ticket is used up together; refused when the
       // ticket was used meanwhile (the same ticket completed on another request), and then the recovery code this
       // request used is given back: a refused request uses nothing up (review I).
-      if (typeof remaining === 'number') await this.deps.mfaStore.restoreRecoveryCode(user.id, recoveryCodeHash(this.deps.secretTokens, recoveryCode ?? ''));
+      if (typeof remaining === 'number') await this.deps.mfaStore.restoreRecoveryCode(user.id, await this.recoveryCodeHashOf(user.id, recoveryCode ?? ''));
       await auditRecorder.record(refusal('invalid_mfa_token'));
       throw new InvalidMfaTokenError();
     }
@@ -184,9 +186,14 @@ export class CompleteMfaSignInUseCase {
    * Unsettled, the same statement runs with a hash no code has (a wrong code's work), so no code is used up.
    */
   private async useRecoveryCode(userId: string, recoveryCode: string, now: Date, settle: boolean): Promise<number | false> {
-    const hash = recoveryCodeHash(this.deps.secretTokens, recoveryCode);
+    const hash = await this.recoveryCodeHashOf(userId, recoveryCode);
     const remaining = await this.deps.mfaStore.useRecoveryCode(userId, settle ? hash : this.deps.secretTokens.hash(`unsettled:${hash}`), now);
     return remaining ?? false;
+  }
+
+  /** The code typed as the user's set stores it: a slow hash under the set's salt (one per attempt, as a password's). */
+  private async recoveryCodeHashOf(userId: string, recoveryCode: string): Promise<string> {
+    return recoveryCodeHash(this.deps, recoveryCode, await this.deps.mfaStore.recoveryCodeSalt(userId));
   }
 
   private refusalEntries(fact: AuditFact, lockedUntil: Date | null, user: User) {

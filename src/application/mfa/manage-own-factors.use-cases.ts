@@ -6,11 +6,11 @@ import type { Actor } from '../auth/actor';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { MfaStore } from '../ports/mfa-store.port';
-import type { SecretTokens } from '../ports/secret-tokens.port';
+import type { RecoveryCodeHasher } from '../ports/recovery-code-hasher.port';
 import type { RecoveryCodeGenerator } from '../ports/totp.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 import type { UserRepository } from '../ports/user-repository.port';
-import { recoveryCodeHash } from './mfa-codes';
+import { hashRecoveryCodes } from './mfa-codes';
 import { holdsActiveFactor, ownUser } from './own-factor-access';
 import type { FactorProof, OwnFactorProof } from './own-factor-proof';
 import { factorKindsOf } from './factor-kinds';
@@ -86,23 +86,23 @@ export class RegenerateRecoveryCodesUseCase {
       mfaStore: MfaStore;
       ownFactorProof: OwnFactorProof;
       recoveryCodeGenerator: RecoveryCodeGenerator;
-      secretTokens: SecretTokens;
+      recoveryCodeHasher: RecoveryCodeHasher;
       clock: Clock;
     },
   ) {}
 
   async execute({ actor, proof }: { actor: Actor; proof: FactorProof }): Promise<{ recoveryCodes: string[] }> {
-    const { userRepository, unitOfWork, recoveryCodeGenerator, secretTokens, clock, auditRecorder } = this.deps;
+    const { userRepository, unitOfWork, recoveryCodeGenerator, clock, auditRecorder } = this.deps;
     const user = await ownUser(userRepository, actor);
     // No factor costs no attempt of the lockout (checked again as the codes are replaced).
     if (!(await holdsActiveFactor(this.deps.mfaStore, user.id))) throw new MfaNotEnabledError();
     await this.deps.ownFactorProof.check(user, proof, AuditActions.mfaRecoveryCodesRegenerated);
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => recoveryCodeGenerator.next());
-    const hashes = recoveryCodes.map((c) => recoveryCodeHash(secretTokens, c));
+    const { salt, hashes } = await hashRecoveryCodes(this.deps.recoveryCodeHasher, recoveryCodes);
     const now = clock.now();
     await unitOfWork.run(async ({ mfa, audit }) => {
       if (!(await holdsActiveFactor(mfa, user.id))) throw new MfaNotEnabledError();
-      await mfa.replaceRecoveryCodes(user.id, hashes, now);
+      await mfa.replaceRecoveryCodes(user.id, hashes, now, salt);
       await auditRecorder.write(audit, { action: AuditActions.mfaRecoveryCodesRegenerated, actor: userActor(user)!, target: userTarget(user) });
     });
     return { recoveryCodes };

@@ -7,11 +7,11 @@ import type { Actor } from '../auth/actor';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { MfaStore } from '../ports/mfa-store.port';
-import type { SecretTokens } from '../ports/secret-tokens.port';
+import type { RecoveryCodeHasher } from '../ports/recovery-code-hasher.port';
 import type { RecoveryCodeGenerator } from '../ports/totp.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 import type { UserRepository } from '../ports/user-repository.port';
-import { recoveryCodeHash } from './mfa-codes';
+import { hashRecoveryCodes } from './mfa-codes';
 import { holdsActiveFactor, ownUser } from './own-factor-access';
 import type { FactorProof, OwnFactorProof } from './own-factor-proof';
 import type { PasskeyCeremonies } from './passkey-ceremonies';
@@ -36,7 +36,7 @@ interface Deps {
   mfaStore: MfaStore;
   passkeyCeremonies: PasskeyCeremonies;
   recoveryCodeGenerator: RecoveryCodeGenerator;
-  secretTokens: SecretTokens;
+  recoveryCodeHasher: RecoveryCodeHasher;
   idGenerator: IdGenerator;
   clock: Clock;
 }
@@ -80,14 +80,22 @@ export class FinishPasskeyRegistrationUseCase {
     }
     const now = clock.now();
     const id = idGenerator.next();
+    // A first factor's recovery codes are hashed (slow, on the hashing threads) before the transaction, not in it.
+    const fresh = async () => {
+      const codes = this.newRecoveryCodes();
+      return { codes, ...(await hashRecoveryCodes(this.deps.recoveryCodeHasher, codes)) };
+    };
+    const prepared = (await holdsActiveFactor(this.deps.mfaStore, user.id)) ? null : await fresh();
     let recoveryCodes: string[] | null = null;
     const passkey = await unitOfWork.run(async ({ mfa, outbox, audit }) => {
       const held = await mfa.passkeysOf(user.id);
       if (held.length >= MAX_PASSKEYS_PER_USER) throw new PasskeyLimitError();
-      recoveryCodes = (await holdsActiveFactor(mfa, user.id)) ? null : this.newRecoveryCodes();
+      // Its last factor removed meanwhile: codes made here after all (a rare race).
+      const set = (await holdsActiveFactor(mfa, user.id)) ? null : (prepared ?? (await fresh()));
+      recoveryCodes = set?.codes ?? null;
       const added: Passkey = { id, userId: user.id, name: passkeyName(name, held.length + 1), ...credential, createdAt: now, lastUsedAt: null };
       if (!(await mfa.addPasskey(added))) throw new InvalidWebAuthnResponseError('This passkey is registered already');
-      if (recoveryCodes) await mfa.replaceRecoveryCodes(user.id, recoveryCodes.map((c) => recoveryCodeHash(this.deps.secretTokens, c)), now);
+      if (set) await mfa.replaceRecoveryCodes(user.id, set.hashes, now, set.salt);
       await outbox.append([userMfaEnrolled(idGenerator.next(), user.id, 'webauthn', now)]);
       await auditRecorder.write(audit, { action: AuditActions.mfaEnrolled, actor: actorName, target: userTarget(user), code: 'webauthn' });
       return added;

@@ -6,12 +6,12 @@ import type { Actor } from '../auth/actor';
 import type { Clock } from '../ports/clock.port';
 import type { IdGenerator } from '../ports/id-generator.port';
 import type { MfaStore } from '../ports/mfa-store.port';
-import type { SecretTokens } from '../ports/secret-tokens.port';
+import type { RecoveryCodeHasher } from '../ports/recovery-code-hasher.port';
 import type { SecretCipher } from '../ports/secret-cipher.port';
 import type { RecoveryCodeGenerator, Totp } from '../ports/totp.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 import type { UserRepository } from '../ports/user-repository.port';
-import { looksLikeTotpCode, recoveryCodeHash } from './mfa-codes';
+import { hashRecoveryCodes, looksLikeTotpCode } from './mfa-codes';
 import { ownUser } from './own-factor-access';
 import type { FactorProof, OwnFactorProof } from './own-factor-proof';
 
@@ -31,7 +31,7 @@ interface Deps {
   totp: Totp;
   secretCipher: SecretCipher;
   recoveryCodeGenerator: RecoveryCodeGenerator;
-  secretTokens: SecretTokens;
+  recoveryCodeHasher: RecoveryCodeHasher;
   idGenerator: IdGenerator;
   clock: Clock;
 }
@@ -74,7 +74,7 @@ export class ConfirmTotpEnrollmentUseCase {
   constructor(private readonly deps: Deps & { ownFactorProof: OwnFactorProof }) {}
 
   async execute({ actor, code }: { actor: Actor; code: string }): Promise<{ recoveryCodes: string[] }> {
-    const { userRepository, mfaStore, totp, secretCipher, unitOfWork, clock, auditRecorder, recoveryCodeGenerator, secretTokens, idGenerator } = this.deps;
+    const { userRepository, mfaStore, totp, secretCipher, unitOfWork, clock, auditRecorder, recoveryCodeGenerator, idGenerator } = this.deps;
     const user = await ownUser(userRepository, actor);
     const factors = (await mfaStore.factorsOf(user.id)).filter((f) => f.type === 'totp');
     if (factors.some(isConfirmed)) throw new MfaAlreadyEnabledError();
@@ -89,12 +89,12 @@ export class ConfirmTotpEnrollmentUseCase {
       return secret === null ? null : await totp.verify(secret, code, now, pending.lastUsedStep);
     });
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => recoveryCodeGenerator.next());
-    const hashes = recoveryCodes.map((c) => recoveryCodeHash(secretTokens, c));
+    const { salt, hashes } = await hashRecoveryCodes(this.deps.recoveryCodeHasher, recoveryCodes);
     await unitOfWork.run(async ({ mfa, outbox, audit }) => {
       if (!(await mfa.confirm(user.id, pending.id, now))) throw new MfaEnrollmentNotStartedError();
       // The confirming code is used: it cannot sign in a second time.
       await mfa.useTimeStep(pending.id, step);
-      await mfa.replaceRecoveryCodes(user.id, hashes, now);
+      await mfa.replaceRecoveryCodes(user.id, hashes, now, salt);
       await outbox.append([userMfaEnrolled(idGenerator.next(), user.id, 'totp', now)]);
       await auditRecorder.write(audit, { action: AuditActions.mfaEnrolled, actor: actorName, target: userTarget(user), code: 'totp' });
     });

@@ -50,8 +50,10 @@ export interface MfaStore {
    * went (a pending enrollment alone is 0: nobody held a factor).
    */
   removeFactors(userId: string, type?: MfaFactorType): Promise<number>;
-  /** The user's recovery codes become these (hashes): every older one dies. */
-  replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date): Promise<void>;
+  /** The user's recovery codes become these (hashes, under the set's `salt`): every older one dies. */
+  replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date, salt?: string): Promise<void>;
+  /** The salt the user's recovery codes are hashed under; null when they have none (codes stored before salts, or no code). */
+  recoveryCodeSalt(userId: string): Promise<string | null>;
   /** Uses the user's unused code with this hash: how many unused remain then, or null when none matched. */
   useRecoveryCode(userId: string, codeHash: string, at: Date): Promise<number | null>;
   /** Makes the user's used code with this hash unused again: a sign-in used it but could not complete (its ticket used meanwhile). */

@@ -26,6 +26,8 @@ export interface MfaFactor {
 export interface RecoveryCode {
   readonly userId: string;
   readonly codeHash: string;
+  /** The salt of the code's set; null on codes stored before salts (their hash a plain SHA-256). */
+  readonly salt: string | null;
   readonly createdAt: Date;
   readonly usedAt: Date | null;
 }

@@ -88,11 +88,11 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
     }, false);
   }
 
-  async replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date): Promise<void> {
+  async replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date, salt?: string): Promise<void> {
     await this.io();
     this.apply((t) => {
       for (const [hash, c] of t.codes) if (c.userId === userId) t.codes.delete(hash);
-      for (const codeHash of codeHashes) t.codes.set(codeHash, { codeHash, userId, createdAt: new Date(at), usedAt: null });
+      for (const codeHash of codeHashes) t.codes.set(codeHash, { codeHash, userId, salt: salt ?? null, createdAt: new Date(at), usedAt: null });
       this.revocationBumps.push(userId);
       return true;
     });
@@ -116,6 +116,12 @@ export class InMemoryMfaStore extends TransactionalFake implements MfaStore {
       if (code?.userId === userId) t.codes.set(codeHash, { ...code, usedAt: null });
       return true;
     });
+  }
+
+  async recoveryCodeSalt(userId: string): Promise<string | null> {
+    await this.io();
+    for (const code of this.tables.codes.values()) if (code.userId === userId) return code.salt;
+    return null;
   }
 
   async remainingRecoveryCodes(userId: string): Promise<number> {

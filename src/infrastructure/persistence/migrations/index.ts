@@ -30,6 +30,7 @@ import { SecondFactorFailures1766500000000 } from './1766500000000-second-factor
 import { LoginAttemptLastClaim1766600000000 } from './1766600000000-login-attempt-last-claim';
 import { ProcessedEventsRetention1766700000000 } from './1766700000000-processed-events-retention';
 import { AuditRequestIdLength1766800000000 } from './1766800000000-audit-request-id-length';
+import { RecoveryCodeSalt1766900000000 } from './1766900000000-recovery-code-salt';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   LoginAttemptLastClaim1766600000000,
   ProcessedEventsRetention1766700000000,
   AuditRequestIdLength1766800000000,
+  RecoveryCodeSalt1766900000000,
 ];

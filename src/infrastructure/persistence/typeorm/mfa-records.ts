@@ -17,6 +17,8 @@ export interface MfaFactorRecord {
 export interface RecoveryCodeRecord {
   codeHash: string;
   userId: string;
+  /** The salt of the code's set (a raw argon2id under it is the hash); null on codes stored before 2026-12-06 (SHA-256). */
+  salt: string | null;
   createdAt: Date;
   usedAt: Date | null;
 }
@@ -52,6 +54,7 @@ export const RecoveryCodeSchema = new EntitySchema<RecoveryCodeRecord>({
   columns: {
     codeHash: { type: String, length: 64, primary: true, name: 'code_hash' },
     userId: { type: String, length: 36, name: 'user_id' },
+    salt: { type: String, length: 32, nullable: true },
     createdAt: { ...datetime, name: 'created_at' },
     usedAt: { ...datetime, nullable: true, name: 'used_at' },
   },

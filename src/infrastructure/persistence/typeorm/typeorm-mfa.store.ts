@@ -92,11 +92,11 @@ export class TypeOrmMfaStore implements MfaStore {
     });
   }
 
-  replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date): Promise<void> {
+  replaceRecoveryCodes(userId: string, codeHashes: readonly string[], at: Date, salt?: string): Promise<void> {
     return this.transaction(async (manager) => {
       const codes = manager.getRepository(RecoveryCodeSchema);
       await codes.delete({ userId });
-      if (codeHashes.length > 0) await codes.insert(codeHashes.map((codeHash) => ({ codeHash, userId, createdAt: at, usedAt: null })));
+      if (codeHashes.length > 0) await codes.insert(codeHashes.map((codeHash) => ({ codeHash, userId, salt: salt ?? null, createdAt: at, usedAt: null })));
       await bumpRevocationEpoch(manager, userId);
     });
   }
@@ -114,6 +114,13 @@ export class TypeOrmMfaStore implements MfaStore {
     // No other use came between: a used code matches no use. Regenerated meanwhile, the row is gone and nothing changes.
     return this.outside(async () => {
       await this.manager.getRepository(RecoveryCodeSchema).update({ codeHash, userId }, { usedAt: null });
+    });
+  }
+
+  recoveryCodeSalt(userId: string): Promise<string | null> {
+    return this.outside(async () => {
+      const row = await this.manager.getRepository(RecoveryCodeSchema).findOne({ select: { salt: true }, where: { userId } });
+      return row?.salt ?? null;
     });
   }
 

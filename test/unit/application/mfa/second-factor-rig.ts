@@ -2,6 +2,7 @@ import { SignInUseCase } from '../../../../src/application/auth/sign-in.use-case
 import { CompleteMfaSignInUseCase } from '../../../../src/application/mfa/complete-mfa-sign-in.use-case';
 import { OwnFactorProof } from '../../../../src/application/mfa/own-factor-proof';
 import { MfaChallenges } from '../../../../src/application/mfa/mfa-challenges';
+import { hashRecoveryCodes } from '../../../../src/application/mfa/mfa-codes';
 import { MfaRequiredError } from '../../../../src/application/mfa/mfa.errors';
 import { MfaPolicy } from '../../../../src/application/mfa/mfa-policy';
 import { PasskeyCeremonies } from '../../../../src/application/mfa/passkey-ceremonies';
@@ -12,6 +13,7 @@ import type { Totp } from '../../../../src/application/ports/totp.port';
 import type { WebAuthn } from '../../../../src/application/ports/webauthn.port';
 import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { FakePasswordHasher } from '../../../support/fakes/fake-password-hasher';
+import { FakeRecoveryCodeHasher } from '../../../support/fakes/fake-recovery-code-hasher';
 import { FakeSecretTokens } from '../../../support/fakes/fake-secret-tokens';
 import { FakeSignInTickets } from '../../../support/fakes/fake-sign-in-tickets';
 import { fakeSessionIssuer } from '../../../support/fakes/fake-session-issuer';
@@ -98,6 +100,7 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
   const signInTickets = new FakeSignInTickets();
   const { store: mfaStore, calls: storeCalls } = recorded(memory);
   const secretTokens = new FakeSecretTokens('fake-mfa-token');
+  const recoveryCodeHasher = new FakeRecoveryCodeHasher();
   const { sessionIssuer } = fakeSessionIssuer(tokens, clock);
   const ada = UserMother.joined({ username: 'ada', email: 'ada@example.com', role: RoleMother.admin() });
   users.seed(ada);
@@ -106,7 +109,7 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
   const mfaPolicy = new MfaPolicy({ mfaStore, roleRepository: roles, mfaRequiredPermissions: requiredPermissions });
   const mfaChallenges = new MfaChallenges({ mfaStore, signInTickets, clock, passkeyCeremonies });
   const signIn = new SignInUseCase({ ...common, passwordHasher: new FakePasswordHasher(), mfaChallenges, mfaPolicy });
-  const complete = new CompleteMfaSignInUseCase({ ...common, mfaStore, totp: fakeTotp, secretCipher: plainCipher, secretTokens, signInTickets, passkeyCeremonies });
+  const complete = new CompleteMfaSignInUseCase({ ...common, mfaStore, totp: fakeTotp, secretCipher: plainCipher, secretTokens, recoveryCodeHasher, signInTickets, passkeyCeremonies });
   const options = new PasskeySignInOptionsUseCase({ mfaStore, signInTickets, passkeyCeremonies, clock });
   const ownFactorProof = new OwnFactorProof({ auditRecorder, passwordHasher: new FakePasswordHasher(), loginAttempts, lockoutPolicy, mfaStore, totp: fakeTotp, secretCipher: plainCipher, clock });
   const currentStep = () => Math.floor(clock.now().getTime() / 30_000) % 1_000_000;
@@ -115,7 +118,12 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
     await mfaStore.savePending({ id: 'factor-1', userId: ada.id, type: 'totp', sealedSecret: 'sealed:SECRET', createdAt: clock.now(), confirmedAt: null, lastUsedStep: null });
     await mfaStore.confirm(ada.id, 'factor-1', clock.now());
   };
-  const recoveryCodes = async (...codes: string[]) => mfaStore.replaceRecoveryCodes(ada.id, codes.map((c) => secretTokens.hash(`recovery:${c}`)), clock.now());
+  const recoveryCodes = async (...codes: string[]) => {
+    const { salt, hashes } = await hashRecoveryCodes(recoveryCodeHasher, codes);
+    await mfaStore.replaceRecoveryCodes(ada.id, hashes, clock.now(), salt);
+  };
+  /** Codes as stored before salts (2026-12-06): SHA-256 of their text, no salt. */
+  const unsaltedRecoveryCodes = async (...codes: string[]) => mfaStore.replaceRecoveryCodes(ada.id, codes.map((c) => secretTokens.hash(`recovery:${c}`)), clock.now());
   const addPasskey = async (credentialId = 'cred-1') =>
     mfaStore.addPasskey({ id: `pk-${credentialId}`, userId: ada.id, name: 'Key', credentialId, publicKey: 'pk', counter: 0, transports: ['usb'], createdAt: clock.now(), lastUsedAt: null });
   /** The password step's MfaRequiredError (the password given, the right one by default). */
@@ -125,5 +133,5 @@ export function setup(requiredPermissions: string[] = [], lockoutPolicy = LOCKOU
     return error as MfaRequiredError;
   };
   const ticket = async (password = DEFAULT_PASSWORD) => (await challenged(password)).mfaToken;
-  return { signIn, complete, options, ownFactorProof, tokens, ada, users, mfaStore, loginAttempts, signInTickets, enroll, recoveryCodes, addPasskey, challenged, ticket, code, clock, auditTrail, memory, storeCalls };
+  return { signIn, complete, options, ownFactorProof, tokens, ada, users, mfaStore, loginAttempts, signInTickets, enroll, recoveryCodes, unsaltedRecoveryCodes, addPasskey, challenged, ticket, code, clock, auditTrail, memory, storeCalls };
 }

@@ -70,6 +70,17 @@ describe('signing in with a second factor (#24)', () => {
     await expect(complete.execute({ mfaToken: await ticket(), recoveryCode: refusedCode })).resolves.toMatchObject({ recoveryCodesRemaining: 1 });
   });
 
+  it('takes a recovery code in any spelling under its set’s salt, and a code stored before salts (a plain SHA-256) as well', async () => {
+    const { complete, enroll, ticket, recoveryCodes, unsaltedRecoveryCodes, mfaStore, ada } = setup();
+    await enroll();
+    await recoveryCodes('aaaaaaaaaa', 'bbbbbbbbbb');
+    expect(await mfaStore.recoveryCodeSalt(ada.id)).toMatch(/^[0-9a-f]{32}$/);
+    await expect(complete.execute({ mfaToken: await ticket(), recoveryCode: 'AAAAA-AAAAA' })).resolves.toMatchObject({ recoveryCodesRemaining: 1 });
+    await unsaltedRecoveryCodes('cccccccccc', 'dddddddddd');
+    expect(await mfaStore.recoveryCodeSalt(ada.id)).toBeNull();
+    await expect(complete.execute({ mfaToken: await ticket(), recoveryCode: 'ccccc-ccccc' })).resolves.toMatchObject({ recoveryCodesRemaining: 1 });
+  });
+
   it('counts password steps and wrong codes together toward the lockout; a right password does not reset it', async () => {
     const { complete, enroll, ticket, code, signInTickets } = setup();
     await enroll();
