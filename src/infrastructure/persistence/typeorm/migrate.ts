@@ -1,4 +1,4 @@
-import { type DataSource, type Migration, MigrationExecutor, type QueryRunner, QueryResult } from 'typeorm';
+import { type DataSource, type Migration, MigrationExecutor, type QueryRunner, QueryResult, TypeORMError } from 'typeorm';
 import { isMysqlFamily } from './data-source';
 import { withoutQueryTimeout } from './query-timeouts';
 
@@ -60,20 +60,35 @@ export async function againIfTableCreatedMeanwhile<T>(work: () => Promise<T>): P
  */
 const ALREADY_MADE = new Set([1050, 1060, 1061, 1091, 1826]);
 
-function alreadyMade(error: unknown): boolean {
+function alreadyMade(error: unknown, sql: string): boolean {
   const e = error as { errno?: number; message?: string; driverError?: { errno?: number; message?: string } };
   const inner = e?.driverError ?? e;
   if (inner?.errno === 1005) return /errno: 121/.test(inner.message ?? '');
+  // A data step's rows, committed by the schema change after it (each commits the transaction so far): a statement is
+  // atomic, so a duplicate of its own rows means all of them went in.
+  if (inner?.errno === 1062) return /^\s*INSERT\b/i.test(sql);
   return inner?.errno !== undefined && ALREADY_MADE.has(inner.errno);
 }
 
+/** The query runner's drops that look their object up first and refuse, before any SQL, when it is gone. */
+const DROPS = ['dropColumn', 'dropColumns', 'dropIndex', 'dropIndices', 'dropForeignKey', 'dropForeignKeys', 'dropUniqueConstraint', 'dropTable'] as const;
+const GONE = /was not found|does not exist/;
+
+function passedOver(what: string): void {
+  process.emitWarning(`migration resumed: passed over a schema change made by an earlier run that stopped part-way: ${what.replace(/\s+/g, ' ').slice(0, 200)}`, {
+    type: 'MigrationResumedWarning',
+    code: 'MIGRATION_RESUMED',
+  });
+}
+
 /**
- * MySQL and MariaDB commit each schema change at once, so a migration of several changes that is stopped part-way (a
- * SIGTERM, kill -9 or OOM of the migrate Job, a lost connection) leaves the first ones made and the migration not
- * recorded. Run again, it would fail on its first change ("Duplicate column name") for ever, with no way out but a
- * hand repair. So the migrations run on a query runner whose schema changes that find themselves made already are
- * passed over, each with a warning naming the statement (a process warning, MigrationResumedWarning), and the
- * migration goes on to the changes it had not made.
+ * MySQL and MariaDB commit each schema change at once (and the transaction's data steps before it), so a migration
+ * stopped part-way (a SIGTERM, kill -9 or OOM of the migrate Job, a lost connection) leaves its first changes made and
+ * the migration not recorded. Run again, it would fail on its first change ("Duplicate column name", a seed row's
+ * "Duplicate entry", TypeORM's "index was not found") for ever, with no way out but a hand repair. So the migrations run
+ * on a query runner whose changes that find themselves made already are passed over, each with a warning naming it (a
+ * process warning, MigrationResumedWarning), and the migration goes on to the changes it had not made. Every migration
+ * run again over itself goes through (test/integration/persistence/migration-resume.test.ts).
  */
 async function runResumably(dataSource: DataSource): Promise<Migration[]> {
   const runner = dataSource.createQueryRunner();
@@ -82,14 +97,22 @@ async function runResumably(dataSource: DataSource): Promise<Migration[]> {
     try {
       return await query(sql, parameters, structured);
     } catch (error) {
-      if (!alreadyMade(error)) throw error;
-      process.emitWarning(`migration resumed: passed over a schema change made by an earlier run that stopped part-way: ${sql.replace(/\s+/g, ' ').slice(0, 200)}`, {
-        type: 'MigrationResumedWarning',
-        code: 'MIGRATION_RESUMED',
-      });
+      if (!alreadyMade(error, sql)) throw error;
+      passedOver(sql);
       return structured ? new QueryResult() : [];
     }
   }) as QueryRunner['query'];
+  for (const method of DROPS) {
+    const drop = (runner[method] as (...args: unknown[]) => Promise<void>).bind(runner);
+    (runner as unknown as Record<string, (...args: unknown[]) => Promise<void>>)[method] = async (...args: unknown[]) => {
+      try {
+        await drop(...args);
+      } catch (error) {
+        if (!(error instanceof TypeORMError) || !GONE.test(error.message)) throw error;
+        passedOver(`${method}: ${error.message}`);
+      }
+    };
+  }
   try {
     const executor = new MigrationExecutor(dataSource, runner);
     executor.transaction = 'each';
