@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import addressparser from 'nodemailer/lib/addressparser';
 import { Permissions } from '../../domain/permissions/permission';
 import { parseDurationSeconds } from './duration';
 import { isProxyAddress } from './proxy-addresses';
@@ -56,7 +57,8 @@ const SERVICE = {
     problem: (name, value) => `${name} must be an e-mail address, or a name and one in <>, such as "Access Control <no-reply@example.com>" (got "${value}")`,
   }),
   PUBLIC_URL: parsed('base URL of invitation links and default token issuer; unset: http://localhost:$PORT', parsePublicUrl, {
-    problem: (name, url) => `${name} must be an http(s) URL (got "${url}")`,
+    // Never a user or password it may carry.
+    problem: (name, url) => `${name} must be an http(s) URL (got "${String(url).replace(/\/\/[^@/\s]*@/g, '//***@')}")`,
   }),
   APP_URL: parsed('the application a person goes to once joined (a link on the invitation page); unset: no link', parseAppUrl, {
     problem: (name, url) => `${name} must be an absolute http(s) URL (got "${url}")`,
@@ -215,11 +217,13 @@ function parseSmtpUrl(raw: string): string | Refused {
   }
 }
 
-/** `address` or `Name <address>`: a sender nodemailer can put in MAIL FROM and From (an invalid one left both empty). */
+/**
+ * One sender, read as nodemailer reads it (`address`, `Name <address>`, `address (Name)`, a quoted name): it puts the
+ * address in MAIL FROM and From, and a value it finds no address in left both empty (review K).
+ */
 function parseMailFrom(raw: string): string | Refused {
-  const match = /^(?:[^<>]*<([^<>\s]+)>|([^<>\s]+))$/.exec(raw);
-  const address = match?.[1] ?? match?.[2];
-  return address !== undefined && /^[^@\s"(),:;]+@[^@\s"(),:;<>[\]]+$/.test(address) ? raw : refuse();
+  const parsed = addressparser(raw, { flatten: true });
+  return parsed.length === 1 && /^[^@\s]+@[^@\s]+$/.test(parsed[0]!.address) ? raw : refuse();
 }
 
 function parseAppUrl(raw: string): string | Refused {

@@ -22,6 +22,10 @@ describe('settings refused at start instead of failing later', () => {
       expect(problemsOf({ PUBLIC_URL: url })).toEqual([`PUBLIC_URL must have no query or fragment: paths are appended to it (got "${url}")`]);
     }
     expect(loadConfig({ PUBLIC_URL: 'https://example.com/auth/' }).publicUrl).toBe('https://example.com/auth');
+    // Refused for another reason, its user and password are not repeated either.
+    for (const url of ['ftp://u:s3cret@h.example', 'https://u:s3cret@h.example:99999']) {
+      expect(problemsOf({ PUBLIC_URL: url })).toEqual([`PUBLIC_URL must be an http(s) URL (got "${url.replace('u:s3cret@', '***@')}")`]);
+    }
   });
 
   it('SMTP_URL refuses a URL with no host, without repeating its password', () => {
@@ -31,10 +35,10 @@ describe('settings refused at start instead of failing later', () => {
   });
 
   it('MAIL_FROM is an address, or a name and an address in <>', () => {
-    for (const good of ['no-reply@example.com', 'Access Control <no-reply@example.com>', '"Ops, Inc." <ops@mail.example.com>']) {
+    for (const good of ['no-reply@example.com', 'Access Control <no-reply@example.com>', '"Ops, Inc." <ops@mail.example.com>', 'no-reply@example.com (Access Control)', '"Dept <IT>" <it@example.com>', 'ops@[192.0.2.1]']) {
       expect(problemsOf({ MAIL_FROM: good })).toEqual([]);
     }
-    for (const bad of ['not an address', 'Access Control', 'no-reply@', '<no-reply@example.com', 'a@b@c', 'Name <not an address>']) {
+    for (const bad of ['not an address', 'Access Control', 'no-reply@', 'a@b@c', 'Name <not an address>', 'a@example.com, b@example.com']) {
       expect(problemsOf({ MAIL_FROM: bad })).toEqual([expect.stringMatching(/^MAIL_FROM must be an e-mail address/)]);
     }
   });
