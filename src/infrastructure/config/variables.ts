@@ -190,12 +190,8 @@ export function readVariables<N extends Name>(
   return readEnvironment(ENVIRONMENT, names, env, defaults);
 }
 
-/** An absolute http(s) URL. It is shown on a page, so one carrying a user or password is refused (and not echoed). */
-/**
- * The issuer and the base of every link: an http(s) URL with no user or password (the discovery document would publish
- * them), no query and no fragment (every path is appended to it: `…?x=1/.well-known/jwks.json`). Review K, 2026-12-06.
- */
-function parsePublicUrl(raw: string): string | Refused {
+/** An absolute http(s) URL with no user or password (refused with `credentials`, never echoed), or a refusal. */
+function httpUrl(raw: string, credentials: string): URL | Refused {
   let url: URL;
   try {
     url = new URL(raw);
@@ -203,7 +199,17 @@ function parsePublicUrl(raw: string): string | Refused {
     return refuse();
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse();
-  if (url.username !== '' || url.password !== '') return refuse('PUBLIC_URL must not carry a user or password: it is the issuer every token and the discovery document name');
+  if (url.username !== '' || url.password !== '') return refuse(credentials);
+  return url;
+}
+
+/**
+ * The issuer and the base of every link: an http(s) URL with no user or password (the discovery document would publish
+ * them), no query and no fragment (every path is appended to it: `…?x=1/.well-known/jwks.json`). Review K, 2026-12-06.
+ */
+function parsePublicUrl(raw: string): string | Refused {
+  const url = httpUrl(raw, 'PUBLIC_URL must not carry a user or password: it is the issuer every token and the discovery document name');
+  if (!(url instanceof URL)) return url;
   if (raw.includes('?') || raw.includes('#')) return refuse(`PUBLIC_URL must have no query or fragment: paths are appended to it (got "${raw}")`);
   return raw.replace(/\/+$/, '');
 }
@@ -226,16 +232,10 @@ function parseMailFrom(raw: string): string | Refused {
   return parsed.length === 1 && /^[^@\s]+@[^@\s]+$/.test(parsed[0]!.address) ? raw : refuse();
 }
 
+/** An absolute http(s) URL. It is shown on a page, so one carrying a user or password is refused (and not echoed). */
 function parseAppUrl(raw: string): string | Refused {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return refuse();
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return refuse();
-  if (url.username !== '' || url.password !== '') return refuse('APP_URL must not carry a user or password: it is shown on the invitation page');
-  return url.href;
+  const url = httpUrl(raw, 'APP_URL must not carry a user or password: it is shown on the invitation page');
+  return url instanceof URL ? url.href : url;
 }
 
 function parseBrokers(raw: string): string[] | Refused {
