@@ -9,6 +9,7 @@ import { kafkaConditionOf } from '../infrastructure/messaging/kafka-conditions';
 import { KafkaTopicProvisioner, type TopicSpec, type TopicsOutcome } from '../infrastructure/messaging/kafka-topic-provisioner';
 import { backoffDelay, sleepUnlessAborted } from '../infrastructure/system/backoff';
 import { loadDeadLetterTopic } from './mailer/mailer-settings';
+import { DEAD_LETTER_RETENTION_MS } from '../infrastructure/messaging/consumer/dead-letter-publisher';
 
 /**
  * Connects to the database, retrying with backoff while it is away (a process started before
@@ -57,7 +58,8 @@ export function ownedTopics(kafka: NonNullable<Config['kafka']>, env: Record<str
     // Kept for good unless KAFKA_TOPIC_RETENTION says otherwise: a consumer rebuilds the users from the beginning.
     { topic: kafka.topic, ...settings, retentionMs: kafka.topicRetentionMs },
     { topic: kafka.auditTopic, ...settings },
-    { topic: loadDeadLetterTopic(kafka.topic, env), ...settings },
+    // Kept for good: a dead letter waits for an operator, however long that takes.
+    { topic: loadDeadLetterTopic(kafka.topic, env), ...settings, retentionMs: DEAD_LETTER_RETENTION_MS },
   ];
 }
 

@@ -144,8 +144,8 @@ export class KafkaTopicProvisioner {
 }
 
 /**
- * A topic created before (by hand, or before KAFKA_TOPIC_RETENTION) may drop what a consumer reading from the beginning
- * needs: said as a warning. Only said: a principal allowed to create and describe topics but not to read their
+ * A topic created before (by hand, or before KAFKA_TOPIC_RETENTION or the dead-letter topic's retention) may drop what
+ * a consumer reading from the beginning needs, or dead letters not yet handled: said as a warning. Only said: a principal allowed to create and describe topics but not to read their
  * configuration (a separate ACL, DescribeConfigs) still migrates, with a warning that the retention went unchecked.
  */
 export async function warnOfOtherRetention(admin: Pick<Admin, 'describeConfigs'>, existing: readonly TopicSpec[], logger: Logger): Promise<void> {
@@ -166,7 +166,7 @@ export async function warnOfOtherRetention(admin: Pick<Admin, 'describeConfigs'>
     if (value !== undefined && Number(value) !== spec.retentionMs) {
       logger.warn(
         { topic: spec.topic, retentionMs: Number(value), configured: spec.retentionMs },
-        'Kafka topic exists with another retention than configured; left as it is (events older than it are gone for a consumer reading from the beginning)',
+        'Kafka topic exists with another retention than configured; left as it is (the broker deletes what is older than it: events a consumer rebuilding from the beginning needs, dead letters nobody has looked at)',
       );
     }
   }

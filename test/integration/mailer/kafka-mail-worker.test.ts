@@ -6,7 +6,8 @@ import type { CloudEvent } from '../../../src/infrastructure/messaging/cloud-eve
 import { NodemailerMailer } from '../../../src/infrastructure/mail/nodemailer-mailer';
 import { TypeOrmAdapters } from '../../support/typeorm-adapters';
 import { buildIssueInvitation } from './fixtures/issue-invitation.fixture';
-import { ids, type Invitee, mailWorkerHarness, member, sha256, SMTP_PASSWORD } from './mail-worker-harness';
+import { retentionOf } from '../messaging/kafka-test-kit';
+import { brokers, ids, type Invitee, mailWorkerHarness, member, sha256, SMTP_PASSWORD } from './mail-worker-harness';
 
 jest.setTimeout(60_000);
 
@@ -128,6 +129,8 @@ describe('KafkaMailWorker delivering (Kafka + SMTP + database)', () => {
     );
     expect(dead).toHaveLength(3);
     const [first, second, third] = dead;
+    // The worker created the topic (no migrate step here): kept for good, as the migrate step makes it.
+    expect(await retentionOf(brokers, [worker.deadLetterTopic])).toEqual({ [worker.deadLetterTopic]: '-1' });
 
     expect(first.key?.toString()).toBe(bounced.user.id);
     expect(first.value?.toString()).toBe(JSON.stringify(bounced.event));

@@ -26,6 +26,7 @@ import { SmtpTestServer, tokenFromText } from '../../support/smtp-test-server';
 import { CuttableProxy } from '../../support/cuttable-proxy';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { invitedCloudEvent } from './fixtures/issue-invitation.fixture';
+import { retentionOf } from '../messaging/kafka-test-kit';
 
 jest.setTimeout(180_000);
 
@@ -214,6 +215,8 @@ describe('the mailer process on a fresh cluster', () => {
     } finally {
       await admin.disconnect();
     }
+    // Whichever of the two made the dead-letter topic, it keeps its letters for good, as the events topic its events.
+    expect(await retentionOf(broker.brokers, [topic, `${topic}.mailer-dlq`])).toEqual({ [topic]: '-1', [`${topic}.mailer-dlq`]: '-1' });
 
     await until(readyIs(200), 60_000, '/readyz 200');
     expect((await probe('/readyz')).body).toMatchObject({ ready: true, state: 'consuming' });

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { logLevel } from 'kafkajs';
+import { ConfigResourceTypes, logLevel } from 'kafkajs';
 import { Kafka } from '../../../src/infrastructure/messaging/kafka-client';
 import { createLogger, type Logger } from '../../../src/infrastructure/logging/logger';
 
@@ -30,6 +30,21 @@ export function testKafka(brokers: readonly string[] = kafkaBrokers()): Kafka {
     logLevel: logLevel.NOTHING,
     retry: { initialRetryTime: 100, retries: 10 },
   });
+}
+
+/** Each topic's retention.ms as the broker reports it (its own default where the topic sets none). */
+export async function retentionOf(brokers: string | readonly string[], topics: string[]): Promise<Record<string, string | undefined>> {
+  const admin = testKafka(typeof brokers === 'string' ? [brokers] : brokers).admin();
+  await admin.connect();
+  try {
+    const { resources } = await admin.describeConfigs({
+      resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms'] })),
+      includeSynonyms: false,
+    });
+    return Object.fromEntries(resources.map((r) => [r.resourceName, r.configEntries.find((e) => e.configName === 'retention.ms')?.configValue]));
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 export function uniqueTopic(prefix: string): string {

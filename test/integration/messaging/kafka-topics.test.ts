@@ -5,7 +5,6 @@
  * event. Needs brokers of its own (auto-creation off, one stopped and restarted): LocalKafkaBrokers, started whatever the run's shared broker is.
  */
 import { randomUUID } from 'node:crypto';
-import { ConfigResourceTypes } from 'kafkajs';
 import type { DataSource } from 'typeorm';
 import { kafkaConditionOf } from '../../../src/infrastructure/messaging/kafka-conditions';
 import { KafkaEventPublisher } from '../../../src/infrastructure/messaging/kafka-event-publisher';
@@ -17,7 +16,7 @@ import { LocalKafkaBroker, localKafkaUnavailable } from '../../support/local-kaf
 import { insertOutboxRows, invitedRow, outboxCounts } from '../../support/outbox-fixtures';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { startTestApp } from '../../support/test-app';
-import { capturingLogger, createTopic, kafkaBrokers, startReader, testKafka, topicMessageCount, uniqueTopic } from './kafka-test-kit';
+import { capturingLogger, createTopic, kafkaBrokers, retentionOf, startReader, testKafka, topicMessageCount, uniqueTopic } from './kafka-test-kit';
 
 jest.setTimeout(120_000);
 
@@ -42,21 +41,6 @@ async function partitionsOf(brokers: string, topics: string[]): Promise<Record<s
   try {
     const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
     return Object.fromEntries(metadata.map((m) => [m.name, m.partitions.length]));
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-/** Each topic's retention.ms as the broker reports it (its own default where the topic sets none). */
-async function retentionOf(brokers: string, topics: string[]): Promise<Record<string, string | undefined>> {
-  const admin = testKafka([brokers]).admin();
-  await admin.connect();
-  try {
-    const { resources } = await admin.describeConfigs({
-      resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms'] })),
-      includeSynonyms: false,
-    });
-    return Object.fromEntries(resources.map((r) => [r.resourceName, r.configEntries.find((e) => e.configName === 'retention.ms')?.configValue]));
   } finally {
     await admin.disconnect();
   }
@@ -238,8 +222,9 @@ describe('Kafka topics: created by the API when it migrates on start (MIGRATE_ON
     const app = await startTestApp({ KAFKA_BROKERS: broker.brokers, KAFKA_TOPIC: topic, KAFKA_TOPIC_PARTITIONS: '2' });
     try {
       expect(await partitionsOf(broker.brokers, [topic, `${topic}.mailer-dlq`])).toEqual({ [topic]: 2, [`${topic}.mailer-dlq`]: 2 });
-      // KAFKA_TOPIC_RETENTION's default: the events topic is kept for good.
-      expect((await retentionOf(broker.brokers, [topic]))[topic]).toBe('-1');
+      // KAFKA_TOPIC_RETENTION's default: the events topic is kept for good; so is the dead-letter topic, whose letters
+      // wait for an operator (the broker's default would delete them after 7 days).
+      expect(await retentionOf(broker.brokers, [topic, `${topic}.mailer-dlq`])).toEqual({ [topic]: '-1', [`${topic}.mailer-dlq`]: '-1' });
       const reader = await startReader(topic, [broker.brokers]);
       try {
         const token = await app.signIn();

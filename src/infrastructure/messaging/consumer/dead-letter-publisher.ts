@@ -15,13 +15,20 @@ export interface MessageOrigin {
 
 const HEADER_PREFIX = 'x-dlq-';
 
+/**
+ * `retention.ms` of the dead-letter topic, whoever creates it (the migrate step or the mailer): kept for good. A dead
+ * letter is a mail nobody received and that waits for an operator; the broker's default (7 days) would delete it
+ * unseen after a long weekend.
+ */
+export const DEAD_LETTER_RETENTION_MS = -1;
+
 export interface DeadLetterPublisherOptions {
   kafka: Kafka;
   topic: string;
   /** The consumer group whose message it was (header `x-dlq-consumer-group`). */
   groupId: string;
   logger: Logger;
-  /** How to create the topic when it is missing at start; the broker's defaults otherwise. */
+  /** How to create the topic when it is missing at start (kept for good: DEAD_LETTER_RETENTION_MS); the broker's defaults otherwise. */
   topicSettings?: { partitions?: number; replicationFactor?: number };
 }
 
@@ -109,7 +116,14 @@ export class DeadLetterPublisher {
     try {
       await admin.connect();
       const created = await admin.createTopics({
-        topics: [{ topic: this.options.topic, numPartitions: partitions ?? -1, replicationFactor: replicationFactor ?? -1 }],
+        topics: [
+          {
+            topic: this.options.topic,
+            numPartitions: partitions ?? -1,
+            replicationFactor: replicationFactor ?? -1,
+            configEntries: [{ name: 'retention.ms', value: String(DEAD_LETTER_RETENTION_MS) }],
+          },
+        ],
         waitForLeaders: true,
       });
       if (created) this.logger.info({ topic: this.options.topic }, 'dead-letter topic created');
