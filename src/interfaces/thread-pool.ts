@@ -7,3 +7,9 @@ import os from 'node:os';
  * explicit UV_THREADPOOL_SIZE wins.
  */
 process.env.UV_THREADPOOL_SIZE ??= String(Math.max(2, os.availableParallelism()));
+
+/** The threads password hashing runs on: libuv's pool as sized above (or by UV_THREADPOOL_SIZE). */
+export function hashingThreads(): number {
+  const size = Number(process.env.UV_THREADPOOL_SIZE);
+  return Number.isSafeInteger(size) && size >= 1 ? size : Math.max(2, os.availableParallelism());
+}

@@ -16,6 +16,8 @@ import observability from './plugins/observability';
 import revocationWindow from './plugins/revocation-window';
 import { counterRateLimitStore } from './plugins/rate-limit-store';
 import { registerRateLimits } from './plugins/rate-limits';
+import { registerPasswordWorkAdmission } from './plugins/password-work-admission';
+import { hashingThreads } from '../thread-pool';
 import { securityHeaders } from './plugins/security-headers';
 import { openApiOptions } from './openapi';
 import { problem } from './problem';
@@ -164,6 +166,8 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   });
   // Before any route: each throttled route gets its limit as it is declared.
   await registerRateLimits(app, config.rateLimits, counterRateLimitStore(cradle.rateLimitCounter, cradle.clock));
+  // Before any route too: the routes that check or hash a password take turns per client address.
+  registerPasswordWorkAdmission(app, { hashingThreads: hashingThreads() });
   await app.register(swagger, openApiOptions(config));
   // Swagger UI's own policy asks for upgrade-insecure-requests; over plain HTTP (a trial on a LAN address) that sends
   // its scripts and styles to https:// on the same host, where nothing answers: dropped there, as the API's own is.

@@ -68,7 +68,7 @@ export function acceptInvitationFormRoutes(deps: {
         attachValidation: true,
         config: {
           // The same budget as the JSON accept route: the form is no way around it.
-          throttle: 'address',
+          throttle: 'address', passwordWork: true,
           outcome: (status, metrics) => {
             if (status === 200) metrics.invitationAccepted();
           },

@@ -42,7 +42,7 @@ export function accountRoutes(deps: { getOwnAccount: GetOwnAccountUseCase; chang
     app.post<{ Body: { current_password: string; new_password: string } }>(
       '/me/password',
       {
-        config: { throttle: 'address' },
+        config: { throttle: 'address', passwordWork: true },
         schema: {
           operationId: 'changeOwnPassword',
           tags: ['auth'],

@@ -70,7 +70,7 @@ export function authRoutes(deps: {
       {
         config: {
           public: true,
-          throttle: 'address',
+          throttle: 'address', passwordWork: true,
           outcome: (status, metrics) => {
             if (status === 200) metrics.signIn('success');
             else if (status === 401) metrics.signIn('failure');

@@ -26,7 +26,7 @@ export function invitationsRoutes(deps: {
         config: {
           public: true,
           // Anonymous, and it hashes a password, as sign-in does: it spends the same per-address budget.
-          throttle: 'address',
+          throttle: 'address', passwordWork: true,
           outcome: (status, metrics) => {
             if (status === 200) metrics.invitationAccepted();
           },

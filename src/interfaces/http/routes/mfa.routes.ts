@@ -89,7 +89,7 @@ export function mfaRoutes(deps: {
     app.post<{ Body: FactorProof }>(
       '/me/mfa/totp',
       {
-        config: { throttle: 'address', mfaEnrollment: true },
+        config: { throttle: 'address', passwordWork: true, mfaEnrollment: true },
         schema: {
           operationId: 'startTotpEnrollment',
           tags: ['mfa'],
@@ -158,7 +158,7 @@ export function mfaRoutes(deps: {
     app.delete<{ Body: FactorProof }>(
       '/me/mfa/totp',
       {
-        config: { throttle: 'address' },
+        config: { throttle: 'address', passwordWork: true },
         schema: {
           operationId: 'removeOwnTotp',
           tags: ['mfa'],
@@ -186,7 +186,7 @@ export function mfaRoutes(deps: {
     app.post<{ Body: FactorProof }>(
       '/me/mfa/recovery-codes',
       {
-        config: { throttle: 'address' },
+        config: { throttle: 'address', passwordWork: true },
         schema: {
           operationId: 'regenerateRecoveryCodes',
           tags: ['mfa'],

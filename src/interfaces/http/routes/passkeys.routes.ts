@@ -19,7 +19,7 @@ export function passkeysRoutes(deps: {
     app.post<{ Body: FactorProof }>(
       '/me/mfa/webauthn/registration-options',
       {
-        config: { throttle: 'address', mfaEnrollment: true },
+        config: { throttle: 'address', passwordWork: true, mfaEnrollment: true },
         schema: {
           operationId: 'startPasskeyRegistration',
           tags: ['mfa'],
@@ -118,7 +118,7 @@ export function passkeysRoutes(deps: {
     app.delete<{ Params: { id: string }; Body: FactorProof }>(
       '/me/mfa/webauthn/:id',
       {
-        config: { throttle: 'address' },
+        config: { throttle: 'address', passwordWork: true },
         schema: {
           operationId: 'removeOwnPasskey',
           tags: ['mfa'],

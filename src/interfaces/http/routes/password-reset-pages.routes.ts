@@ -57,7 +57,7 @@ export function passwordResetPagesRoutes(deps: {
       '/password-reset',
       {
         attachValidation: true,
-        config: { throttle: 'address' },
+        config: { throttle: 'address', passwordWork: true },
         schema: {
           operationId: 'submitPasswordResetForm',
           tags: ['auth'],

@@ -92,7 +92,7 @@ export function passwordResetRoutes(deps: {
       '/auth/password-reset/confirm',
       {
         // Anonymous, and it hashes a password, as sign-in does: it spends the same per-address budget.
-        config: { public: true, throttle: 'address' },
+        config: { public: true, throttle: 'address', passwordWork: true },
         schema: {
           operationId: 'confirmPasswordReset',
           tags: ['auth'],
