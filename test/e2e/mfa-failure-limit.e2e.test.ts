@@ -51,4 +51,25 @@ describe('the second step closes after MFA_MAX_FAILURES refused codes (#24)', ()
     const completed = await secondStep({ mfa_token: await ticket(p), code: oathtoolTotp(again.body.secret, 1, confirmedAt) });
     expect(completed.status).toBe(200);
   });
+
+  it('counts codes guessed as the proof of a factor change (a stolen session) alike, and closes that proof with the step (review O)', async () => {
+    const p = await enrolled();
+    // Whoever holds the session's access token, without the password, guesses codes where a code proves the owner.
+    const prove = (code: string) => app.request('POST', '/v1/me/mfa/recovery-codes', { token: p.token, json: { code } });
+    const guesses = [];
+    for (let i = 0; i < 3; i++) guesses.push(await prove(oathtoolTotp(p.secret, -20 - i)));
+    expect(guesses.map((answer) => [answer.status, answer.body.code])).toEqual(Array.from({ length: 3 }, () => [400, 'INVALID_MFA_CODE']));
+
+    // The step is closed: the right code proves nothing here, and signs in nowhere.
+    expect((await prove(oathtoolTotp(p.secret, 1, p.confirmedAt))).status).toBe(400);
+    const closedRight = await secondStep({ mfa_token: await ticket(p), code: oathtoolTotp(p.secret, 2, p.confirmedAt) });
+    expect({ status: closedRight.status, code: closedRight.body.code }).toEqual({ status: 400, code: 'INVALID_MFA_CODE' });
+    const trail = await app.request('GET', `/v1/audit-events?target=${p.id}&action=mfa.&page_size=10`, { token: admin });
+    expect(trail.body.audit_events.filter((e: { outcome: string }) => e.outcome === 'failure').map((e: { code: string }) => e.code)).toEqual([
+      'second_factor_closed',
+      'wrong_totp',
+      'wrong_totp',
+      'wrong_totp',
+    ]);
+  });
 });

@@ -1,12 +1,12 @@
 import type { AuditAction } from '../../domain/audit/audit-entry';
-import { InvalidMfaCodeError, isConfirmed } from '../../domain/mfa/mfa';
-import type { LockoutPolicy } from '../../domain/users/lockout-policy';
+import { InvalidMfaCodeError, isConfirmed, type MfaFactor } from '../../domain/mfa/mfa';
+import { type LockoutPolicy, secondFactorClosed } from '../../domain/users/lockout-policy';
 import type { User } from '../../domain/users/user';
 import { Username } from '../../domain/users/username';
 import { type AuditRecorder, lockFacts, userActor, userTarget } from '../audit/audit-recorder';
 import { WrongCurrentPasswordError } from '../auth/session.errors';
 import type { Clock } from '../ports/clock.port';
-import type { LoginAttempts } from '../ports/login-attempts.port';
+import type { ClaimOptions, LoginAttempts } from '../ports/login-attempts.port';
 import type { MfaStore } from '../ports/mfa-store.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
 import type { SecretCipher } from '../ports/secret-cipher.port';
@@ -38,7 +38,18 @@ export class OwnFactorProof {
   async check(user: User, proof: FactorProof, action: AuditAction): Promise<void> {
     if (proof.code !== undefined) {
       const { code } = proof;
-      await this.counted(user, action, 'wrong_totp', () => new InvalidMfaCodeError(), (claimed) => this.currentCode(user.id, code, claimed));
+      // A code guessed here counts toward the second step's closing as one refused at sign-in does (MFA_MAX_FAILURES),
+      // and while the step is closed no code proves anything here either: until the password is reset (review O).
+      const holder = await this.deps.mfaStore.ticketHolder(user.id, accountKeyOf(user));
+      const closed = secondFactorClosed(this.deps.lockoutPolicy, holder.factorFailures);
+      await this.counted(
+        user,
+        action,
+        closed ? 'second_factor_closed' : 'wrong_totp',
+        () => new InvalidMfaCodeError(),
+        (claimed) => this.currentCode(holder.factors, code, claimed && !closed),
+        { factorFailure: true },
+      );
       return;
     }
     await this.counted(user, action, 'wrong_password', () => new WrongCurrentPasswordError('password'), async (claimed) =>
@@ -52,10 +63,17 @@ export class OwnFactorProof {
    * held (false: it writes nothing) and answers null for a wrong proof. Refused (a wrong proof, or locked): `action`'s
    * failure audited as `wrong` or `locked`, the lock's entry with the refusal that locked, then `refusal` thrown.
    */
-  async counted<T>(user: User, action: AuditAction, wrong: string, refusal: () => Error, attempt: (claimed: boolean) => Promise<T | null>): Promise<T> {
+  async counted<T>(
+    user: User,
+    action: AuditAction,
+    wrong: string,
+    refusal: () => Error,
+    attempt: (claimed: boolean) => Promise<T | null>,
+    claim: ClaimOptions = {},
+  ): Promise<T> {
     const { loginAttempts, lockoutPolicy, clock, auditRecorder } = this.deps;
-    const key = Username.normalize(user.username ?? '');
-    const claimed = await loginAttempts.claim(key, clock.now(), lockoutPolicy);
+    const key = accountKeyOf(user);
+    const claimed = await loginAttempts.claim(key, clock.now(), lockoutPolicy, claim);
     const proven = await attempt(Boolean(claimed));
     if (claimed && proven !== null) {
       await loginAttempts.succeeded(key);
@@ -68,11 +86,19 @@ export class OwnFactorProof {
     throw refusal();
   }
 
-  /** A current code of the user's active app: its step used up (only when `claimed`); null otherwise. The same reads either way. */
-  private async currentCode(userId: string, code: string, claimed: boolean): Promise<true | null> {
-    const factor = (await this.deps.mfaStore.factorsOf(userId)).find((f) => f.type === 'totp' && isConfirmed(f));
+  /**
+   * A current code of the user's active app (among `factors`): its step used up (only when `settle`); null otherwise,
+   * and always when not `settle` (not claimed, or the step closed). The same work either way.
+   */
+  private async currentCode(factors: MfaFactor[], code: string, settle: boolean): Promise<true | null> {
+    const factor = factors.find((f) => f.type === 'totp' && isConfirmed(f));
     const secret = factor && looksLikeTotpCode(code) ? this.deps.secretCipher.open(factor.sealedSecret) : null;
     const step = secret === null ? null : await this.deps.totp.verify(secret, code, this.deps.clock.now(), factor!.lastUsedStep);
-    return step !== null && claimed && (await this.deps.mfaStore.useTimeStep(factor!.id, step)) ? true : null;
+    return step !== null && settle && (await this.deps.mfaStore.useTimeStep(factor!.id, step)) ? true : null;
   }
+}
+
+/** The account's lockout key: its username's. */
+function accountKeyOf(user: User): string {
+  return Username.normalize(user.username ?? '');
 }
