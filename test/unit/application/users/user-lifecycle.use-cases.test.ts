@@ -208,6 +208,19 @@ describe('DeleteUserUseCase', () => {
     await expect(invite.execute({ actor: admin, email: 'ADA@example.com' })).resolves.toMatchObject({ userId: expect.any(String) });
   });
 
+  it('erases its second factors with it: the app, its passkeys (name, credential id, key) and its recovery codes (review O)', async () => {
+    const { remove, admin, member, unitOfWork, clock } = setup();
+    const { mfa } = unitOfWork;
+    await mfa.savePending({ id: 'factor-1', userId: member.id, type: 'totp', sealedSecret: 'sealed:SECRET', createdAt: clock.now(), confirmedAt: null, lastUsedStep: null });
+    await mfa.confirm(member.id, 'factor-1', clock.now());
+    await mfa.addPasskey({ id: 'pk-1', userId: member.id, name: 'Ada’s key', credentialId: 'cred-1', publicKey: 'pk', counter: 0, transports: [], createdAt: clock.now(), lastUsedAt: null });
+    await mfa.replaceRecoveryCodes(member.id, ['h1', 'h2'], clock.now(), 'salt');
+
+    await remove.execute({ actor: admin, userId: member.id });
+
+    expect([await mfa.factorsOf(member.id), await mfa.passkeysOf(member.id), await mfa.remainingRecoveryCodes(member.id)]).toEqual([[], [], 0]);
+  });
+
   it('keeps the id: users it invited still name it in invited_by, and it is counted out of the list', async () => {
     const { remove, admin, member, users } = setup();
     const invitedByMember = UserMother.pending({ invitedBy: member.id });
