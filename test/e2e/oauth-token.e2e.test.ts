@@ -2,7 +2,7 @@ import { asValue } from 'awilix';
 import type { Role } from '../../src/domain/roles/role';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
 import { AdjustableClock } from '../support/adjustable-clock';
-import { startTestApp, type TestApp, type TestResponse } from '../support/test-app';
+import { ADMIN, startTestApp, type TestApp, type TestResponse } from '../support/test-app';
 import { decodeJwt } from '../support/tokens';
 
 /**
@@ -197,7 +197,7 @@ describe('POST /oauth/token (#21)', () => {
     });
     afterAll(async () => limited.close());
 
-    it('spends the per-address budget and answers 429 in OAuth JSON with Retry-After, before reading the body', async () => {
+    it('spends the per-address budget and answers 429 in OAuth JSON with Retry-After', async () => {
       const send = (body: string) => limited.request('POST', '/oauth/token', { body, headers: { 'content-type': FORM } });
       for (let i = 0; i < 2; i++) expect((await send('grant_type=refresh_token&refresh_token=x')).status).toBe(400);
       // The same budget as the JSON refresh route.
@@ -206,6 +206,30 @@ describe('POST /oauth/token (#21)', () => {
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expectOAuthError(refused, 429, 'invalid_request');
+    });
+  });
+
+  describe('client credentials spend no per-address budget (review N)', () => {
+    let limited: TestApp;
+    beforeAll(async () => {
+      limited = await startTestApp({ ADDRESS_RATE_LIMIT: '3' });
+    });
+    afterAll(async () => limited.close());
+
+    it('a service gets tokens beyond ADDRESS_RATE_LIMIT, and people at its address still sign in', async () => {
+      const admin = await limited.signIn();
+      const role = await limited.request('POST', '/v1/roles', { token: admin, json: { name: 'tokenreader', permissions: ['users:read'] } });
+      expect(role.status).toBe(201);
+      const created = await limited.request('POST', '/v1/service-accounts', { token: admin, json: { name: 'busy-service', role: 'tokenreader' } });
+      expect(created.status).toBe(201);
+      const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: created.body.client_id, client_secret: created.body.client_secret }).toString();
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await limited.request('POST', '/oauth/token', { body: form, headers: { 'content-type': FORM } })).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+      // The admin's sign-in spent one of three: two more pass, the next is refused.
+      const signIns = [];
+      for (let i = 0; i < 3; i++) signIns.push((await limited.request('POST', '/v1/auth/signin', { json: { username: ADMIN.username, password: ADMIN.password } })).status);
+      expect(signIns).toEqual([200, 200, 429]);
     });
   });
 });

@@ -119,8 +119,9 @@ describe('throttles and outcomes declared on the routes', () => {
       'POST /v1/auth/password-reset': ['address', 'reset-email'],
       'POST /v1/auth/password-reset/confirm': 'address',
       'POST /password-reset': 'address',
-      // The OAuth token endpoint (#21): the budget of POST /v1/auth/refresh, whose exchange it is.
-      'POST /oauth/token': 'address',
+      // The OAuth token endpoint (#21): the budget of POST /v1/auth/refresh for a refresh token, whose exchange it is;
+      // none for client credentials, whose failures CLIENT_AUTH_RATE_LIMIT counts (review N).
+      'POST /oauth/token': 'address-unless-client',
       // Revocation (#21): anyone holding a token may call it, so it spends the per-address budget too.
       'POST /oauth/revoke': 'address',
       // Every change to one's factors is audited, a rename too: none writes the trail without bound.

@@ -1,5 +1,5 @@
 import rateLimit, { type FastifyRateLimitStoreCtor, normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { Email } from '../../../domain/users/email';
 import { HttpProblemError } from '../problem';
 
@@ -8,7 +8,7 @@ import { HttpProblemError } from '../problem';
  * client address, looser than sign-in's per-account lockout, which it never replaces. Per inviter:
  * one budget per authenticated user, for the routes that send invitation mail.
  */
-export type Throttle = 'address' | 'inviter' | 'reset-email';
+export type Throttle = 'address' | 'inviter' | 'reset-email' | 'address-unless-client';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -77,6 +77,20 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
     // A checker of its own, not `app.rateLimit`: the plugin runs one of its handlers per request, and the
     // per-address one ran already.
     'reset-email': (limits.passwordResetsPerEmailPerHour ?? 0) > 0 ? perEmailLimiter(app, limits.passwordResetsPerEmailPerHour!) : null,
+    // The token endpoint: the per-address budget (the same count as `address`) for every grant but client credentials,
+    // read after the form is. A service authenticating as itself is throttled on its failures only
+    // (CLIENT_AUTH_RATE_LIMIT), as introspection is: its credentials cannot be guessed, and its token requests spent the
+    // budget people at the same address sign in with (review N).
+    'address-unless-client':
+      limits.addressPerMinute > 0
+        ? checkedLimiter(
+            app,
+            limits.addressPerMinute,
+            60_000,
+            (request) => `address:${normalizeIP(request.ip)}`,
+            (request) => (request.body as { grant_type?: unknown } | undefined)?.grant_type !== 'client_credentials',
+          )
+        : null,
   };
 
   app.addHook('onRoute', (route) => {
@@ -94,16 +108,24 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
 }
 
 function perEmailLimiter(app: FastifyInstance, max: number): Limiter {
-  const check = app.createRateLimit({
-    max,
-    timeWindow: 3_600_000,
-    keyGenerator: (request) => {
-      const email = (request.body as { email?: unknown } | undefined)?.email;
-      // The address's key, so look-alike spellings of one address (case, accents) share one budget.
-      return `reset-email:${typeof email === 'string' ? Email.normalize(email) : ''}`;
-    },
+  return checkedLimiter(app, max, 3_600_000, (request) => {
+    const email = (request.body as { email?: unknown } | undefined)?.email;
+    // The address's key, so look-alike spellings of one address (case, accents) share one budget.
+    return `reset-email:${typeof email === 'string' ? Email.normalize(email) : ''}`;
   });
+}
+
+/** A limit checked after the body is read (its key or whether it applies may depend on the body), for the requests `applies` to. */
+function checkedLimiter(
+  app: FastifyInstance,
+  max: number,
+  timeWindow: number,
+  keyGenerator: (request: FastifyRequest) => string,
+  applies: (request: FastifyRequest) => boolean = () => true,
+): Limiter {
+  const check = app.createRateLimit({ max, timeWindow, keyGenerator });
   const handler: preHandlerHookHandler = async (request) => {
+    if (!applies(request)) return;
     const result = await check(request);
     if (result.isAllowed || !result.isExceeded) return;
     const seconds = Math.max(1, result.ttlInSeconds);
