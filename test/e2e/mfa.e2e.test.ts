@@ -275,6 +275,21 @@ describe('second factor: TOTP and recovery codes (#24)', () => {
     expect(removed?.changes).toEqual([{ field: 'second_factors', before: ['totp'], after: [] }]);
   });
 
+  it('audits the owner’s own removal with what went: the app, and the recovery codes with the last factor (review O)', async () => {
+    const p = await enrolled();
+    expect((await app.request('DELETE', '/v1/me/mfa/totp', { token: p.token, json: { password: p.password } })).status).toBe(204);
+    const page = await app.request('GET', `/v1/audit-events?target=${p.id}&action=mfa.removed&page_size=5`, { token: admin });
+    expect(page.body.audit_events.map((e: { outcome: string; changes: unknown }) => [e.outcome, e.changes])).toEqual([
+      [
+        'success',
+        [
+          { field: 'second_factors', before: ['totp'], after: [] },
+          { field: 'recovery_codes_remaining', before: 10, after: 0 },
+        ],
+      ],
+    ]);
+  });
+
   it('a password change since the password step ends its ticket, as it ends the user’s tokens', async () => {
     const p = await enrolled();
     const challenged = await signIn(p.username, p.password);

@@ -13,7 +13,7 @@ import type { UserRepository } from '../ports/user-repository.port';
 import { hashRecoveryCodes } from './mfa-codes';
 import { holdsActiveFactor, ownUser } from './own-factor-access';
 import type { FactorProof, OwnFactorProof } from './own-factor-proof';
-import { factorKindsOf } from './factor-kinds';
+import { factorRemoval } from './factor-kinds';
 
 export type OwnFactor =
   | { type: 'totp'; confirmed: boolean; createdAt: Date; confirmedAt: Date | null; lastUsedAt: Date | null }
@@ -65,10 +65,11 @@ export class RemoveOwnTotpUseCase {
     const user = await ownUser(userRepository, actor);
     await this.deps.ownFactorProof.check(user, proof, AuditActions.mfaRemoved);
     await unitOfWork.run(async ({ mfa, outbox, audit }) => {
-      if ((await mfa.removeFactors(user.id, 'totp')) === 0) throw new MfaNotEnabledError();
-      const removed = { types: ['totp' as const], remaining: await factorKindsOf(mfa, user.id) };
+      const removal = await factorRemoval(mfa, user.id, async () => (await mfa.removeFactors(user.id, 'totp')) > 0);
+      if (!removal) throw new MfaNotEnabledError();
+      const removed = { types: ['totp' as const], remaining: removal.remaining };
       await outbox.append([userMfaRemoved(idGenerator.next(), user.id, removed, user.id, clock.now())]);
-      await auditRecorder.write(audit, { action: AuditActions.mfaRemoved, actor: userActor(user)!, target: userTarget(user), code: 'totp' });
+      await auditRecorder.write(audit, { action: AuditActions.mfaRemoved, actor: userActor(user)!, target: userTarget(user), code: 'totp', changes: removal.changes });
     });
   }
 }

@@ -15,7 +15,7 @@ import { hashRecoveryCodes } from './mfa-codes';
 import { holdsActiveFactor, ownUser } from './own-factor-access';
 import type { FactorProof, OwnFactorProof } from './own-factor-proof';
 import type { PasskeyCeremonies } from './passkey-ceremonies';
-import { factorKindsOf } from './factor-kinds';
+import { factorRemoval } from './factor-kinds';
 
 /** A passkey as its owner sees it: no credential id, no key. */
 export interface PasskeyView {
@@ -131,13 +131,17 @@ export class RemoveOwnPasskeyUseCase {
     const { userRepository, mfaStore, unitOfWork, auditRecorder, idGenerator, clock } = this.deps;
     const user = await ownUser(userRepository, actor);
     // An unknown id costs no attempt of the lockout.
-    if (!(await mfaStore.passkeysOf(user.id)).some((p) => p.id === passkeyId)) throw new PasskeyNotFoundError();
+    const passkey = (await mfaStore.passkeysOf(user.id)).find((p) => p.id === passkeyId);
+    if (!passkey) throw new PasskeyNotFoundError();
     await this.deps.ownFactorProof.check(user, proof, AuditActions.mfaRemoved);
     await unitOfWork.run(async ({ mfa, outbox, audit }) => {
-      if (!(await mfa.removePasskey(user.id, passkeyId))) throw new PasskeyNotFoundError();
-      const removed = { types: ['webauthn' as const], remaining: await factorKindsOf(mfa, user.id) };
+      const removal = await factorRemoval(mfa, user.id, () => mfa.removePasskey(user.id, passkeyId));
+      if (!removal) throw new PasskeyNotFoundError();
+      const removed = { types: ['webauthn' as const], remaining: removal.remaining };
       await outbox.append([userMfaRemoved(idGenerator.next(), user.id, removed, user.id, clock.now())]);
-      await auditRecorder.write(audit, { action: AuditActions.mfaRemoved, actor: userActor(user)!, target: userTarget(user), code: 'webauthn' });
+      // Which passkey went, by the name its owner gave it (as a rename's entry says it).
+      const changes = [{ field: 'passkey', before: passkey.name, after: null }, ...removal.changes];
+      await auditRecorder.write(audit, { action: AuditActions.mfaRemoved, actor: userActor(user)!, target: userTarget(user), code: 'webauthn', changes });
     });
   }
 }
