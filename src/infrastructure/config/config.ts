@@ -77,6 +77,12 @@ export interface Config {
   revocationWindowSeconds: number;
   logLevel: string;
   bodyLimitBytes: number;
+  /** REQUEST_TIMEOUT and HEADERS_TIMEOUT, in seconds: a whole request, and its head, must have arrived by then (408). */
+  requestTimeoutSeconds: number;
+  headersTimeoutSeconds: number;
+  /** MAX_CONNECTIONS, and MAX_CONNECTIONS_PER_ADDRESS (0: none; TRUSTED_PROXIES exempt): connections at once on PORT. */
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
   /** Seconds /readyz answers 503 before the server stops accepting, so endpoints can drop it. */
   shutdownDrainSeconds: number;
   /** The audit trail (#23): AUDIT_TRAIL, AUDIT_RETENTION (seconds), AUDIT_SEAL_KEY. */
@@ -166,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('SEARCH_TIME_LIMIT must be shorter than DATABASE_QUERY_TIMEOUT (a search past it would fail 503 instead of 422 SEARCH_TOO_BROAD)');
   }
 
+  if (v.HEADERS_TIMEOUT > v.REQUEST_TIMEOUT) problems.push('HEADERS_TIMEOUT must not be longer than REQUEST_TIMEOUT (the head is part of the request)');
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: v.PORT,
@@ -218,6 +225,10 @@ export function loadConfig(env: Env = process.env): Config {
     revocationWindowSeconds: v.REVOCATION_WINDOW,
     logLevel: v.LOG_LEVEL,
     bodyLimitBytes: v.BODY_LIMIT,
+    requestTimeoutSeconds: v.REQUEST_TIMEOUT,
+    headersTimeoutSeconds: v.HEADERS_TIMEOUT,
+    maxConnections: v.MAX_CONNECTIONS,
+    maxConnectionsPerAddress: v.MAX_CONNECTIONS_PER_ADDRESS,
     shutdownDrainSeconds: v.SHUTDOWN_DRAIN,
     audit: { enabled: v.AUDIT_TRAIL, retentionSeconds: v.AUDIT_RETENTION, ...(v.AUDIT_SEAL_KEY ? { sealKey: v.AUDIT_SEAL_KEY } : {}) },
     ...(v.MFA_ENCRYPTION_KEY ? { mfaEncryptionKey: v.MFA_ENCRYPTION_KEY } : {}),

@@ -11,6 +11,7 @@ import type { Logger } from '../../infrastructure/logging/logger';
 import { registerErrorHandler, sendProblem, toProblem } from './error-handler';
 import authentication from './plugins/authentication';
 import connectionDraining from './plugins/connection-draining';
+import connectionLimits from './plugins/connection-limits';
 import methodNotAllowed from './plugins/method-not-allowed';
 import observability from './plugins/observability';
 import revocationWindow from './plugins/revocation-window';
@@ -55,6 +56,9 @@ import { SHARED_SCHEMAS } from './schemas';
 import { registerValidators } from './validation';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** How often Node looks for requests past REQUEST_TIMEOUT or HEADERS_TIMEOUT (its default, 30 s, let them run 30 s over). */
+const CHECKING_INTERVAL_MS = 1_000;
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 /** The HTTP interface, wired from the process's container. */
 export async function buildHttpApp(container: AppContainer): Promise<FastifyInstance> {
@@ -73,8 +77,15 @@ export function httpServerOptions(config: Config, logger: Logger): FastifyHttpOp
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
-    // A request head beyond this is refused by Node's parser with 431, before any route runs.
-    http: { maxHeaderSize: config.maxHeaderBytes },
+    // A request head beyond this is refused by Node's parser with 431, before any route runs. A whole request (head
+    // and body) must arrive within REQUEST_TIMEOUT, its head (or a new connection's first byte) within HEADERS_TIMEOUT,
+    // or Node answers 408 and closes (answerClientError); the checks run every second, so the bounds hold to one.
+    http: { maxHeaderSize: config.maxHeaderBytes, headersTimeout: config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: CHECKING_INTERVAL_MS },
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    // An idle keep-alive connection is closed after this: longer than a load balancer's own idle timeout (60 s on AWS
+    // ALB, Google's and nginx's upstream pools less), so the balancer, not the service, ends it and never sends on a
+    // connection the service is closing. Fastify's default, said here because it is a decision.
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler: answerClientError,
     // The client address (rate limits, logs) is the socket's, unless the connection comes from a listed proxy.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
@@ -144,6 +155,11 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
     reply.header('x-request-id', request.id);
   });
   app.server.on('checkExpectation', answerUnmetExpectation);
+  await app.register(connectionLimits, {
+    maxConnections: config.maxConnections,
+    perAddress: config.maxConnectionsPerAddress,
+    trustedProxies: config.trustedProxies,
+  });
   await app.register(connectionDraining, { shutdown: cradle.readiness });
   await app.register(methodNotAllowed);
 
