@@ -38,6 +38,7 @@ import { authorizationServerMetadata, OAUTH_PATHS } from './oauth/authorization-
 import { refreshTokenGrant } from './oauth/refresh-token.grant';
 import { clientCredentialsGrant } from './oauth/client-credentials.grant';
 import { readJsonBodies } from './json-body';
+import { refuseContentCodings } from './content-coding';
 import type { ClientAuthenticationDeps } from './oauth/client-authentication';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../../infrastructure/crypto/service-account-credential-verifier';
 import { Permissions } from '../../domain/permissions/permission';
@@ -167,6 +168,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   // schema then refuses with a confusing 400 (fastify parses text/plain by default).
   app.removeContentTypeParser('text/plain');
   readJsonBodies(app);
+  refuseContentCodings(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   registerValidators(app);
   registerErrorHandler(app);
