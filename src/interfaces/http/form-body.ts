@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { ValidationError } from '../../domain/shared/domain-error';
+import { utf8Text } from './json-body';
 
 export const FORM_MEDIA = 'application/x-www-form-urlencoded';
 
@@ -28,7 +30,23 @@ export function parseFormBody(text: string, options: FormOptions = {}): Record<s
  */
 export function readFormBodiesOnly(app: FastifyInstance, options: FormOptions = {}): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(FORM_MEDIA, { parseAs: 'string' }, (_request, body, done) => {
-    done(null, parseFormBody(body as string, options));
+  app.addContentTypeParser(FORM_MEDIA, { parseAs: 'buffer' }, (_request, bytes, done) => {
+    const body = utf8Text(bytes as Buffer);
+    if (body === undefined || utf8Text(percentDecoded(body)) === undefined) {
+      done(new ValidationError([{ field: 'body', message: NOT_UTF8 }]), undefined);
+      return;
+    }
+    done(null, parseFormBody(body, options));
   });
+}
+
+const NOT_UTF8 = 'must be UTF-8 text, its percent-encoded bytes (%FF) included';
+
+/**
+ * A form's bytes with each `%XX` made the byte it stands for: URLSearchParams decodes them as UTF-8 and turns a bad one
+ * into U+FFFD in silence, so they are checked first (a `%` not followed by two hex digits is kept, as it keeps it).
+ */
+function percentDecoded(text: string): Uint8Array {
+  const parts = text.split(/(%[0-9A-Fa-f]{2})/);
+  return Buffer.concat(parts.map((part, i) => (i % 2 === 1 ? Buffer.from([parseInt(part.slice(1), 16)]) : Buffer.from(part, 'utf8'))));
 }

@@ -32,3 +32,34 @@ describe('a content-coded request body', () => {
     expect(response.body.code).toBe('INVALID_CREDENTIALS');
   });
 });
+
+describe('a body that is not UTF-8', () => {
+  const app = useEdgeApp();
+  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+  const post = (path: string, contentType: string, body: Buffer, token?: string) =>
+    fetch(`${app().url}${path}`, { method: 'POST', headers: { 'content-type': contentType, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
+
+  it('is 400 MALFORMED_JSON as JSON, and nothing is stored; UTF-8 beyond ASCII is taken', async () => {
+    const token = await app().signIn();
+    const bad = await post('/v1/users/invite', 'application/json', bytes('{"email":"bad@example.com","name":"bad', [0xff, 0xfe], ' name"}'), token);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'MALFORMED_JSON' });
+    const listed = await app().request('GET', '/v1/users', { token });
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain('bad@example.com');
+
+    const good = await post('/v1/users/invite', 'application/json', Buffer.from('{"email":"zoe@example.com","name":"Zoë 名前"}'), token);
+    expect(good.status).toBe(201);
+  });
+
+  it('is 400 VALIDATION_FAILED naming body as a form, raw or percent-encoded; invalid_request at the OAuth endpoints', async () => {
+    for (const body of [bytes('token=abc', [0xff], '&name=x'), bytes('token=abc%FF%FE&name=x')]) {
+      const page = await post('/invitations/accept', 'application/x-www-form-urlencoded', body);
+      expect(page.status).toBe(400);
+      expect(await page.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'body' }] });
+    }
+    const oauth = await post('/oauth/token', 'application/x-www-form-urlencoded', bytes('grant_type=refresh_token&refresh_token=%FF%FE'));
+    expect(oauth.status).toBe(400);
+    expect(await oauth.json()).toMatchObject({ error: 'invalid_request' });
+  });
+});

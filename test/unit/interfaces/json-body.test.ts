@@ -1,4 +1,4 @@
-import { forbiddenKeyIn } from '../../../src/interfaces/http/json-body';
+import { forbiddenKeyIn, utf8Text } from '../../../src/interfaces/http/json-body';
 
 /** The key a JSON body is refused for, named in the 400 (fastify's parser only says "not valid JSON"). */
 describe('forbiddenKeyIn', () => {
@@ -22,5 +22,12 @@ describe('forbiddenKeyIn', () => {
   it('walks a body nested far deeper than the call stack would allow', () => {
     const depth = 100_000;
     expect(forbiddenKeyIn(`${'{"a":'.repeat(depth)}{"__proto__":1}${'}'.repeat(depth)}`)).toBe(`${'a.'.repeat(depth)}__proto__`);
+  });
+});
+
+describe('utf8Text', () => {
+  it('decodes UTF-8, and refuses bytes that are not (never U+FFFD in their place)', () => {
+    expect(utf8Text(Buffer.from('Zoë 名前 🙂'))).toBe('Zoë 名前 🙂');
+    for (const bad of [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0x61, 0xfe, 0x62]]) expect(utf8Text(Buffer.from(bad))).toBeUndefined();
   });
 });
