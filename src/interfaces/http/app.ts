@@ -21,7 +21,7 @@ import { registerPasswordWorkAdmission } from './plugins/password-work-admission
 import { hashingThreads } from '../thread-pool';
 import { securityHeaders } from './plugins/security-headers';
 import { openApiOptions } from './openapi';
-import { problem } from './problem';
+import { noRoute, problem } from './problem';
 import { accountRoutes } from './routes/account.routes';
 import { auditEventsRoutes } from './routes/audit-events.routes';
 import { authRoutes } from './routes/auth.routes';
@@ -341,13 +341,11 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
       // An unknown /v1 path: 401 without a valid token, 404 with one, so the API's shape is not probed anonymously.
       v1.setNotFoundHandler(async (request, reply) => {
         await app.authenticate(request);
-        return sendProblem(reply, problem('NOT_FOUND', `No route ${request.method} ${request.url}`));
+        return sendProblem(reply, noRoute(request));
       });
     },
     { prefix: '/v1' },
   );
 
-  app.setNotFoundHandler(async (request, reply) =>
-    sendProblem(reply, problem('NOT_FOUND', `No route ${request.method} ${request.url}`)),
-  );
+  app.setNotFoundHandler(async (request, reply) => sendProblem(reply, noRoute(request)));
 });

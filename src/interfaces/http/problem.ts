@@ -99,6 +99,21 @@ export function problem(code: string, detail: string, extra: Partial<Problem> = 
   };
 }
 
+/** The longest path a detail shows; a longer one is cut, with an ellipsis. */
+const SHOWN_PATH_MAX = 200;
+
+/**
+ * A request's path as an answer may show it: no query (it may carry a token: `/invitations/acceptx?token=…`), and at
+ * most 200 characters (a 10 KB path was echoed whole).
+ */
+export function shownPath(url: string): string {
+  const path = url.split('?')[0]!;
+  return path.length > SHOWN_PATH_MAX ? `${path.slice(0, SHOWN_PATH_MAX)}…` : path;
+}
+
+/** The 404 of a path no route serves. */
+export const noRoute = (request: { method: string; url: string }): Problem => problem('NOT_FOUND', `No route ${request.method} ${shownPath(request.url)}`);
+
 /** An error raised by the HTTP edge itself (not a business rule), carrying its problem code. */
 export class HttpProblemError extends Error {
   constructor(

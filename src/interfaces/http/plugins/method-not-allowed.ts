@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { sendProblem } from '../error-handler';
 import { OAuthError } from '../oauth/oauth-error';
 import { sendOAuthError } from '../oauth/oauth-scope';
-import { problem } from '../problem';
+import { problem, shownPath } from '../problem';
 
 /** A route's URL pattern as a test of a concrete path (`:id` one segment, `*` the rest; a trailing slash ignored, as the router does). */
 function patternOf(url: string): RegExp {
@@ -34,7 +34,7 @@ export default fp(async function methodNotAllowed(app: FastifyInstance) {
     const known = routes.filter((route) => route.pattern.test(path));
     const allow = [...new Set(known.map((route) => route.method))].sort();
     if (allow.length === 0) return;
-    const detail = `${request.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`;
+    const detail = `${request.method} is not allowed on ${shownPath(path)}; allowed: ${allow.join(', ')}`;
     reply.header('allow', allow.join(', '));
     if (known.every((route) => route.oauth)) return sendOAuthError(reply, new OAuthError('invalid_request', detail, 405));
     return sendProblem(reply, problem('METHOD_NOT_ALLOWED', detail));
