@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ValidationError } from '../../domain/shared/domain-error';
 import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
-import { HttpProblemError, insufficientScope, PROBLEMS, type Problem, problem } from './problem';
+import { HttpProblemError, insufficientScope, noRoute, PROBLEMS, type Problem, problem } from './problem';
 
 /** Fastify's own error codes, by the problem code each answers with. */
 export const FASTIFY_CODES: Record<string, string> = {
@@ -138,6 +138,9 @@ function publicMessage(e: { message?: string }): string {
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    // A 403 none of ours raised is a static route refusing a path out of its folder (/docs/static/../x): a path that
+    // serves nothing, answered as every other one (PERMISSION_DENIED is a missing permission's).
+    if (isStaticRefusal(error)) return sendProblem(reply, noRoute(request));
     const { problem: body, headers } = toProblem(error);
     if (body.status >= 500) {
       request.log.error({ err: error }, 'request failed');
@@ -147,6 +150,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
     // No request id in the body (it is in the x-request-id header): equal failures give byte-identical bodies.
     return sendProblem(reply.headers(headers), body);
   });
+}
+
+function isStaticRefusal(error: unknown): boolean {
+  const e = error as { statusCode?: number };
+  return e?.statusCode === 403 && !(error instanceof DomainError) && !(error instanceof HttpProblemError);
 }
 
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {

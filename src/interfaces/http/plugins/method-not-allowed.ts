@@ -33,7 +33,8 @@ export default fp(async function methodNotAllowed(app: FastifyInstance) {
     const path = request.url.split('?')[0]!;
     const known = routes.filter((route) => route.pattern.test(path));
     const allow = [...new Set(known.map((route) => route.method))].sort();
-    if (allow.length === 0) return;
+    // A route of this method took the path and found nothing there (a static route's directory, /docs/static/): 404.
+    if (allow.length === 0 || allow.includes(request.method)) return;
     const detail = `${request.method} is not allowed on ${shownPath(path)}; allowed: ${allow.join(', ')}`;
     reply.header('allow', allow.join(', '));
     if (known.every((route) => route.oauth)) return sendOAuthError(reply, new OAuthError('invalid_request', detail, 405));

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleBundle, ConsoleFile } from '../console/console-bundle';
-import { problem } from '../problem';
+import { noRoute, problem } from '../problem';
 import { sendProblem } from '../error-handler';
 
 /**
@@ -50,5 +50,7 @@ export function consoleRoutes(deps: { bundle: ConsoleBundle }) {
       if (!file) return sendProblem(reply, problem('NOT_FOUND', `No console asset ${request.params.file}`));
       return send(request, reply, file, IMMUTABLE);
     });
+    // Under assets, no page: /console/assets/ and a path climbing out (../) are files nobody serves, not console routes.
+    for (const path of ['/console/assets', '/console/assets/*']) app.get(path, { schema: { hide: true } }, async (request, reply) => sendProblem(reply, noRoute(request)));
   };
 }
