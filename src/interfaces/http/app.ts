@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import type { Server } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
@@ -21,7 +20,7 @@ import { registerPasswordWorkAdmission } from './plugins/password-work-admission
 import { hashingThreads } from '../thread-pool';
 import { securityHeaders } from './plugins/security-headers';
 import { openApiOptions } from './openapi';
-import { noRoute, problem } from './problem';
+import { noRoute } from './problem';
 import { accountRoutes } from './routes/account.routes';
 import { auditEventsRoutes } from './routes/audit-events.routes';
 import { authRoutes } from './routes/auth.routes';
@@ -38,6 +37,7 @@ import { authorizationServerMetadata, OAUTH_PATHS } from './oauth/authorization-
 import { refreshTokenGrant } from './oauth/refresh-token.grant';
 import { clientCredentialsGrant } from './oauth/client-credentials.grant';
 import { readJsonBodies } from './json-body';
+import { answerClientError, answerConnect, answerUnmetExpectation, REQUEST_ID } from './raw-answers';
 import { refuseContentCodings } from './content-coding';
 import type { ClientAuthenticationDeps } from './oauth/client-authentication';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../../infrastructure/crypto/service-account-credential-verifier';
@@ -56,7 +56,6 @@ import { basePathOf } from './pages/page-layout';
 import { SHARED_SCHEMAS } from './schemas';
 import { registerValidators } from './validation';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** How often Node looks for requests past REQUEST_TIMEOUT or HEADERS_TIMEOUT (its default, 30 s, let them run 30 s over). */
 const CHECKING_INTERVAL_MS = 1_000;
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
@@ -99,50 +98,6 @@ export function httpServerOptions(config: Config, logger: Logger): FastifyHttpOp
   };
 }
 
-/** What Node's HTTP parser refuses, before fastify has a request: the code of the answer, by the parser's error. */
-const PARSER_ERRORS: Record<string, string> = {
-  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
-  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
-};
-
-/**
- * Node's parser refused the request (a head over MAX_HEADER_SIZE, a malformed request line, a timeout):
- * there is no request for fastify to answer, so the answer is written on the socket here, in the
- * same problem+json shape as every other error, with a request id, and the connection closed.
- */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  // A reset or a write after the client left: nothing can be answered.
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy(error);
-    return;
-  }
-  const body = problem(PARSER_ERRORS[error.code ?? ''] ?? 'MALFORMED_REQUEST', 'The request could not be read', {});
-  const text = JSON.stringify(body);
-  socket.end(
-    `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
-      'Content-Type: application/problem+json\r\n' +
-      `Content-Length: ${Buffer.byteLength(text)}\r\n` +
-      `x-request-id: ${randomUUID()}\r\n` +
-      'Connection: close\r\n\r\n' +
-      text,
-  );
-}
-
-/**
- * An `Expect` header other than `100-continue`: Node answers 417 itself, in plain text, before
- * fastify sees the request. The same answer as problem+json with a request id; the body is not read.
- */
-function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
-  const given = request.headers['x-request-id'];
-  const body = problem('EXPECTATION_FAILED', 'Only the expectation 100-continue is supported');
-  response.writeHead(body.status, {
-    'content-type': 'application/problem+json',
-    'x-request-id': typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID(),
-    connection: 'close',
-  });
-  response.end(JSON.stringify(body));
-}
-
 /**
  * Apart from the server's options (as fastify/demo does), so a test can register it on an instance
  * of its own that watches the routes being declared. fastify-plugin: it configures the root scope,
@@ -156,6 +111,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
     reply.header('x-request-id', request.id);
   });
   app.server.on('checkExpectation', answerUnmetExpectation);
+  app.server.on('connect', answerConnect);
   await app.register(connectionLimits, {
     maxConnections: config.maxConnections,
     perAddress: config.maxConnectionsPerAddress,

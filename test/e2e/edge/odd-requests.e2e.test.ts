@@ -3,6 +3,7 @@
  * edge, items 4 to 7). Every answer is problem+json; nothing a client sent that may be secret comes back.
  */
 import http from 'node:http';
+import { closedWithin, openRaw } from '../../support/raw-connection';
 import { useEdgeApp } from './edge-app';
 
 describe('odd requests', () => {
@@ -53,5 +54,20 @@ describe('static routes', () => {
 
   it('still serves the files there', async () => {
     expect((await get('/docs/static/index.html')).status).toBe(200);
+  });
+});
+
+describe('a CONNECT', () => {
+  const app = useEdgeApp();
+
+  it('is 405 METHOD_NOT_ALLOWED problem+json, and the connection closed', async () => {
+    const { host } = new URL(app().url);
+    const connection = await openRaw(app().url);
+    connection.write(`CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    const closed = await closedWithin(connection, 3_000);
+    connection.socket.destroy();
+    expect(closed?.text).toMatch(/^HTTP\/1\.1 405 /);
+    expect(closed?.text).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+    expect(closed?.text).toContain('"code":"METHOD_NOT_ALLOWED"');
   });
 });

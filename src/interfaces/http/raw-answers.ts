@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { type Problem, problem } from './problem';
+
+/** A client's x-request-id is kept when it is a sane token; otherwise one is minted. */
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** What Node's HTTP parser refuses, before fastify has a request: the code of the answer, by the parser's error. */
+const PARSER_ERRORS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+};
+
+/**
+ * Node's parser refused the request (a head over MAX_HEADER_SIZE, a malformed request line, a timeout):
+ * there is no request for fastify to answer, so the answer is written on the socket here, in the
+ * same problem+json shape as every other error, with a request id, and the connection closed.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  // A reset or a write after the client left: nothing can be answered.
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy(error);
+    return;
+  }
+  endWithProblem(socket, problem(PARSER_ERRORS[error.code ?? ''] ?? 'MALFORMED_REQUEST', 'The request could not be read', {}));
+}
+
+/** Writes `body` on the socket as a whole HTTP/1.1 answer (and `headers`), then closes it. */
+function endWithProblem(socket: Duplex, body: Problem, headers = ''): void {
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
+      'Content-Type: application/problem+json\r\n' +
+      `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+      `x-request-id: ${randomUUID()}\r\n` +
+      headers +
+      'Connection: close\r\n\r\n' +
+      text,
+  );
+}
+
+/**
+ * A CONNECT (a tunnel through a proxy, which this is not): Node closes the socket without a word unless the server
+ * listens for it. No route takes the method, so 405 as README says, `Allow` empty (the authority form names no
+ * resource), and the connection closed.
+ */
+export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
+  endWithProblem(socket, problem('METHOD_NOT_ALLOWED', 'CONNECT is not allowed: this is no proxy'), 'Allow: \r\n');
+  socket.on('error', () => socket.destroy());
+}
+
+/**
+ * An `Expect` header other than `100-continue`: Node answers 417 itself, in plain text, before
+ * fastify sees the request. The same answer as problem+json with a request id; the body is not read.
+ */
+export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const given = request.headers['x-request-id'];
+  const body = problem('EXPECTATION_FAILED', 'Only the expectation 100-continue is supported');
+  response.writeHead(body.status, {
+    'content-type': 'application/problem+json',
+    'x-request-id': typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID(),
+    connection: 'close',
+  });
+  response.end(JSON.stringify(body));
+}
