@@ -37,6 +37,7 @@ import { authorizationServerMetadata, OAUTH_PATHS } from './oauth/authorization-
 import { refreshTokenGrant } from './oauth/refresh-token.grant';
 import { clientCredentialsGrant } from './oauth/client-credentials.grant';
 import { readJsonBodies } from './json-body';
+import { refuseAmbiguousHeads } from './request-head';
 import { answerClientError, answerConnect, answerUnmetExpectation, REQUEST_ID } from './raw-answers';
 import { refuseContentCodings } from './content-coding';
 import type { ClientAuthenticationDeps } from './oauth/client-authentication';
@@ -110,6 +111,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  refuseAmbiguousHeads(app);
   app.server.on('checkExpectation', answerUnmetExpectation);
   app.server.on('connect', answerConnect);
   await app.register(connectionLimits, {

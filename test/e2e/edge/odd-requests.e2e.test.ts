@@ -71,3 +71,21 @@ describe('a CONNECT', () => {
     expect(closed?.text).toContain('"code":"METHOD_NOT_ALLOWED"');
   });
 });
+
+describe('an ambiguous head', () => {
+  const app = useEdgeApp();
+
+  it.each([
+    ['two Host headers', 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n\r\n'],
+    ['an HTTP/2.0 request line', 'GET /healthz HTTP/2.0\r\nHost: localhost\r\n\r\n'],
+  ])('is 400 MALFORMED_REQUEST problem+json: %s', async (_what, head) => {
+    const connection = await openRaw(app().url);
+    connection.write(head);
+    const closed = await closedWithin(connection, 3_000);
+    const text = closed?.text ?? connection.received();
+    connection.socket.destroy();
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    expect(text).toContain('"code":"MALFORMED_REQUEST"');
+  });
+});

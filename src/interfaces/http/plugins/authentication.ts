@@ -145,7 +145,7 @@ function tokenSubject(sub: string, claims: Record<string, unknown>): TokenSubjec
 }
 
 /** How many times the header `name` (lower case) came, in Node's raw name/value list. */
-function fieldCount(rawHeaders: readonly string[], name: string): number {
+export function fieldCount(rawHeaders: readonly string[], name: string): number {
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === name.length && rawHeaders[i]!.toLowerCase() === name) count++;
   return count;
