@@ -141,6 +141,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     // A 403 none of ours raised is a static route refusing a path out of its folder (/docs/static/../x): a path that
     // serves nothing, answered as every other one (PERMISSION_DENIED is a missing permission's).
     if (isStaticRefusal(error)) return sendProblem(reply, noRoute(request));
+    if (isClientAbort(error, request)) {
+      // The client left before its request was whole: nothing of ours failed, and anyone can make one. Not an error
+      // line (alerts count those), no stack; the answer, which nobody reads, and the metrics say 400.
+      request.log.info({ code: 'CLIENT_ABORTED' }, 'the client closed the connection before its request was whole');
+      return sendProblem(reply, problem('MALFORMED_REQUEST', 'The request was not sent whole'));
+    }
     const { problem: body, headers } = toProblem(error);
     if (body.status >= 500) {
       request.log.error({ err: error }, 'request failed');
@@ -150,6 +156,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
     // No request id in the body (it is in the x-request-id header): equal failures give byte-identical bodies.
     return sendProblem(reply.headers(headers), body);
   });
+}
+
+/** A reset of the client's own connection while its request was read (Node's `aborted`), not a backing service's. */
+function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  return (error as { code?: string })?.code === 'ECONNRESET' && request.raw.socket?.destroyed === true;
 }
 
 function isStaticRefusal(error: unknown): boolean {
