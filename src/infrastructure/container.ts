@@ -372,7 +372,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
         }),
     ).singleton(),
     introspectToken: asFunction(
-      ({ accessTokenVerifier, refreshTokenStore, secretTokens, userRepository, roleRepository, serviceAccountRepository, clock, mfaPolicy }: Cradle) =>
+      ({ accessTokenVerifier, refreshTokenStore, secretTokens, userRepository, roleRepository, serviceAccountRepository }: Cradle) =>
         new IntrospectTokenUseCase({
           accessTokenVerifier,
           refreshTokenStore,
@@ -381,9 +381,6 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
           // Never the cached resolver (ACTOR_CACHE_TTL): an introspection answers for every replica, at once.
           authenticateActor: new AuthenticateActorUseCase({ userRepository, roleRepository, serviceAccountRepository }),
           roleRepository,
-          clock,
-          issuer: config.jwt.issuer,
-          mfaPolicy,
         }),
     ).singleton(),
   });

@@ -171,9 +171,19 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
     expect(result).toMatchObject({ introspection_endpoint: `${issuer}/oauth/introspect`, revocation_endpoint: `${issuer}/oauth/revoke` });
     expect(result.access).toMatchObject({ active: true, sub: subject, username: 'clients.admin', token_type: 'Bearer', iss: issuer, aud: AUDIENCE });
     expect(result.access.scope.split(' ')).toContain('tokens:introspect');
-    expect(result.refreshBefore).toMatchObject({ active: true, sub: subject, token_type: 'refresh_token' });
+    // A refresh token is never active: the API refuses it as a bearer token (docs/DECISIONS.md).
+    expect(result.refreshBefore).toEqual({ active: false });
     expect(result.refreshAfter).toEqual({ active: false });
     expect(result.otherAfter).toEqual({ active: false });
+    // Whether openid-client's revocations took: the refresh exchange refuses both tokens now.
+    for (const refreshToken of [session.refreshToken, other.refreshToken]) {
+      const refreshed = await fetch(`${issuer}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString(),
+      });
+      expect([refreshed.status, ((await refreshed.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
+    }
     // A wrong secret: our 401 with WWW-Authenticate: Basic, which openid-client reports as a challenge.
     expect(result.wrongSecret).toMatchObject({ name: 'WWWAuthenticateChallengeError', status: 401, scheme: 'basic' });
   });

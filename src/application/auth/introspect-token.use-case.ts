@@ -1,10 +1,8 @@
 import { Permissions } from '../../domain/permissions/permission';
-import type { MfaPolicy } from '../mfa/mfa-policy';
-import type { Clock } from '../ports/clock.port';
 import type { RoleRepository } from '../ports/role-repository.port';
 import { type Actor, requirePermission } from './actor';
 import type { TokenSubject } from './authenticate-actor.use-case';
-import { currentUser, findToken, isUsable, type TokenLookupDeps } from './token-lookup';
+import { currentUser, findToken, type TokenLookupDeps } from './token-lookup';
 
 /** RFC 7662 §2.2's answer. Inactive says nothing more, whatever the reason. */
 export type Introspection =
@@ -20,13 +18,11 @@ export type Introspection =
       iat: number;
       iss: string;
       aud?: string;
-      token_type: 'Bearer' | 'refresh_token';
+      /** RFC 7662 §2.2: RFC 6749 §5.1's token type, what the token endpoint answered with it. */
+      token_type: 'Bearer';
       /** A user's token: the user's username. */
       username?: string;
-      /**
-       * A user's token that may only enroll a second factor (MFA_REQUIRED_PERMISSIONS, #24): its scope is empty. For a
-       * refresh token: the access tokens it would give now are such.
-       */
+      /** A user's token that may only enroll a second factor (MFA_REQUIRED_PERMISSIONS, #24): its scope is empty. */
       mfa_enrollment?: true;
     };
 
@@ -40,19 +36,17 @@ const INACTIVE: Introspection = { active: false };
 
 /**
  * Token introspection (RFC 7662): whether a token is valid *now*, and what it stands for. A token is
- * active when the API would accept it at this moment: an access token whose signature and claims verify
- * and whose subject is still signed in at its token version; a refresh token that an exchange would
- * take. Every check reads the database (the user, the refresh token; the role through the role cache,
- * which follows the role catalogue's revision), so a sign-out, deactivation, deletion, password change or
- * revocation on any replica makes the token inactive at once. The caller must hold `tokens:introspect`.
+ * active when the API would accept it as a bearer token at this moment: an access token whose signature
+ * and claims verify and whose subject is still signed in at its token version. A refresh token is never
+ * active: the API refuses it, and a resource server that checks `active` must not take it for an access
+ * token. Every check reads the database (the user; the role through the role cache, which follows the role
+ * catalogue's revision), so a sign-out, deactivation, deletion or password change on any replica makes the
+ * token inactive at once. The caller must hold `tokens:introspect`.
  */
 export class IntrospectTokenUseCase {
   private readonly deps: TokenLookupDeps;
   private readonly actors: { execute(token: TokenSubject): Promise<Actor | null> };
   private readonly roles: RoleRepository;
-  private readonly clock: Clock;
-  private readonly issuer: string;
-  private readonly mfaPolicy: MfaPolicy | undefined;
 
   /**
    * `authenticateActor`: the API's resolution of a token's subject, uncached (a service token is active while its
@@ -62,18 +56,11 @@ export class IntrospectTokenUseCase {
     deps: TokenLookupDeps & {
       authenticateActor: { execute(token: TokenSubject): Promise<Actor | null> };
       roleRepository: RoleRepository;
-      clock: Clock;
-      issuer: string;
-      /** MFA_REQUIRED_PERMISSIONS (#24): a refresh token's scope is what its next access token would carry. */
-      mfaPolicy?: MfaPolicy;
     },
   ) {
-    this.mfaPolicy = deps.mfaPolicy;
     this.deps = deps;
     this.actors = deps.authenticateActor;
     this.roles = deps.roleRepository;
-    this.clock = deps.clock;
-    this.issuer = deps.issuer;
   }
 
   async execute({ caller, token }: { caller: IntrospectionCaller; token: string }): Promise<Introspection> {
@@ -81,27 +68,8 @@ export class IntrospectTokenUseCase {
     requirePermission({ userId: caller.id, permissions: callerRole?.permissions ?? [] }, Permissions.tokensIntrospect);
 
     const found = await findToken(this.deps, token);
-    if (found.kind === 'none') return INACTIVE;
-    if (found.kind === 'refresh') {
-      const { record } = found;
-      if (!isUsable(record, this.clock.now())) return INACTIVE;
-      const user = await currentUser(this.deps.userRepository, record.userId, record.tokenVersion);
-      if (!user) return INACTIVE;
-      // A refresh gives an enrollment-only token while the user's role needs a factor the user does not hold.
-      const enrollmentOnly = (await this.mfaPolicy?.enrollmentOnly(user)) ?? false;
-      return {
-        active: true,
-        sub: user.id,
-        scope: enrollmentOnly ? '' : await this.scopeOf(user.roleId),
-        ...(enrollmentOnly ? { mfa_enrollment: true as const } : {}),
-        exp: seconds(record.expiresAt < record.idleExpiresAt ? record.expiresAt : record.idleExpiresAt),
-        iat: seconds(record.createdAt),
-        iss: this.issuer,
-        token_type: 'refresh_token',
-        ...(user.username ? { username: user.username } : {}),
-      };
-    }
-
+    // A refresh token is no bearer token: the API refuses it, so introspection does too (docs/DECISIONS.md).
+    if (found.kind !== 'access') return INACTIVE;
     const { claims } = found;
     const common = { active: true as const, sub: claims.subject, exp: claims.expiresAt, iat: claims.issuedAt, iss: claims.issuer, aud: claims.audience, token_type: 'Bearer' as const };
     if (claims.kind === 'service') {
@@ -122,5 +90,3 @@ export class IntrospectTokenUseCase {
     return role ? role.permissions.join(' ') : '';
   }
 }
-
-const seconds = (date: Date) => Math.floor(date.getTime() / 1000);

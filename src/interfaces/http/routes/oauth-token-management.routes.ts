@@ -63,17 +63,17 @@ const introspectionSchema = {
     sub: { type: 'string', description: 'The user’s id, or the service account’s' },
     client_id: { type: 'string', description: 'A service’s token: its client id' },
     scope: { type: 'string', description: 'The permissions of the subject’s role now, space-separated (none for an enrollment-only token)' },
-    exp: { type: 'integer', description: 'When it expires (seconds since the epoch); a refresh token: the earlier of its idle and absolute end' },
+    exp: { type: 'integer', description: 'When it expires (seconds since the epoch)' },
     iat: { type: 'integer', description: 'When it was issued (seconds since the epoch)' },
     iss: { type: 'string', description: 'The issuer (every token’s `iss`)' },
     aud: { type: 'string', description: 'An access token’s audience' },
-    token_type: { type: 'string', enum: ['Bearer', 'refresh_token'], description: '`Bearer` for an access token, `refresh_token` for a refresh token' },
+    token_type: { type: 'string', enum: ['Bearer'], description: '`Bearer` (RFC 7662 §2.2: the token endpoint’s `token_type`); only an access token is ever active' },
     username: { type: 'string', description: 'A user’s token: the user’s username' },
     mfa_enrollment: {
       type: 'boolean',
       enum: [true],
       description:
-        'A user’s token that may only enroll a second factor (MFA_REQUIRED_PERMISSIONS): its scope is empty, and a resource server grants it nothing. A refresh token: the access tokens it gives now are such',
+        'A user’s token that may only enroll a second factor (MFA_REQUIRED_PERMISSIONS): its scope is empty, and a resource server grants it nothing',
     },
   },
 } as const;
@@ -164,9 +164,9 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
           tags: ['auth'],
           summary: 'OAuth 2.0 token introspection (RFC 7662): whether a token is valid now, for a service account holding tokens:introspect',
           description:
-            'Active when the API would accept the token at this moment, on any replica: an access token whose signature and claims ' +
-            'verify and whose user is still signed in at its token version (no sign-out, password change, deactivation or deletion ' +
-            'since), a refresh token an exchange would take (not used, revoked or expired, its user likewise). Anything else is ' +
+            'Active when the API would accept the token as a bearer token at this moment, on any replica: an access token whose ' +
+            'signature and claims verify and whose user is still signed in at its token version (no sign-out, password change, ' +
+            'deactivation or deletion since). Anything else, a refresh token included (the API refuses it), is ' +
             '`{"active": false}`, whatever the reason. The caller is a service account authenticated by its client credentials ' +
             '(`client_secret_basic`, `client_secret_post`, `private_key_jwt`) whose role holds `tokens:introspect`. ' +
             'Published as `introspection_endpoint`.',
