@@ -177,14 +177,14 @@ describe('bearer authentication', () => {
   it('refuses two Authorization headers with 400, the API and the token endpoint alike (Node would keep the first)', async () => {
     /** A request whose head carries each of `authorizations` as a header of its own. */
     const raw = (method: string, path: string, authorizations: string[], body?: string) =>
-      new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      new Promise<{ status: number; body: Record<string, unknown>; challenge: string | undefined }>((resolve, reject) => {
         // A raw list: Node adds no Host of its own then.
         const headers = ['Host', new URL(app.url).host, ...authorizations.flatMap((value) => ['Authorization', value])];
         if (body !== undefined) headers.push('Content-Type', 'application/x-www-form-urlencoded', 'Content-Length', String(Buffer.byteLength(body)));
         const request = http.request(`${app.url}${path}`, { method, headers }, (response) => {
           let text = '';
           response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) as Record<string, unknown> }));
+          response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) as Record<string, unknown>, challenge: response.headers['www-authenticate'] }));
         });
         request.on('error', reject);
         request.end(body);
@@ -192,9 +192,22 @@ describe('bearer authentication', () => {
     expect((await raw('GET', '/v1/me', [`Bearer ${token}`])).status).toBe(200);
     const twice = await raw('GET', '/v1/me', [`Bearer ${token}`, `Bearer ${token}`]);
     expect([twice.status, twice.body.code, twice.body.errors]).toEqual([400, 'VALIDATION_FAILED', [{ field: 'authorization', message: 'is given more than once' }]]);
+    // RFC 6750 §3.1: a request that is malformed this way is invalid_request, said in the challenge too.
+    expect(twice.challenge).toBe('Bearer realm="access-control", error="invalid_request"');
     const form = 'grant_type=client_credentials';
     const basic = `Basic ${Buffer.from('a:b').toString('base64')}`;
-    expect(await raw('POST', '/oauth/token', [basic, basic], form)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    const oauth = await raw('POST', '/oauth/token', [basic, basic], form);
+    expect(oauth).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    // Client authentication, not a bearer token: no Bearer challenge there.
+    expect(oauth.challenge).toBeUndefined();
+  });
+
+  it('refuses a token in the query beside the header: 400, challenged with error="invalid_request" (RFC 6750 §3.1)', async () => {
+    for (const path of [`/v1/me?access_token=${token}`, `/v1/users?access_token=${token}`]) {
+      const both = await app.request('GET', path, { token });
+      expect([path, both.status, both.body.code, both.body.errors]).toEqual([path, 400, 'VALIDATION_FAILED', [{ field: 'access_token', message: expect.stringContaining('Authorization header only') }]]);
+      expect(both.headers.get('www-authenticate')).toBe('Bearer realm="access-control", error="invalid_request"');
+    }
   });
 
   it('refuses a token once it expires, though it was accepted (and remembered as verified) before', async () => {

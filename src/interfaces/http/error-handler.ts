@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ValidationError } from '../../domain/shared/domain-error';
 import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
-import { HttpProblemError, insufficientScope, noRoute, PROBLEMS, type Problem, problem } from './problem';
+import { HttpProblemError, insufficientScope, InvalidBearerRequestError, noRoute, PROBLEMS, type Problem, problem } from './problem';
 
 /** Fastify's own error codes, by the problem code each answers with. */
 export const FASTIFY_CODES: Record<string, string> = {
@@ -55,7 +55,7 @@ const UNAVAILABLE = new Set([
 
 export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
   if (error instanceof ValidationError) {
-    return { problem: problem(error.code, error.message, { errors: error.problems }), headers: {} };
+    return { problem: problem(error.code, error.message, { errors: error.problems }), headers: error instanceof InvalidBearerRequestError ? error.headers : {} };
   }
   if (error instanceof PermissionDeniedError) {
     return { problem: problem(error.code, error.message), headers: insufficientScope(error.missing) };

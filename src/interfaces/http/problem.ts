@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../../domain/shared/domain-error';
+import { type FieldProblem, ValidationError } from '../../domain/shared/domain-error';
 
 /** RFC 9457 problem details, with our stable `code`. */
 export interface Problem {
@@ -135,6 +135,18 @@ export const unauthenticated = (detail = 'A valid bearer token is required') =>
 /** A 401 to a bearer token presented and refused (malformed, forged, expired, revoked, its subject gone): `error="invalid_token"`. */
 export const invalidToken = (detail = 'A valid bearer token is required') =>
   new HttpProblemError('UNAUTHENTICATED', detail, { 'www-authenticate': `${CHALLENGE}, error="invalid_token"` });
+
+/**
+ * A 400 that RFC 6750 §3.1 names `invalid_request` (two Authorization headers, a token in the header and in the query):
+ * VALIDATION_FAILED naming the field, with the challenge saying so, `error="invalid_request"`.
+ */
+export class InvalidBearerRequestError extends ValidationError {
+  readonly headers = { 'www-authenticate': `${CHALLENGE}, error="invalid_request"` };
+
+  constructor(field: string, message: string) {
+    super([{ field, message }]);
+  }
+}
 
 /**
  * The challenge of a 403 for a permission the token's holder lacks (RFC 6750 §3.1 `insufficient_scope`), naming the

@@ -5,7 +5,7 @@ import type { Actor } from '../../../application/auth/actor';
 import type { TokenSubject } from '../../../application/auth/authenticate-actor.use-case';
 import { ValidationError } from '../../../domain/shared/domain-error';
 import type { VerificationKey } from '../../../infrastructure/crypto/signing-keys';
-import { HttpProblemError, invalidToken, unauthenticated } from '../problem';
+import { HttpProblemError, InvalidBearerRequestError, invalidToken, unauthenticated } from '../problem';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,8 +56,20 @@ type Verify = (request: FastifyRequest) => Promise<Record<string, unknown>>;
 async function authentication(app: FastifyInstance, options: AuthenticationOptions): Promise<void> {
   // Node keeps the first of two Authorization headers and drops the other: a proxy that read the second would act
   // for another caller than this service does. A singleton field given twice is a malformed request (RFC 9110 §5.3).
+  // A bearer route also refuses a token in the query beside the header (RFC 6750 §3.1: "more than one method"; the
+  // query is no method of ours, §2.3), and both 400s challenge with `error="invalid_request"`. OAuth's endpoints take
+  // client credentials, not bearer tokens: their 400 is `invalid_request` in their own JSON, without that challenge.
   app.addHook('onRequest', async (request) => {
-    if (fieldCount(request.raw.rawHeaders, 'authorization') > 1) throw new ValidationError([{ field: 'authorization', message: 'is given more than once' }]);
+    const bearerRoute = request.routeOptions.config?.oauth !== true;
+    if (fieldCount(request.raw.rawHeaders, 'authorization') > 1) {
+      throw bearerRoute
+        ? new InvalidBearerRequestError('authorization', 'is given more than once')
+        : new ValidationError([{ field: 'authorization', message: 'is given more than once' }]);
+    }
+    const query = request.query as Record<string, unknown> | undefined;
+    if (bearerRoute && request.headers.authorization !== undefined && query && Object.hasOwn(query, 'access_token')) {
+      throw new InvalidBearerRequestError('access_token', 'is a second way of sending a token beside Authorization: send it in the Authorization header only');
+    }
   });
   // One @fastify/jwt namespace per key, each with its own verifier pinned to its key's algorithm: the
   // token's `kid` picks the namespace, so a token is only ever checked against the key it names, and
