@@ -72,6 +72,21 @@ describe('discovery metadata (#21)', () => {
     });
   });
 
+  describe('with PUBLIC_URL ending in a slash', () => {
+    it('drops the slash from the issuer and names the issuer in the ready line, so the operator sees what clients must write', async () => {
+      const lines: string[] = [];
+      const app = await startTestApp({ PUBLIC_URL: 'http://127.0.0.1:4507/ac/', LOG_LEVEL: 'info' }, {}, undefined, { write: (line) => lines.push(line) });
+      try {
+        const metadata = (await app.request('GET', '/.well-known/openid-configuration')).body;
+        expect(metadata.issuer).toBe('http://127.0.0.1:4507/ac');
+        const ready = lines.map((line) => JSON.parse(line) as { msg: string; issuer?: string }).find((line) => line.msg.startsWith('access-control ready'));
+        expect(ready).toMatchObject({ issuer: 'http://127.0.0.1:4507/ac', msg: expect.stringContaining('issuer http://127.0.0.1:4507/ac ') });
+      } finally {
+        await app.close();
+      }
+    });
+  });
+
   describe('with a JWT_ISSUER that has a path, and rotated keys of three types', () => {
     let app: TestApp;
     const current = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -58,9 +58,11 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}`;
   const metricsUrl = `http://${shownHost}:${metricsServer.port}`;
+  // The issuer as clients must write it (PUBLIC_URL's trailing slash dropped): go-oidc and others compare it byte for byte.
+  const issuer = config.jwt.issuer;
   logger.info(
-    { url, docs: `${url}/docs`, console: `${url}/console`, metrics: `${metricsUrl}/metrics` },
-    `access-control ready at ${url} (API docs: ${url}/docs, admin console: ${url}/console)`,
+    { url, issuer, docs: `${url}/docs`, console: `${url}/console`, metrics: `${metricsUrl}/metrics` },
+    `access-control ready at ${url}, issuer ${issuer} (API docs: ${url}/docs, admin console: ${url}/console)`,
   );
 
   let closing: Promise<void> | null = null;
