@@ -8,6 +8,7 @@ import type { Config } from '../../infrastructure/config/config';
 import type { AppContainer } from '../../infrastructure/container';
 import type { Logger } from '../../infrastructure/logging/logger';
 import { registerErrorHandler, sendProblem, toProblem } from './error-handler';
+import anyOrigin from './plugins/any-origin';
 import authentication from './plugins/authentication';
 import connectionDraining from './plugins/connection-draining';
 import connectionLimits from './plugins/connection-limits';
@@ -121,6 +122,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   });
   await app.register(connectionDraining, { shutdown: cradle.readiness });
   await app.register(methodNotAllowed);
+  await app.register(anyOrigin);
 
   // JSON routes read JSON only: a text/plain body is 415 like any other media type, not a string the
   // schema then refuses with a confusing 400 (fastify parses text/plain by default).

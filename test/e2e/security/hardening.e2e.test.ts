@@ -135,7 +135,7 @@ describe('security hardening', () => {
         ['POST', '/healthz', 'GET, HEAD'],
         ['PATCH', '/v1/users/?page=2', 'GET, HEAD'],
         // Discovery is no OAuth endpoint: its wrong method stays problem+json (the OAuth endpoints' is OAuth's JSON).
-        ['POST', '/.well-known/openid-configuration', 'GET, HEAD'],
+        ['POST', '/.well-known/openid-configuration', 'GET, HEAD, OPTIONS'],
       ];
       for (const [method, path, allow] of cases) {
         const response = await app.request(method, path);

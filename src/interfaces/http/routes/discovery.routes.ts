@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type AuthorizationServerMetadata, issuerPathForms } from '../oauth/authorization-server-metadata';
+import { preflight } from '../plugins/any-origin';
 import { anyRequestProblems } from '../schemas';
 
 const stringList = (description: string) => ({ type: 'array', items: { type: 'string' }, description }) as const;
@@ -50,17 +51,20 @@ const metadataSchema = {
  */
 export function discoveryRoutes(deps: { metadata: AuthorizationServerMetadata }) {
   return async (app: FastifyInstance): Promise<void> => {
-    const serve = (url: string, operationId: string, summary: string, hide = false) =>
+    const serve = (url: string, operationId: string, summary: string, hide = false) => {
+      // Any web origin may read it (CORS): a browser app discovers the endpoints as any client does.
+      preflight(app, url, 'GET');
       app.get(
         url,
         {
+          config: { anyOrigin: true },
           schema: {
             operationId,
             tags: ['auth'],
             summary,
             description:
               'The issuer, where its keys and token endpoint are, and what they support. `issuer` equals every token’s `iss`. ' +
-              'Cacheable for 5 minutes, as the key set.',
+              'Cacheable for 5 minutes, as the key set. Any web origin may read it (`Access-Control-Allow-Origin: *`, no credentials).',
             security: [],
             ...(hide ? { hide: true } : {}),
             response: { 200: { description: 'The metadata', content: { 'application/json': { schema: metadataSchema } } }, ...anyRequestProblems },
@@ -68,6 +72,7 @@ export function discoveryRoutes(deps: { metadata: AuthorizationServerMetadata })
         },
         async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(deps.metadata),
       );
+    };
 
     serve('/.well-known/oauth-authorization-server', 'getAuthorizationServerMetadata', 'OAuth 2.0 authorization server metadata (RFC 8414)');
     serve('/.well-known/openid-configuration', 'getOpenIdConfiguration', 'The same metadata where OpenID Connect Discovery clients look for it');

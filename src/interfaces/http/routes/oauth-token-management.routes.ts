@@ -7,6 +7,7 @@ import { OAUTH_PATHS } from '../oauth/authorization-server-metadata';
 import { authenticateClient, CLIENT_AUTH_METHODS, type ClientAuthenticationDeps, JWT_BEARER_ASSERTION, presentedClient } from '../oauth/client-authentication';
 import { OAuthError } from '../oauth/oauth-error';
 import { answerAsOAuth } from '../oauth/oauth-scope';
+import { preflight } from '../plugins/any-origin';
 import { anyRequestProblems, problemRef } from '../schemas';
 import { formParameters } from './oauth-token.routes';
 
@@ -105,11 +106,14 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
       return parameters;
     };
 
+    // A browser app revokes its user's token on sign-out from its own origin (CORS): no cookie is read here, the token
+    // is the proof. Introspection stays same-origin: its callers are servers.
+    preflight(app, OAUTH_PATHS.revocation, 'POST', { oauth: true });
     app.post(
       OAUTH_PATHS.revocation,
       {
         // Anyone holding a token may revoke it: the per-address budget, spent before the body is read.
-        config: { throttle: 'address', oauth: true },
+        config: { throttle: 'address', oauth: true, anyOrigin: true },
         attachValidation: true,
         schema: {
           operationId: 'revokeToken',
@@ -120,7 +124,8 @@ export function oauthTokenManagementRoutes(deps: TokenManagementDeps) {
             'that is valid now: the user is signed out everywhere (every access and refresh token), as POST /v1/auth/signout ' +
             'with it; an access token cannot be ended alone. A service’s access token: `unsupported_token_type`. An unknown, ' +
             'expired or already invalid token: 200, nothing done (RFC 7009 §2.2). Client authentication is optional: a public ' +
-            'client revokes a token it holds with none; credentials given must be valid (`invalid_client`). ' +
+            'client revokes a token it holds with none; credentials given must be valid (`invalid_client`). Any web origin may ' +
+            'call it (`Access-Control-Allow-Origin: *`, no credentials), so a browser app can revoke on sign-out. ' +
             'Published as `revocation_endpoint`.',
           security: [],
           consumes: [FORM_MEDIA],

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { VerificationKey } from '../../../infrastructure/crypto/signing-keys';
 import type { Readiness } from '../../../infrastructure/system/readiness';
+import { preflight } from '../plugins/any-origin';
 import { anyRequestProblems } from '../schemas';
 
 const json = (description: string, schema: object) => ({ description, content: { 'application/json': { schema } } });
@@ -48,14 +49,17 @@ export function systemRoutes(deps: { readiness: Readiness; verificationKeys: rea
       },
     );
 
+    preflight(app, '/.well-known/jwks.json', 'GET');
     app.get(
       '/.well-known/jwks.json',
       {
+        // Any web origin may read it (CORS): a browser app verifies tokens with it as any resource server does.
+        config: { anyOrigin: true },
         schema: {
           operationId: 'getJwks',
           tags: ['auth'],
           summary: 'Public keys that verify our access tokens (RFC 7517): the current key first, then retired ones',
-          description: 'Pick the key by the token header’s `kid`; each key says its `alg`. Cacheable for 5 minutes.',
+          description: 'Pick the key by the token header’s `kid`; each key says its `alg`. Cacheable for 5 minutes. Any web origin may read it (`Access-Control-Allow-Origin: *`, no credentials).',
           security: [],
           response: { 200: json('The key set', { $ref: 'JwkSet#' }), ...anyRequestProblems },
         },
