@@ -1,3 +1,4 @@
+import { freePort } from '../support/free-port';
 import { PathStrippingProxy } from '../support/path-stripping-proxy';
 import { ADMIN, startTestApp, type TestApp } from '../support/test-app';
 
@@ -60,5 +61,47 @@ describe('behind a proxy that serves the service under a path', () => {
       const followed = await call('GET', next);
       expect({ first, status: followed.status }).toEqual({ first, status: 200 });
     }
+  });
+});
+
+/**
+ * The same PUBLIC_URL path with a proxy that forwards it rather than strip it: every route answers under it, as
+ * discovery always did there, so a client that follows the discovered endpoints as they are reaches each one.
+ */
+describe('behind a proxy that forwards the path', () => {
+  let app: TestApp;
+  let issuer: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    issuer = `http://127.0.0.1:${port}/ac`;
+    app = await startTestApp({ PORT: String(port), PUBLIC_URL: issuer });
+  });
+  afterAll(async () => app?.close());
+
+  it('answers the discovered JWK set, token and introspection endpoints and the API under the path, in their own formats', async () => {
+    const metadata = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, string>;
+    expect(metadata).toMatchObject({ issuer, jwks_uri: `${issuer}/.well-known/jwks.json`, token_endpoint: `${issuer}/oauth/token` });
+    const jwks = await fetch(metadata.jwks_uri!);
+    expect(jwks.status).toBe(200);
+    expect(((await jwks.json()) as { keys: unknown[] }).keys.length).toBeGreaterThan(0);
+
+    const admin = await app.signIn();
+    expect((await app.request('POST', '/v1/roles', { token: admin, json: { name: 'prefixed', permissions: ['tokens:introspect'] } })).status).toBe(201);
+    const account = (await app.request('POST', '/v1/service-accounts', { token: admin, json: { name: 'prefixed', role: 'prefixed' } })).body;
+    const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    const credentials = { client_id: account.client_id as string, client_secret: account.client_secret as string };
+    const granted = await fetch(metadata.token_endpoint!, form({ grant_type: 'client_credentials', ...credentials }));
+    expect(granted.status).toBe(200);
+    const { access_token } = (await granted.json()) as { access_token: string };
+    const introspected = await fetch(metadata.introspection_endpoint!, form({ token: access_token, ...credentials }));
+    expect(((await introspected.json()) as { active: boolean }).active).toBe(true);
+    expect((await fetch(`${issuer}/v1/me`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(200);
+
+    // A refusal there is the endpoint's own: OAuth's JSON at the token endpoint, not a problem+json 404.
+    const refused = await fetch(metadata.token_endpoint!, form({ grant_type: 'nonsense' }));
+    expect([refused.status, refused.headers.get('content-type'), ((await refused.json()) as { error: string }).error]).toEqual([400, 'application/json; charset=utf-8', 'unsupported_grant_type']);
+    // The path is taken off only where it leads: a path outside it is not found, as before.
+    expect((await fetch(`http://127.0.0.1:${new URL(issuer).port}/acx/oauth/token`, form({ grant_type: 'nonsense' }))).status).toBe(404);
   });
 });

@@ -55,6 +55,7 @@ import { systemRoutes } from './routes/system.routes';
 import { userAdministrationRoutes } from './routes/user-administration.routes';
 import { usersRoutes } from './routes/users.routes';
 import { basePathOf } from './pages/page-layout';
+import { publicPathRewrite } from './routes/public-paths';
 import { SHARED_SCHEMAS } from './schemas';
 import { registerValidators } from './validation';
 
@@ -79,6 +80,8 @@ export function httpServerOptions(config: Config, logger: Logger): FastifyHttpOp
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+    // Behind a proxy that forwards PUBLIC_URL's path instead of stripping it, every route answers under it too.
+    rewriteUrl: publicPathRewrite(basePathOf(config.publicUrl)),
     // A request head beyond this is refused by Node's parser with 431, before any route runs. A whole request (head
     // and body) must arrive within REQUEST_TIMEOUT, its head (or a new connection's first byte) within HEADERS_TIMEOUT,
     // or Node answers 408 and closes (answerClientError); the checks run every second, so the bounds hold to one.
