@@ -67,7 +67,7 @@ export class IssueServiceTokenUseCase {
     const fact = { actor, target: { type: 'service_account' as const, id: account.id, snapshot: account.clientId } };
     let granted: string[];
     try {
-      granted = scope === undefined ? [...held] : narrowed(held, scope);
+      granted = scope === undefined || scope === '' ? [...held] : narrowed(held, scope);
     } catch (error) {
       if (error instanceof InvalidScopeError) await this.commit(account, { ...fact, action: AuditActions.serviceTokenRefused, outcome: 'failure', code: 'invalid_scope' });
       throw error;

@@ -7,8 +7,6 @@ export const FORM_MEDIA = 'application/x-www-form-urlencoded';
 interface FormOptions {
   /** A field without a value is left out, as if not sent (OAuth's: RFC 6749 §3.1); an HTML form's empty field is a value. */
   omitEmpty?: boolean;
-  /** With `omitEmpty`: these fields are kept when empty (OAuth's `scope`, whose empty value is refused, not read as none). */
-  keepEmpty?: readonly string[];
 }
 
 /**
@@ -19,7 +17,7 @@ interface FormOptions {
 export function parseFormBody(text: string, options: FormOptions = {}): Record<string, string | string[]> {
   const fields = new Map<string, string | string[]>();
   for (const [key, value] of new URLSearchParams(text)) {
-    if (options.omitEmpty && value === '' && !options.keepEmpty?.includes(key)) continue;
+    if (options.omitEmpty && value === '') continue;
     const before = fields.get(key);
     fields.set(key, before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value]);
   }

@@ -162,7 +162,7 @@ describe('the client credentials grant (#21)', () => {
     const { grant, request, refusal } = setup();
     const post = { ...CC, client_id: 'reports', client_secret: 'right' };
     await expect(grant.exchange({ ...post, scope: 'users:invite users:read' }, request())).resolves.toMatchObject({ scope: 'users:read users:invite' });
-    for (const scope of ['users:delete', 'users:read  roles:read', ' users:read', 'users:read "x"', '', ' ']) {
+    for (const scope of ['users:delete', 'users:read  roles:read', ' users:read', 'users:read "x"']) {
       expect(await refusal(grant.exchange({ ...post, scope }, request()))).toMatchObject({ error: 'invalid_scope', status: 400 });
     }
     await expect(grant.exchange({ ...post, scope: 'users:delete' }, request())).rejects.toBeInstanceOf(InvalidScopeError);

@@ -20,9 +20,8 @@ declare module 'fastify' {
  * `refine` turns an error the default mapping would answer otherwise into an OAuth error of the endpoint's own.
  */
 export function answerAsOAuth(app: FastifyInstance, refine: (error: unknown) => OAuthError | undefined = () => undefined): void {
-  // RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted from the request." But
-  // `scope=`: RFC 6749 §3.3 has no empty scope, and a client that sends one asks for none, never for all (invalid_scope).
-  readFormBodiesOnly(app, { omitEmpty: true, keepEmpty: ['scope'] });
+  // RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted from the request."
+  readFormBodiesOnly(app, { omitEmpty: true });
   // The root's onRoute hooks run before this scope's, so a route marks itself; this only checks that it did.
   app.addHook('onRoute', (route) => {
     if (route.config?.oauth !== true) throw new Error(`${route.method} ${route.url} answers as OAuth: its config needs oauth: true`);

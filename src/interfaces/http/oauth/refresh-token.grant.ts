@@ -25,8 +25,7 @@ export function refreshTokenGrant(deps: { refreshSession: RefreshSessionUseCase;
       const refreshToken = parameters.refresh_token;
       if (refreshToken === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
       // Access tokens carry no scope (permissions are read from the role at each request): none can be narrowed to.
-      // An empty `scope=` asks for none, which is what these tokens carry: as if not sent (RFC 6749 §3.2).
-      if (parameters.scope !== undefined && parameters.scope !== '') {
+      if (parameters.scope !== undefined) {
         throw new OAuthError('invalid_scope', 'These tokens carry no scope: send no scope parameter');
       }
       if (refreshToken.length > REFRESH_TOKEN_MAX_LENGTH) throw new OAuthError('invalid_grant', 'The refresh token is not valid: sign in again');
