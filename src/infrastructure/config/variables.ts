@@ -108,7 +108,7 @@ const SERVICE = {
   REQUEST_TIMEOUT: duration('longest a client may take to send a whole request (head and body); then 408 and the connection closed', { default: '30s', max: '10m', examples: '10s or 30s' }),
   HEADERS_TIMEOUT: duration('longest a client may take to send a request head (also how long a new connection may stay silent); not longer than REQUEST_TIMEOUT', { default: '10s', max: '10m', examples: '5s or 10s' }),
   MAX_CONNECTIONS: integer('connections open at once on PORT; beyond, a new one is closed at once (never more than the open-file limit less 512)', { default: '10000', min: 1, max: 1_000_000 }),
-  MAX_CONNECTIONS_PER_ADDRESS: integer('connections open at once on PORT from one client address; beyond, a new one is closed at once; TRUSTED_PROXIES are exempt (0: no limit)', { default: '256', min: 0, max: 1_000_000 }),
+  MAX_CONNECTIONS_PER_ADDRESS: integer('connections open at once on PORT from one client address; beyond, a new one is closed at once; TRUSTED_PROXIES are exempt (0: no limit)', { default: '1024', min: 0, max: 1_000_000 }),
   DATABASE_QUERY_TIMEOUT: duration('longest a MySQL/MariaDB statement may go unanswered before it fails (503) and its connection is dropped; 0s: no limit', { default: '10s', min: 0, max: '10m' }),
   SEARCH_TIME_LIMIT: duration('longest a user search (q) may run on MySQL/MariaDB; a longer one is refused as SEARCH_TOO_BROAD (422); shorter than DATABASE_QUERY_TIMEOUT; 0s: no limit', { default: '2s', min: 0, max: '60s', examples: '500ms, 2s or 10s' }),
   ACTOR_CACHE_TTL: duration("how long an authenticated user's lookup is reused when the revocation signal is off or lost (0s: read on every request)", { default: '0s', min: 0 }),
