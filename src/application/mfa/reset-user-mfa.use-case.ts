@@ -1,8 +1,10 @@
 import { AuditActions } from '../../domain/audit/audit-entry';
-import { MfaNotEnabledError, type SecondFactorKind } from '../../domain/mfa/mfa';
+import { MfaNotEnabledError, SecondFactorClosedError, type SecondFactorKind } from '../../domain/mfa/mfa';
 import { userMfaRemoved } from '../../domain/mfa/mfa.events';
 import { Permissions } from '../../domain/permissions/permission';
+import { type LockoutPolicy, secondFactorClosed } from '../../domain/users/lockout-policy';
 import { OwnAccountError } from '../../domain/users/user.errors';
+import { Username } from '../../domain/users/username';
 import { requirePermission } from '../auth/actor';
 import { UserChange, type UserChangeDeps, type UserActionInput } from '../users/user-administration';
 
@@ -12,8 +14,11 @@ import { UserChange, type UserChangeDeps, type UserActionInput } from '../users/
  * transaction): whoever held the session signs in again, with the password alone until a factor is enrolled.
  */
 export class ResetUserMfaUseCase extends UserChange {
-  constructor(deps: UserChangeDeps) {
+  private readonly lockoutPolicy: LockoutPolicy;
+
+  constructor(deps: UserChangeDeps & { lockoutPolicy: LockoutPolicy }) {
     super(deps);
+    this.lockoutPolicy = deps.lockoutPolicy;
   }
 
   execute(input: UserActionInput): Promise<void> {
@@ -26,6 +31,9 @@ export class ResetUserMfaUseCase extends UserChange {
     if (userId === actor.userId) throw new OwnAccountError('reset the second factor of');
     await this.unitOfWork.run(async (scope) => {
       const { user } = await this.admin.target(scope, actor, userId);
+      // A closed second step means someone has the password: a reset now would let them in with it alone (review O).
+      const { factorFailures } = await scope.mfa.ticketHolder(user.id, Username.normalize(user.username ?? ''));
+      if (secondFactorClosed(this.lockoutPolicy, factorFailures)) throw new SecondFactorClosedError();
       const types: SecondFactorKind[] = [...new Set((await scope.mfa.factorsOf(user.id)).map((f) => f.type))];
       if ((await scope.mfa.passkeysOf(user.id)).length > 0) types.push('webauthn');
       if ((await scope.mfa.removeFactors(user.id)) === 0) throw new MfaNotEnabledError();

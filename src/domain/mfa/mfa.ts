@@ -81,6 +81,21 @@ export class MfaEnrollmentNotStartedError extends DomainError {
   }
 }
 
+/**
+ * An admin's reset of a user's factors while the user's second step is closed (MFA_MAX_FAILURES codes refused after a
+ * right password): someone has the password, and a reset would hand them the account. The password is reset first.
+ */
+export class SecondFactorClosedError extends DomainError {
+  readonly code = 'SECOND_FACTOR_CLOSED';
+
+  constructor(
+    message = 'The user’s second step is closed after too many refused codes, so someone else may have the password: the user resets the password first ' +
+      '(POST /v1/auth/password-reset), which opens it again; reset the factors after that if they are still lost',
+  ) {
+    super(message);
+  }
+}
+
 export class MfaNotEnabledError extends DomainError {
   readonly code = 'MFA_NOT_ENABLED';
 

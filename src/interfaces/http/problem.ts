@@ -29,6 +29,7 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   MFA_ALREADY_ENABLED: { status: 409, title: 'Second factor enrolled already' },
   MFA_ENROLLMENT_NOT_STARTED: { status: 409, title: 'No enrollment waiting' },
   MFA_NOT_ENABLED: { status: 409, title: 'No second factor' },
+  SECOND_FACTOR_CLOSED: { status: 409, title: 'Second step closed until the password is reset' },
   PASSKEY_NOT_FOUND: { status: 404, title: 'No such passkey' },
   PASSKEY_LIMIT_REACHED: { status: 409, title: 'Too many passkeys' },
   INVALID_WEBAUTHN_RESPONSE: { status: 400, title: 'Passkey response not valid' },

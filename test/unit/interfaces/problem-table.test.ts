@@ -35,7 +35,7 @@ import { InvalidRefreshTokenError, NotAUserError, WrongCurrentPasswordError } fr
 import { InvalidScopeError } from '../../../src/application/service-accounts/service-token.errors';
 import { MfaRequiredError } from '../../../src/application/mfa/mfa.errors';
 import { SearchTooBroadError } from '../../../src/application/users/list-users.errors';
-import { InvalidMfaCodeError, InvalidMfaTokenError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, MfaNotEnabledError } from '../../../src/domain/mfa/mfa';
+import { InvalidMfaCodeError, InvalidMfaTokenError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, MfaNotEnabledError, SecondFactorClosedError } from '../../../src/domain/mfa/mfa';
 import { InvalidWebAuthnResponseError, PasskeyLimitError, PasskeyNotFoundError } from '../../../src/domain/mfa/passkey';
 import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
 import { HttpProblemError, invalidToken, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
@@ -83,6 +83,7 @@ const DOMAIN_ERRORS: DomainError[] = [
   new MfaAlreadyEnabledError(),
   new MfaEnrollmentNotStartedError(),
   new MfaNotEnabledError(),
+  new SecondFactorClosedError(),
   new PasskeyNotFoundError(),
   new PasskeyLimitError(),
   new InvalidWebAuthnResponseError(),

@@ -226,7 +226,10 @@ export function mfaRoutes(deps: {
             ...protectedProblems,
             403: problemResponse('The caller lacks users:update, or a permission of the user’s role'),
             404: problemResponse('No user has this id'),
-            409: problemResponse('The caller’s own account (`OWN_ACCOUNT`), or the user has no second factor (`MFA_NOT_ENABLED`)'),
+            409: problemResponse(
+              'The caller’s own account (`OWN_ACCOUNT`), the user has no second factor (`MFA_NOT_ENABLED`), or the user’s second step is closed ' +
+                'after MFA_MAX_FAILURES refused codes (`SECOND_FACTOR_CLOSED`): the user resets the password first',
+            ),
             ...bodyProblems,
           },
         },
