@@ -6,7 +6,7 @@ const common = {
 };
 
 // The HTTP suites, run again on MySQL 8 and on SQLite (the embedded default) beside the integration project's MariaDB.
-const HTTP_SUITES = ['users', 'invitations', 'sign-in', 'permissions', 'authentication', 'user-administration', 'roles', 'account', 'refresh', 'password-reset', 'oauth-token', 'discovery', 'service-accounts', 'oauth-introspection', 'service-tokens', 'users-cursor', 'users-search-limit', 'password-reset-backlog', 'sign-in-fairness', 'mfa', 'mfa-proof', 'mfa-failure-limit', 'mfa-races', 'passkeys', 'console-session', 'invitation-expiry', 'audit-events'].map(
+const HTTP_SUITES = ['users', 'invitations', 'sign-in', 'permissions', 'authentication', 'user-administration', 'roles', 'account', 'refresh', 'password-reset', 'oauth-token', 'discovery', 'service-accounts', 'oauth-introspection', 'service-tokens', 'users-cursor', 'users-search-limit', 'password-reset-backlog', 'mfa', 'mfa-proof', 'mfa-failure-limit', 'mfa-races', 'passkeys', 'console-session', 'invitation-expiry', 'audit-events'].map(
   (name) => `<rootDir>/test/e2e/${name}.e2e.test.ts`,
 );
 
