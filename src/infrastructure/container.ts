@@ -63,6 +63,7 @@ import {
 import { ReplaceServiceAccountKeysUseCase } from '../application/service-accounts/replace-service-account-keys.use-case';
 import { UpdateServiceAccountUseCase } from '../application/service-accounts/update-service-account.use-case';
 import { IssueServiceTokenUseCase } from '../application/service-accounts/issue-service-token.use-case';
+import { TokenAudiences } from '../application/service-accounts/token-audiences';
 import { ServiceAccountCredentialVerifier } from './crypto/service-account-credential-verifier';
 import { TypeOrmServiceAccountRepository } from './persistence/typeorm/typeorm-service-account.repository';
 import type { Config } from './config/config';
@@ -169,6 +170,7 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle, AuditCr
   replaceServiceAccountKeys: ReplaceServiceAccountKeysUseCase;
   /** The client credentials grant's token (#21). */
   issueServiceToken: IssueServiceTokenUseCase;
+  tokenAudiences: TokenAudiences;
   /** Refresh tokens (issue #10), stored hashed, in families; their lifetimes from REFRESH_TOKEN_*. */
   refreshTokenStore: RefreshTokenStore;
   refreshTokenPolicy: RefreshTokenPolicy;
@@ -339,6 +341,7 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     listServiceAccountSecrets: asClass(ListServiceAccountSecretsUseCase).singleton(),
     deleteServiceAccountSecret: asClass(DeleteServiceAccountSecretUseCase).singleton(),
     replaceServiceAccountKeys: asClass(ReplaceServiceAccountKeysUseCase).singleton(),
+    tokenAudiences: asValue(new TokenAudiences(config.jwt)),
     issueServiceToken: asClass(IssueServiceTokenUseCase).singleton(),
     refreshTokenStore: asFunction(
       ({ dataSource, sqliteWriteQueue, logger }: Cradle) =>

@@ -32,10 +32,14 @@ import { decodeJwt, signJwt, unsigned } from '../support/tokens';
 jest.setTimeout(900_000);
 
 const AUDIENCE = 'access-control';
+/** Another service that trusts this issuer (RESOURCE_SERVERS): a service account asks for tokens of its audience (RFC 8707). */
+const ORDERS = 'https://orders.example.com';
 const pem = (key: KeyObject) => key.export({ format: 'pem', type: key.type === 'private' ? 'pkcs8' : 'spki' }).toString();
 // A service account's token (client credentials) is accepted as a user's is: same keys, iss and aud.
 const ACCEPTED = ['valid', 'retired-RS256', 'service'];
-const REFUSED = ['tampered', 'foreign-key', 'expired', 'wrong-issuer', 'wrong-audience', 'alg-none'];
+// 'orders-service': a service account's token for the orders service (`resource`), which no verifier of this
+// service's audience may take.
+const REFUSED = ['tampered', 'foreign-key', 'expired', 'wrong-issuer', 'wrong-audience', 'alg-none', 'orders-service'];
 
 describe('OAuth client stacks, given only the issuer URL (#21)', () => {
   let api: ApiProcess;
@@ -76,6 +80,7 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
         ADMIN_EMAIL: 'clients.admin@example.com',
         ADMIN_PASSWORD: password,
         ADDRESS_RATE_LIMIT: '0',
+        RESOURCE_SERVERS: ORDERS,
       },
       { port },
     );
@@ -106,17 +111,21 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
     });
     expect(created.status).toBe(201);
     const account = (await created.json()) as { _id: string; client_id: string; client_secret: string };
-    const granted = await fetch(`${issuer}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from(`${account.client_id}:${account.client_secret}`).toString('base64')}`,
-      },
-      body: 'grant_type=client_credentials',
-    });
-    expect(granted.status).toBe(200);
-    tokens.service = ((await granted.json()) as { access_token: string }).access_token;
-    subjects = Object.fromEntries(Object.keys(tokens).map((label) => [label, label === 'service' ? account._id : subject]));
+    const grant = async (body: string) => {
+      const granted = await fetch(`${issuer}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${account.client_id}:${account.client_secret}`).toString('base64')}`,
+        },
+        body,
+      });
+      expect(granted.status).toBe(200);
+      return ((await granted.json()) as { access_token: string }).access_token;
+    };
+    tokens.service = await grant('grant_type=client_credentials');
+    tokens['orders-service'] = await grant(`grant_type=client_credentials&resource=${encodeURIComponent(ORDERS)}`);
+    subjects = Object.fromEntries(Object.keys(tokens).map((label) => [label, label.endsWith('service') ? account._id : subject]));
   });
   afterAll(async () => {
     if (!api) return;
@@ -205,6 +214,7 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
     const result = await clientCredentialsWithOpenIdClient(issuer, account.client_id, {
       secret: account.client_secret,
       privateJwk: { ...(privateKey.export({ format: 'jwk' }) as Record<string, string>), kid: 'openid-key' },
+      resource: ORDERS,
     });
 
     expect(result.error).toBeUndefined();
@@ -214,6 +224,9 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
     }
     expect(result.basic.scope.split(' ').sort()).toEqual(['roles:read', 'users:read']);
     expect(result.post.scope).toBe('users:read');
+    // RFC 8707: a token for the orders service, which this API refuses (the orders service cannot replay it here).
+    expect(result.forResource).toMatchObject({ token_type: 'bearer', users: 401 });
+    expect(decodeJwt(result.forResource.access_token).payload).toMatchObject({ iss: issuer, aud: ORDERS, sub: account._id, client_id: account.client_id });
     // A wrong secret: our 401 with WWW-Authenticate: Basic, which openid-client reports as a challenge.
     expect(result.wrongSecret).toMatchObject({ name: 'WWWAuthenticateChallengeError', status: 401, scheme: 'basic' });
   });
@@ -293,6 +306,22 @@ describe('OAuth client stacks, given only the issuer URL (#21)', () => {
       expect(verdicts.filter((v) => REFUSED.includes(v.token)).every((v) => v.error === '401')).toBe(true);
     } finally {
       await server.stop();
+    }
+  });
+
+  it('RFC 8707: express-oauth2-jwt-bearer, go-oidc and a Spring Boot resource server given the orders service’s audience accept its token alone', async () => {
+    const express = await startExpressResourceServer(issuer, ORDERS);
+    const jar = await ensureSpringResourceServer();
+    const spring = await startSpringResourceServer(jar, issuer, ORDERS);
+    try {
+      const verdicts = [...(await callEach(express, 'express-oauth2-jwt-bearer')), ...(await callEach(spring, 'spring-boot'))];
+      verdicts.push(...(await verifyWithGoOidc(await ensureGoOidcVerifier(), issuer, ORDERS, tokens)));
+      for (const verifier of ['express-oauth2-jwt-bearer', 'spring-boot', 'go-oidc']) expect([verifier, accepted(verdicts, verifier)]).toEqual([verifier, ['orders-service']]);
+      // This service's own tokens, a user's and a service's, are another audience there.
+      expect(verdicts.filter((v) => ['valid', 'service'].includes(v.token) && v.verifier !== 'go-oidc-default').every((v) => !v.accepted)).toBe(true);
+    } finally {
+      await express.stop();
+      await spring.stop();
     }
   });
 });

@@ -229,12 +229,13 @@ export function manageTokensWithOpenIdClient(
 /**
  * openid-client in its own Node process: discovery() from the issuer, then clientCredentialsGrant with a service
  * account's secret (ClientSecretBasic, ClientSecretPost) and with its registered key (PrivateKeyJwt), each token used
- * on GET /v1/users (#21). The secret and the private key go on stdin.
+ * on GET /v1/users (#21); with `resource`, a token for that resource server too (RFC 8707). The secret and the private
+ * key go on stdin.
  */
 export function clientCredentialsWithOpenIdClient(
   issuer: string,
   clientId: string,
-  input: { secret: string; privateJwk: Record<string, unknown> },
+  input: { secret: string; privateJwk: Record<string, unknown>; resource?: string },
 ): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
   return runNodeTool([path.join(TOOLS, 'node/openid-client-credentials.mjs'), issuer, clientId], JSON.stringify(input));
 }

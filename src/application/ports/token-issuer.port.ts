@@ -14,7 +14,8 @@ export interface TokenIssuer {
   /**
    * A service account's token (client credentials): `sub` its id, `client_id` its client id (the claim that
    * marks a service token: a user's never carries one, and carries `ver` instead), `scope` the permissions it
-   * may use, space-separated (RFC 9068), living SERVICE_TOKEN_TTL.
+   * may use, space-separated (RFC 9068), `aud` this service's or the resource server's it was asked for, living
+   * SERVICE_TOKEN_TTL.
    */
   issueServiceToken(input: ServiceTokenRequest): Promise<IssuedToken>;
 }
@@ -23,4 +24,6 @@ export interface ServiceTokenRequest {
   subject: string;
   clientId: string;
   scope: readonly string[];
+  /** `aud` (RFC 8707, TokenAudiences): absent, this service's own (JWT_AUDIENCE). */
+  audience?: string;
 }

@@ -6,7 +6,8 @@ import type { AuthenticatedServiceAccount } from '../ports/service-account-crede
 import type { ServiceAccountCredentialStore } from '../ports/service-account-repository.port';
 import type { TokenIssuer } from '../ports/token-issuer.port';
 import { type AuditFact } from '../audit/audit-recorder';
-import { ClientAssertionReplayedError, InvalidScopeError } from './service-token.errors';
+import { ClientAssertionReplayedError, InvalidScopeError, InvalidTargetError } from './service-token.errors';
+import type { TokenAudiences } from './token-audiences';
 
 /** A scope longer than this is refused before it is split: more than every permission name there is. */
 export const MAX_SCOPE_LENGTH = 2048;
@@ -36,8 +37,17 @@ export class IssueServiceTokenUseCase {
   private readonly clock: Clock;
   private readonly audit: AuditRecorder;
   private readonly credentials: ServiceAccountCredentialStore;
+  private readonly audiences: TokenAudiences;
 
-  constructor(deps: { roleRepository: RoleRepository; tokenIssuer: TokenIssuer; clock: Clock; auditRecorder: AuditRecorder; serviceAccountCredentialStore: ServiceAccountCredentialStore }) {
+  constructor(deps: {
+    roleRepository: RoleRepository;
+    tokenIssuer: TokenIssuer;
+    clock: Clock;
+    auditRecorder: AuditRecorder;
+    serviceAccountCredentialStore: ServiceAccountCredentialStore;
+    tokenAudiences: TokenAudiences;
+  }) {
+    this.audiences = deps.tokenAudiences;
     this.audit = deps.auditRecorder;
     this.credentials = deps.serviceAccountCredentialStore;
     this.roles = deps.roleRepository;
@@ -60,21 +70,30 @@ export class IssueServiceTokenUseCase {
     }
   }
 
-  async execute({ account, scope }: { account: AuthenticatedServiceAccount; scope?: string }): Promise<ServiceToken> {
+  /**
+   * `resource` (RFC 8707, TokenAudiences): the token's audience, this service's unless it names one of
+   * RESOURCE_SERVERS; any other is refused (invalid_target) and audited as a refused scope is.
+   */
+  async execute({ account, scope, resource }: { account: AuthenticatedServiceAccount; scope?: string; resource?: string }): Promise<ServiceToken> {
     const role = await this.roles.findById(account.roleId);
     const held = role ? role.permissions : [];
     const actor = { type: 'service_account' as const, id: account.id, name: account.clientId };
     const fact = { actor, target: { type: 'service_account' as const, id: account.id, snapshot: account.clientId } };
     let granted: string[];
+    let audience: string;
     try {
+      audience = this.audiences.forService(resource);
       granted = scope === undefined || scope === '' ? [...held] : narrowed(held, scope);
     } catch (error) {
-      if (error instanceof InvalidScopeError) await this.commit(account, { ...fact, action: AuditActions.serviceTokenRefused, outcome: 'failure', code: 'invalid_scope' });
+      const code = error instanceof InvalidScopeError ? 'invalid_scope' : error instanceof InvalidTargetError ? 'invalid_target' : null;
+      if (code) await this.commit(account, { ...fact, action: AuditActions.serviceTokenRefused, outcome: 'failure', code });
       throw error;
     }
     await this.notBefore(account.tokensValidFrom);
-    const issued = await this.tokens.issueServiceToken({ subject: account.id, clientId: account.clientId, scope: granted });
-    await this.commit(account, { ...fact, action: AuditActions.serviceTokenGranted, code: account.method, changes: [{ field: 'scope', before: null, after: granted }] });
+    const issued = await this.tokens.issueServiceToken({ subject: account.id, clientId: account.clientId, scope: granted, ...(resource !== undefined ? { audience } : {}) });
+    // The audience is recorded when the client asked for one: a token for another service is told apart in the trail.
+    const changes = [{ field: 'scope', before: null, after: granted }, ...(resource !== undefined ? [{ field: 'audience', before: null, after: audience }] : [])];
+    await this.commit(account, { ...fact, action: AuditActions.serviceTokenGranted, code: account.method, changes });
     return {
       accessToken: issued.token,
       // The token's lifetime (`exp - iat`, SERVICE_TOKEN_TTL itself), not what is left of it once the grant's entry

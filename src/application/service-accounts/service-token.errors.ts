@@ -19,3 +19,15 @@ export class ClientAssertionReplayedError extends Error {
     this.name = 'ClientAssertionReplayedError';
   }
 }
+
+/**
+ * A `resource` (RFC 8707) this service issues no token for: not an absolute URI RESOURCE_SERVERS lists, nor this
+ * service's own issuer (the only one a user's token may name). Answered `invalid_target`.
+ */
+export class InvalidTargetError extends DomainError {
+  readonly code = 'INVALID_TARGET';
+
+  constructor(message = 'resource must be this service (its issuer) or one of the resource servers it issues tokens for (RESOURCE_SERVERS)') {
+    super(message);
+  }
+}

@@ -46,6 +46,8 @@ export interface Config {
     publicKeyPem: string | null;
     issuer: string;
     audience: string;
+    /** RESOURCE_SERVERS: the other audiences a service account's token may be issued for (RFC 8707). */
+    resources: string[];
     ttlSeconds: number;
     /** SERVICE_TOKEN_TTL: a service account's access token (client credentials grant). */
     serviceTokenTtlSeconds: number;
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
       publicKeyPem,
       issuer: v.JWT_ISSUER ?? publicUrl,
       audience: v.JWT_AUDIENCE,
+      resources: v.RESOURCE_SERVERS ?? [],
       ttlSeconds: v.ACCESS_TOKEN_TTL,
       serviceTokenTtlSeconds: v.SERVICE_TOKEN_TTL,
       previousPublicKeyPems,

@@ -76,6 +76,7 @@ const SERVICE = {
   JWT_PREVIOUS_PUBLIC_KEYS_FILE: file('file holding JWT_PREVIOUS_PUBLIC_KEYS'),
   JWT_ISSUER: text('iss of access tokens; unset: PUBLIC_URL'),
   JWT_AUDIENCE: text('aud of access tokens', { default: 'access-control' }),
+  RESOURCE_SERVERS: parsed("comma-separated absolute URIs of other services a service account may ask a token for (RFC 8707 `resource`): the token's aud is the URI asked for, and this API refuses it; unset: none", parseResourceServers),
   ACCESS_TOKEN_TTL: duration('access token lifetime', { default: '15m' }),
   SERVICE_TOKEN_TTL: duration("lifetime of a service account's access token (client credentials grant)", { default: '15m' }),
   INVITATION_TTL: duration('invitation link lifetime', { default: '7d' }),
@@ -216,6 +217,18 @@ function parsePublicUrl(raw: string): string | Refused {
   if (!(url instanceof URL)) return url;
   if (raw.includes('?') || raw.includes('#')) return refuse(`PUBLIC_URL must have no query or fragment: paths are appended to it (got "${raw}")`);
   return raw.replace(/\/+$/, '');
+}
+
+/**
+ * RFC 8707 §2: each an absolute URI without a fragment, kept as written (a token's `aud` is the URI exactly as the
+ * client asks for it, and the resource server compares it as it configured it).
+ */
+function parseResourceServers(raw: string): string[] | Refused {
+  const resources = list(raw);
+  const bad = resources.filter((resource) => !URL.canParse(resource) || resource.includes('#'));
+  return bad.length > 0
+    ? refuse(`RESOURCE_SERVERS must be a comma-separated list of absolute URIs without a fragment, such as https://orders.example.com (bad: "${bad.join(',')}")`)
+    : resources;
 }
 
 function parseSmtpUrl(raw: string): string | Refused {

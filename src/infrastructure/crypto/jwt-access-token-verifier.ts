@@ -13,11 +13,16 @@ const SCOPE = /^([^ ]+( [^ ]+)*)?$/;
  * on @fastify/jwt, which is fast-jwt): the `kid` picks one verification key, verified only with that key's own
  * algorithm (never `none` nor HS*), for our issuer and audience, unexpired, with `iss`, `aud`, `sub`, `iat`, `exp`,
  * and a user's `ver` or a service's `client_id` and `scope`. For introspection and revocation, which are given a token as a form field rather than a bearer header.
+ * A service's token may also be for one of RESOURCE_SERVERS (RFC 8707): the resource server it was issued for asks
+ * about it here, and reads its `aud`. A user's token is for this service's audience alone, as it is issued.
  */
 export class JwtAccessTokenVerifier implements AccessTokenVerifier {
   private readonly verifiers: Map<string, (token: string) => Record<string, unknown>>;
 
-  constructor(keys: readonly VerificationKey[], settings: { issuer: string; audience: string }) {
+  private readonly audience: string;
+
+  constructor(keys: readonly VerificationKey[], settings: { issuer: string; audience: string; resources?: readonly string[] }) {
+    this.audience = settings.audience;
     this.verifiers = new Map(
       keys.map((key) => [
         key.kid,
@@ -25,7 +30,7 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
           key: key.publicKeyPem,
           algorithms: [key.alg],
           allowedIss: settings.issuer,
-          allowedAud: settings.audience,
+          allowedAud: [settings.audience, ...(settings.resources ?? [])],
           requiredClaims: ['iss', 'aud', 'sub', 'iat', 'exp'],
         }) as (token: string) => Record<string, unknown>,
       ]),
@@ -46,6 +51,7 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
       // Each kind's own claims, the other's refused (as the bearer authentication reads them).
       const { ver, client_id: clientId, scope, mfa_enrollment: enrollment } = claims;
       if (clientId === undefined) {
+        if (aud !== this.audience) return null;
         if (scope !== undefined || typeof ver !== 'number' || !Number.isSafeInteger(ver) || ver < 0) return null;
         if (enrollment !== undefined && enrollment !== true) return null;
         return { ...common, kind: 'user', tokenVersion: ver, ...(enrollment === true ? { enrollmentOnly: true } : {}) };

@@ -44,15 +44,16 @@ export class JwtTokenIssuer implements TokenIssuer {
   }
 
   /**
-   * Signed by the same key, for the same issuer and audience, as a user's: verifiers need nothing new. No
-   * `ver`: whether the account still holds its role (or exists, or is enabled) is read at each request.
+   * Signed by the same key, for the same issuer, as a user's, and for the same audience unless another was asked
+   * for (RFC 8707): verifiers need nothing new. No `ver`: whether the account still holds its role (or exists, or is
+   * enabled) is read at each request.
    */
-  async issueServiceToken({ subject, clientId, scope }: ServiceTokenRequest): Promise<IssuedToken> {
+  async issueServiceToken({ subject, clientId, scope, audience }: ServiceTokenRequest): Promise<IssuedToken> {
     const iat = Math.floor(this.clock.now().getTime() / 1000);
     const exp = iat + Math.round(this.settings.serviceTokenTtlSeconds ?? this.settings.ttlSeconds);
     const token = this.sign({
       iss: this.settings.issuer,
-      aud: this.settings.audience,
+      aud: audience ?? this.settings.audience,
       sub: subject,
       client_id: clientId,
       scope: scope.join(' '),

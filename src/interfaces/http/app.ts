@@ -177,7 +177,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
     auditRecorder: cradle.auditRecorder,
   };
   const grants = [
-    refreshTokenGrant({ refreshSession: cradle.refreshSession, accessTokenTtlSeconds: config.jwt.ttlSeconds, clientAuthentication }),
+    refreshTokenGrant({ refreshSession: cradle.refreshSession, accessTokenTtlSeconds: config.jwt.ttlSeconds, clientAuthentication, tokenAudiences: cradle.tokenAudiences }),
     clientCredentialsGrant({ ...clientAuthentication, issueServiceToken: cradle.issueServiceToken }),
   ];
   const metadata = authorizationServerMetadata({

@@ -71,6 +71,7 @@ export const PROBLEMS: Record<string, { status: number; title: string }> = {
   // Service tokens (#21): a scope the account's role does not hold (answered invalid_scope at the token endpoint);
   // a service token on /v1/me, which is a user's own account.
   INVALID_SCOPE: { status: 400, title: 'Invalid scope' },
+  INVALID_TARGET: { status: 400, title: 'Invalid target' },
   NOT_A_USER: { status: 404, title: 'Not a user' },
   INVITATION_EXPIRED: { status: 410, title: 'Invitation expired' },
   // Gone like an expired one, and the page at the link says 410 too.

@@ -15,6 +15,18 @@ describe('settings refused at start instead of failing later', () => {
     expect(problems[0]).toMatch(/^MFA_REQUIRED_PERMISSIONS must be .*; not one: "users:delte"$/);
   });
 
+  it('RESOURCE_SERVERS takes absolute URIs as written (a URL, a URN), and refuses a bare name or a fragment that no token could match', () => {
+    expect(loadConfig({ RESOURCE_SERVERS: ' https://orders.example.com , urn:example:billing,https://api.example.com/v2/' }).jwt.resources).toEqual([
+      'https://orders.example.com',
+      'urn:example:billing',
+      'https://api.example.com/v2/',
+    ]);
+    expect(loadConfig({}).jwt.resources).toEqual([]);
+    expect(problemsOf({ RESOURCE_SERVERS: 'https://orders.example.com,orders,https://x.example.com/#a' })).toEqual([
+      'RESOURCE_SERVERS must be a comma-separated list of absolute URIs without a fragment, such as https://orders.example.com (bad: "orders,https://x.example.com/#a")',
+    ]);
+  });
+
   it('PUBLIC_URL refuses a user or password without repeating it, and a query or a fragment the paths would land after', () => {
     const credentials = problemsOf({ PUBLIC_URL: 'http://user:s3cretpw@auth.example.com/' });
     expect(credentials).toEqual(['PUBLIC_URL must not carry a user or password: it is the issuer every token and the discovery document name']);

@@ -56,4 +56,27 @@ describe('JwtAccessTokenVerifier (introspection and revocation read tokens as th
   ])('answers null to %s', async (_what, token) => {
     await expect(verifier.verify(token())).resolves.toBeNull();
   });
+
+  describe('with RESOURCE_SERVERS (RFC 8707): a service’s token for one of them, which its resource server asks about', () => {
+    const ORDERS = 'https://orders.example.com';
+    const withResources = new JwtAccessTokenVerifier(verificationKeysFor(current, []), { issuer: user.iss, audience: 'access-control', resources: [ORDERS] });
+    const { ver: _ver, ...service } = user;
+
+    it('reads a service’s token for a listed resource server, and says whose it is', async () => {
+      await expect(withResources.verify(sign({ ...service, aud: ORDERS, client_id: 'client-1', scope: '' }))).resolves.toMatchObject({ kind: 'service', audience: ORDERS, clientId: 'client-1' });
+      await expect(withResources.verify(sign(user))).resolves.toMatchObject({ kind: 'user', audience: 'access-control' });
+    });
+
+    it.each([
+      ['a user’s token for a resource server (none is issued)', () => sign({ ...user, aud: ORDERS })],
+      ['a service’s token for a server not listed', () => sign({ ...service, aud: 'https://evil.example.com', client_id: 'client-1', scope: '' })],
+      ['a service’s token for a near miss of a listed one', () => sign({ ...service, aud: `${ORDERS}/`, client_id: 'client-1', scope: '' })],
+    ])('answers null to %s', async (_what, token) => {
+      await expect(withResources.verify(token())).resolves.toBeNull();
+    });
+
+    it('without the setting, a listed server’s token is another audience: null', async () => {
+      await expect(verifier.verify(sign({ ...service, aud: ORDERS, client_id: 'client-1', scope: '' }))).resolves.toBeNull();
+    });
+  });
 });

@@ -7,6 +7,7 @@ import type {
   ServiceAccountCredentials,
 } from '../../../src/application/ports/service-account-credentials.port';
 import { IssueServiceTokenUseCase } from '../../../src/application/service-accounts/issue-service-token.use-case';
+import { TokenAudiences } from '../../../src/application/service-accounts/token-audiences';
 import { InvalidScopeError } from '../../../src/application/service-accounts/service-token.errors';
 import { toProblem } from '../../../src/interfaces/http/error-handler';
 import { JWT_BEARER_ASSERTION } from '../../../src/interfaces/http/oauth/client-authentication';
@@ -62,7 +63,7 @@ function setup(failuresPerMinute = 3, { audited = false } = {}) {
   const store = new InMemoryServiceAccountRepository(auditTrail);
   const grant = clientCredentialsGrant({
     serviceAccountCredentials: credentials,
-    issueServiceToken: new IssueServiceTokenUseCase({ roleRepository: new InMemoryRoleRepository([READER]), tokenIssuer: tokens, clock, auditRecorder, serviceAccountCredentialStore: store }),
+    issueServiceToken: new IssueServiceTokenUseCase({ roleRepository: new InMemoryRoleRepository([READER]), tokenIssuer: tokens, clock, auditRecorder, serviceAccountCredentialStore: store, tokenAudiences: new TokenAudiences({ issuer: 'https://ac.example.com', audience: 'access-control', resources: [] }) }),
     ...(audited ? { auditRecorder } : {}),
     rateLimitCounter: counter,
     clock,

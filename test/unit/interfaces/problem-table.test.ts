@@ -32,7 +32,7 @@ import {
   UsernameAlreadyTakenError,
 } from '../../../src/domain/users/user.errors';
 import { InvalidRefreshTokenError, NotAUserError, WrongCurrentPasswordError } from '../../../src/application/auth/session.errors';
-import { InvalidScopeError } from '../../../src/application/service-accounts/service-token.errors';
+import { InvalidScopeError, InvalidTargetError } from '../../../src/application/service-accounts/service-token.errors';
 import { MfaRequiredError } from '../../../src/application/mfa/mfa.errors';
 import { SearchTooBroadError } from '../../../src/application/users/list-users.errors';
 import { InvalidMfaCodeError, InvalidMfaTokenError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, MfaNotEnabledError, SecondFactorClosedError } from '../../../src/domain/mfa/mfa';
@@ -77,6 +77,7 @@ const DOMAIN_ERRORS: DomainError[] = [
   new LastCredentialError(),
   new TooManySecretsError(5),
   new InvalidScopeError(),
+  new InvalidTargetError(),
   new NotAUserError(),
   new InvalidMfaCodeError(),
   new InvalidMfaTokenError(),

@@ -2,9 +2,11 @@
 // client credentials grant (RFC 6749 §4.4) at the discovered token endpoint with the service account's secret
 // (ClientSecretBasic, ClientSecretPost) and with a key it registered (PrivateKeyJwt, RFC 7523), each token then
 // used on GET /v1/users.
+// With `resource` given, also a token for that resource server (RFC 8707's `resource` parameter, as openid-client
+// passes any grant parameter), used on GET /v1/users as the others are.
 // Usage: node openid-client-credentials.mjs <issuer> <client-id>, and on stdin (never on the command line, where
-// `ps` shows it) one JSON object {secret, privateJwk} (privateJwk: an EC P-256 private JWK with its `kid`). Prints one
-// JSON line: what was discovered and, per method, the token response's fields and the API's status, or {error}.
+// `ps` shows it) one JSON object {secret, privateJwk, resource?} (privateJwk: an EC P-256 private JWK with its `kid`).
+// Prints one JSON line: what was discovered and, per method, the token response's fields and the API's status, or {error}.
 import { webcrypto } from 'node:crypto';
 import {
   allowInsecureRequests,
@@ -18,7 +20,7 @@ import {
 const [issuer, clientId] = process.argv.slice(2);
 const chunks = [];
 for await (const chunk of process.stdin) chunks.push(chunk);
-const { secret, privateJwk } = JSON.parse(Buffer.concat(chunks).toString());
+const { secret, privateJwk, resource } = JSON.parse(Buffer.concat(chunks).toString());
 // The test's issuer is http://127.0.0.1:<port>; a deployment's is https and needs none of this.
 const insecure = issuer.startsWith('http:') ? { execute: [allowInsecureRequests] } : {};
 
@@ -43,6 +45,7 @@ try {
   const basic = await obtain(ClientSecretBasic(secret));
   const post = await obtain(ClientSecretPost(secret), { scope: 'users:read' });
   const privateKeyJwt = await obtain(PrivateKeyJwt({ key, kid: privateJwk.kid }));
+  const forResource = resource ? await obtain(ClientSecretBasic(secret), { resource }) : undefined;
   let wrongSecret;
   try {
     await obtain(ClientSecretBasic(`${secret}x`));
@@ -51,7 +54,7 @@ try {
     // A 401 with WWW-Authenticate is a challenge to openid-client: it throws WWWAuthenticateChallengeError with the schemes.
     wrongSecret = { name: error.name, status: error.status ?? error.response?.status, scheme: error.cause?.[0]?.scheme, oauthError: error.error };
   }
-  console.log(JSON.stringify({ basic, post, privateKeyJwt, wrongSecret }));
+  console.log(JSON.stringify({ basic, post, privateKeyJwt, forResource, wrongSecret }));
 } catch (error) {
   console.log(JSON.stringify({ error: `${error.name}: ${error.message}`, code: error.code, oauthError: error.error }));
 }

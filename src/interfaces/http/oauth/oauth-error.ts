@@ -9,6 +9,8 @@ export type OAuthErrorCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
+  /** RFC 8707 §2: the `resource` asked for is one this server issues no token for. */
+  | 'invalid_target'
   /** RFC 7009 §2.2.1: the revocation endpoint cannot revoke this kind of token. */
   | 'unsupported_token_type'
   | 'temporarily_unavailable'
@@ -50,6 +52,7 @@ export function asErrorDescription(text: string): string {
 export const OAUTH_ERRORS: Record<string, OAuthErrorCode> = {
   INVALID_REFRESH_TOKEN: 'invalid_grant',
   INVALID_SCOPE: 'invalid_scope',
+  INVALID_TARGET: 'invalid_target',
 };
 
 /** Problem codes the shared hooks raise before a handler runs (the throttle), by the answer's code. */

@@ -1,4 +1,5 @@
 import type { RefreshSessionUseCase } from '../../../application/auth/refresh-session.use-case';
+import type { TokenAudiences } from '../../../application/service-accounts/token-audiences';
 import { authenticateClient, type ClientAuthenticationDeps, presentedClient } from './client-authentication';
 import { OAuthError } from './oauth-error';
 import type { TokenGrant, TokenResponse } from './token-grant';
@@ -13,7 +14,12 @@ export const REFRESH_TOKEN_MAX_LENGTH = 128;
  * sent along are checked as the revocation endpoint checks them (wrong ones: invalid_client), never ignored; right
  * ones add nothing (a refresh token is a user's, bound to no client).
  */
-export function refreshTokenGrant(deps: { refreshSession: RefreshSessionUseCase; accessTokenTtlSeconds: number; clientAuthentication: ClientAuthenticationDeps }): TokenGrant {
+export function refreshTokenGrant(deps: {
+  refreshSession: RefreshSessionUseCase;
+  accessTokenTtlSeconds: number;
+  clientAuthentication: ClientAuthenticationDeps;
+  tokenAudiences: TokenAudiences;
+}): TokenGrant {
   return {
     grantType: 'refresh_token',
     clientAuthMethods: ['none'],
@@ -28,6 +34,8 @@ export function refreshTokenGrant(deps: { refreshSession: RefreshSessionUseCase;
       if (parameters.scope !== undefined) {
         throw new OAuthError('invalid_scope', 'These tokens carry no scope: send no scope parameter');
       }
+      // RFC 8707: a user's tokens are this service's; a resource naming another is invalid_target.
+      deps.tokenAudiences.forUser(parameters.resource);
       if (refreshToken.length > REFRESH_TOKEN_MAX_LENGTH) throw new OAuthError('invalid_grant', 'The refresh token is not valid: sign in again');
       const tokens = await deps.refreshSession.execute({ refreshToken });
       return {

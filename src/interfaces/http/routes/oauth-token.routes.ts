@@ -4,6 +4,7 @@ import { OAUTH_PATHS } from '../oauth/authorization-server-metadata';
 import { OAuthError } from '../oauth/oauth-error';
 import { answerAsOAuth } from '../oauth/oauth-scope';
 import { REFRESH_TOKEN_MAX_LENGTH } from '../oauth/refresh-token.grant';
+import { MAX_RESOURCE_LENGTH } from '../../../application/service-accounts/token-audiences';
 import type { TokenGrant } from '../oauth/token-grant';
 import { anyRequestProblems, problemRef } from '../schemas';
 
@@ -13,8 +14,8 @@ const oauthErrorSchema = {
   properties: {
     error: {
       type: 'string',
-      enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'temporarily_unavailable', 'server_error'],
-      description: 'RFC 6749 §5.2',
+      enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target', 'temporarily_unavailable', 'server_error'],
+      description: 'RFC 6749 §5.2 (and RFC 8707’s invalid_target)',
     },
     error_description: { type: 'string' },
   },
@@ -59,7 +60,8 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
             'authentication; a `client_id` sent is ignored). `grant_type=client_credentials` (RFC 6749 §4.4) gives a service account ' +
             'a token: the client authenticates with exactly one of HTTP Basic (`client_secret_basic`), `client_id` and ' +
             '`client_secret` (`client_secret_post`) or `client_assertion` (`private_key_jwt`, RFC 7523); an optional `scope` narrows ' +
-            'the token to some of its role’s permissions; the answer has no refresh token. Failed client authentications are ' +
+            'the token to some of its role’s permissions, and an optional `resource` (RFC 8707) makes it a token for another service listed in ' +
+            'RESOURCE_SERVERS (its `aud`; this API refuses it); the answer has no refresh token. Failed client authentications are ' +
             'counted per client address (CLIENT_AUTH_RATE_LIMIT a minute, every replica together; not per client id, which anyone may know). Unknown parameters are ignored (RFC 6749 §3.2); a parameter ' +
             'sent without a value is as if not sent (§3.1); one given twice is `invalid_request`. Errors are RFC 6749 §5.2 JSON, never problem+json (but for what Node’s parser ' +
             'refuses before any route runs). Published as `token_endpoint` in /.well-known/openid-configuration.',
@@ -92,6 +94,13 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
                 maxLength: 2048,
                 description: 'client_credentials: space-separated permission names, a subset of the account role’s (default: all of them)',
               },
+              resource: {
+                type: 'string',
+                maxLength: MAX_RESOURCE_LENGTH,
+                description:
+                  'RFC 8707: the service the token is for, once. client_credentials: one of RESOURCE_SERVERS, exactly as listed, becomes the token’s `aud` ' +
+                  '(this API then refuses the token); this service’s issuer, or none, gives its own audience. refresh_token: only this service’s issuer',
+              },
             },
           },
           response: {
@@ -119,7 +128,8 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
               description:
                 'Refused (RFC 6749 §5.2): `invalid_request` (a parameter missing or repeated, a body that is not a form), ' +
                 '`unsupported_grant_type`, `invalid_grant` (the refresh token is unknown, expired, used, revoked or its user’s sessions ended), ' +
-                '`invalid_scope` (a scope not the role’s, or any scope with refresh_token); problem+json only when Node’s parser refused the request before any route ran',
+                '`invalid_scope` (a scope not the role’s, or any scope with refresh_token), `invalid_target` (a `resource` not listed in RESOURCE_SERVERS, ' +
+                'given twice, or naming another service with refresh_token); problem+json only when Node’s parser refused the request before any route ran',
               content: { 'application/json': { schema: oauthErrorSchema }, 'application/problem+json': { schema: problemRef } },
             },
             413: oauthError('The body is larger than BODY_LIMIT (`invalid_request`)'),
@@ -161,6 +171,8 @@ export function formParameters(body: unknown): Record<string, string> {
   if (body === undefined || body === null) throw new OAuthError('invalid_request', `The body must be ${FORM_MEDIA} with grant_type`);
   const parameters: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(body as Record<string, string | string[]>)) {
+    // RFC 8707 allows several resources; a token here is for one service, so that is the resource's own refusal.
+    if (Array.isArray(value) && name === 'resource') throw new OAuthError('invalid_target', 'One resource per token: ask for a token for each service');
     // The name is not echoed: the answer says nothing a caller did not know.
     if (Array.isArray(value)) throw new OAuthError('invalid_request', 'A parameter is given more than once');
     parameters[name] = value;

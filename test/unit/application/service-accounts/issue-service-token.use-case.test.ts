@@ -1,5 +1,7 @@
 import type { Clock } from '../../../../src/application/ports/clock.port';
 import { IssueServiceTokenUseCase } from '../../../../src/application/service-accounts/issue-service-token.use-case';
+import { InvalidTargetError } from '../../../../src/application/service-accounts/service-token.errors';
+import { TokenAudiences } from '../../../../src/application/service-accounts/token-audiences';
 import { auditRecorderFor } from '../../../support/fakes/audit-recorder';
 import { FakeTokenIssuer } from '../../../support/fakes/fake-token-issuer';
 import { InMemoryRoleRepository } from '../../../support/fakes/in-memory-role.repository';
@@ -7,6 +9,9 @@ import { InMemoryServiceAccountRepository } from '../../../support/fakes/in-memo
 import { RoleMother } from '../../../support/mothers/role.mother';
 
 const READER = RoleMother.withPermissions('reader', ['users:read']);
+const ISSUER = 'https://ac.example.com/auth';
+const ORDERS = 'https://orders.example.com';
+const audiences = new TokenAudiences({ issuer: ISSUER, audience: 'access-control', resources: [ORDERS, 'urn:example:billing'] });
 
 /** Real time, from `start`, at `rate` clock milliseconds per real one: at 0.5 every timer lands before the clock's time. */
 class RunningClock implements Clock {
@@ -28,6 +33,7 @@ function grant(clock: Clock) {
     clock,
     auditRecorder: auditRecorderFor({ clock }).auditRecorder,
     serviceAccountCredentialStore: new InMemoryServiceAccountRepository(),
+    tokenAudiences: audiences,
   });
   return (tokensValidFrom?: number) =>
     issue.execute({ account: { id: 'sa-1', clientId: 'reports', roleId: READER.id, method: 'client_secret', ...(tokensValidFrom !== undefined ? { tokensValidFrom } : {}) } }).then(() => tokens.serviceTokens.at(-1)!);
@@ -62,5 +68,53 @@ describe('IssueServiceTokenUseCase: an account enabled again within the second i
     const waited = performance.now() - before;
     expect(waited).toBeGreaterThanOrEqual(990);
     expect(waited).toBeLessThan(1300);
+  });
+});
+
+describe('IssueServiceTokenUseCase: a token for another service (RFC 8707 resource)', () => {
+  const ACCOUNT = { id: 'sa-1', clientId: 'reports', roleId: READER.id, method: 'client_secret' as const };
+  function setup() {
+    const clock = new RunningClock(1_800_000_000_000, 1);
+    const tokens = new FakeTokenIssuer(clock, 600);
+    const { auditRecorder, auditTrail } = auditRecorderFor({ clock });
+    const issue = new IssueServiceTokenUseCase({
+      roleRepository: new InMemoryRoleRepository([READER]),
+      tokenIssuer: tokens,
+      clock,
+      auditRecorder,
+      serviceAccountCredentialStore: new InMemoryServiceAccountRepository(),
+      tokenAudiences: audiences,
+    });
+    return { tokens, auditTrail, issue: (resource?: string, scope?: string) => issue.execute({ account: ACCOUNT, ...(resource !== undefined ? { resource } : {}), ...(scope ? { scope } : {}) }) };
+  }
+
+  it('issues a listed resource server its own audience, exactly as listed, and records it in the trail', async () => {
+    const { tokens, auditTrail, issue } = setup();
+    await issue(ORDERS);
+    await issue('urn:example:billing', 'users:read');
+    expect(tokens.serviceTokens.map((t) => t.audience)).toEqual([ORDERS, 'urn:example:billing']);
+    expect(auditTrail.entries.map((e) => e.changes)).toEqual([
+      [{ field: 'scope', before: null, after: ['users:read'] }, { field: 'audience', before: null, after: ORDERS }],
+      [{ field: 'scope', before: null, after: ['users:read'] }, { field: 'audience', before: null, after: 'urn:example:billing' }],
+    ]);
+  });
+
+  it('gives this service’s own audience without a resource, or for its issuer with or without a trailing slash', async () => {
+    const { tokens, auditTrail, issue } = setup();
+    await issue();
+    await issue(ISSUER);
+    await issue(`${ISSUER}/`);
+    expect(tokens.serviceTokens.map((t) => t.audience)).toEqual([undefined, 'access-control', 'access-control']);
+    expect(auditTrail.entries[0]!.changes).toEqual([{ field: 'scope', before: null, after: ['users:read'] }]);
+  });
+
+  it('refuses any other resource, a near miss of a listed one included, issuing nothing and auditing the refusal', async () => {
+    const { tokens, auditTrail, issue } = setup();
+    for (const resource of [`${ORDERS}/`, 'https://ORDERS.example.com', 'https://evil.example', 'access-control', 'https://ac.example.com', '']) {
+      await expect(issue(resource)).rejects.toBeInstanceOf(InvalidTargetError);
+    }
+    expect(tokens.serviceTokens).toEqual([]);
+    expect(new Set(auditTrail.entries.map((e) => `${e.action} ${e.outcome} ${e.code}`))).toEqual(new Set(['service_account.token_refused failure invalid_target']));
+    expect(auditTrail.entries).toHaveLength(6);
   });
 });
