@@ -146,7 +146,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
     done();
   });
   // Before any route: each throttled route gets its limit as it is declared.
-  await registerRateLimits(app, config.rateLimits, counterRateLimitStore(cradle.rateLimitCounter, cradle.clock));
+  await registerRateLimits(app, config.rateLimits, counterRateLimitStore(cradle.rateLimitCounter, cradle.clock), { counter: cradle.rateLimitCounter, clock: cradle.clock });
   // Before any route too: the routes that check or hash a password take turns per client address.
   registerPasswordWorkAdmission(app, { hashingThreads: hashingThreads() });
   await app.register(swagger, openApiOptions(config));

@@ -119,9 +119,12 @@ describe('throttles and outcomes declared on the routes', () => {
       'POST /v1/auth/password-reset': ['address', 'reset-email'],
       'POST /v1/auth/password-reset/confirm': 'address',
       'POST /password-reset': 'address',
-      // The OAuth token endpoint (#21): the budget of POST /v1/auth/refresh for a refresh token, whose exchange it is;
-      // none for client credentials, whose failures CLIENT_AUTH_RATE_LIMIT counts (review N).
-      'POST /oauth/token': 'address-unless-client',
+      // A refresh spends only when refused: its success proves a token nobody guesses (review Q). The OAuth token
+      // endpoint (#21) counts with POST /v1/auth/refresh for a refresh token, whose exchange it is; nothing for client
+      // credentials, whose failures CLIENT_AUTH_RATE_LIMIT counts (review N).
+      'POST /v1/auth/refresh': 'address-failures',
+      'POST /v1/auth/console-session/refresh': 'address-failures',
+      'POST /oauth/token': 'address-failures-unless-client',
       // Revocation (#21): anyone holding a token may call it, so it spends the per-address budget too.
       'POST /oauth/revoke': 'address',
       // Every change to one's factors is audited, a rename too: none writes the trail without bound.
@@ -170,5 +173,48 @@ describe('throttles and outcomes declared on the routes', () => {
       });
     }
     expect(await signIns()).toEqual({ failure: before.failure + LIMIT, throttled: before.throttled + 1 });
+  });
+
+  describe('a refresh spends the per-address budget only when refused (review Q)', () => {
+    const post = (path: string, address: string, json: unknown) =>
+      fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address }, body: JSON.stringify(json) });
+    /** A refresh token of a new user's sign-in from `address` (which spends one sign-in of that address's budget). */
+    const signedIn = async (index: number, address: string) => {
+      await clientFor(index);
+      const response = await post('/v1/auth/signin', address, { username: `throttled${index}`, password: `throttled-${index}-password` });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { refreshToken: string }).refreshToken;
+    };
+
+    it('lets a session renew past the budget, and after the sign-ins of its address spent theirs', async () => {
+      const address = '198.51.100.21';
+      let refreshToken = await signedIn(100, address);
+      // Spend the rest of the address's sign-ins: the next is refused.
+      for (let n = 1; n < LIMIT; n++) await post('/v1/auth/signin', address, { username: 'nobody', password: 'whatever-password' });
+      expect((await post('/v1/auth/signin', address, { username: 'nobody', password: 'whatever-password' })).status).toBe(429);
+      const statuses = [];
+      for (let n = 0; n < 2 * LIMIT; n++) {
+        const response = await post('/v1/auth/refresh', address, { refreshToken });
+        statuses.push(response.status);
+        if (response.status === 200) refreshToken = ((await response.json()) as { refreshToken: string }).refreshToken;
+      }
+      expect(statuses).toEqual(Array<number>(2 * LIMIT).fill(200));
+    });
+
+    it(`refuses every refresh of an address once ${LIMIT} were refused in the minute, a good one too, and leaves its sign-ins alone`, async () => {
+      const address = '198.51.100.22';
+      const refreshToken = await signedIn(101, address);
+      const refused = [];
+      for (let n = 0; n < LIMIT; n++) refused.push((await post('/v1/auth/refresh', address, { refreshToken: `guess${n}` })).status);
+      expect(refused).toEqual(Array<number>(LIMIT).fill(401));
+      const good = await post('/v1/auth/refresh', address, { refreshToken });
+      expect(good.status).toBe(429);
+      expect(Number(good.headers.get('retry-after'))).toBeGreaterThan(0);
+      // The token endpoint's refresh grant counts with it; another address is not affected; sign-ins have their own budget.
+      const form = (body: string) => fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address }, body });
+      expect((await form(`grant_type=refresh_token&refresh_token=${refreshToken}`)).status).toBe(429);
+      expect((await post('/v1/auth/refresh', '198.51.100.23', { refreshToken })).status).toBe(200);
+      expect((await post('/v1/auth/signin', address, { username: 'throttled101', password: 'throttled-101-password' })).status).toBe(200);
+    });
   });
 });

@@ -1,14 +1,18 @@
 import rateLimit, { type FastifyRateLimitStoreCtor, normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type { Clock } from '../../../application/ports/clock.port';
+import type { RateLimitCounter } from '../../../application/ports/rate-limit-counter.port';
 import { Email } from '../../../domain/users/email';
 import { HttpProblemError } from '../problem';
 
 /**
  * The budgets a route can spend; every route naming one shares it. Per address: one budget per
  * client address, looser than sign-in's per-account lockout, which it never replaces. Per inviter:
- * one budget per authenticated user, for the routes that send invitation mail.
+ * one budget per authenticated user, for the routes that send invitation mail. Per address, failures only
+ * (`address-failures`, and `address-failures-unless-client` at the token endpoint): the routes whose success proves
+ * a secret nobody guesses (a refresh token, the console's session cookie).
  */
-export type Throttle = 'address' | 'inviter' | 'reset-email' | 'address-unless-client';
+export type Throttle = 'address' | 'inviter' | 'reset-email' | 'address-failures' | 'address-failures-unless-client';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -26,16 +30,23 @@ export interface RateLimits {
   passwordResetsPerEmailPerHour?: number;
 }
 
-type Limiter =
-  | { hook: 'onRequest'; handler: onRequestHookHandler }
-  | { hook: 'preHandler'; handler: preHandlerHookHandler };
+type Limiter = ({ hook: 'onRequest'; handler: onRequestHookHandler } | { hook: 'preHandler'; handler: preHandlerHookHandler }) & {
+  /** Counts the answer once it is known (a limit of failures), before it is sent. */
+  onSend?: onSendHookHandler;
+};
+
+/** Where limits of failures count (the same counter as the others, read with `peek`), and the time they count by. */
+export interface FailureCounting {
+  counter: RateLimitCounter;
+  clock: Clock;
+}
 
 /**
  * Attaches each route's limit from its `config.throttle`, so it must run before any route is
  * registered. Both limits count in the database, so replicas share them, and answer 429
  * problem+json with Retry-After.
  */
-export async function registerRateLimits(app: FastifyInstance, limits: RateLimits, store: FastifyRateLimitStoreCtor): Promise<void> {
+export async function registerRateLimits(app: FastifyInstance, limits: RateLimits, store: FastifyRateLimitStoreCtor, failures: FailureCounting): Promise<void> {
   await app.register(rateLimit, {
     global: false,
     store,
@@ -77,19 +88,18 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
     // A checker of its own, not `app.rateLimit`: the plugin runs one of its handlers per request, and the
     // per-address one ran already.
     'reset-email': (limits.passwordResetsPerEmailPerHour ?? 0) > 0 ? perEmailLimiter(app, limits.passwordResetsPerEmailPerHour!) : null,
-    // The token endpoint: the per-address budget (the same count as `address`) for every grant but client credentials,
-    // read after the form is. A service authenticating as itself is throttled on its failures only
-    // (CLIENT_AUTH_RATE_LIMIT), as introspection is: its credentials cannot be guessed, and its token requests spent the
-    // budget people at the same address sign in with (review N).
-    'address-unless-client':
+    // A refresh (the JSON route, the console's session): only a refused one spends, ADDRESS_RATE_LIMIT a minute per
+    // address, a count of its own. Its success proves a secret nobody guesses, and counting it let anyone sharing an
+    // admin's address (a NAT, a proxy not in TRUSTED_PROXIES) end the admin's console session with sign-ins, and a
+    // busy console use up its people's sign-ins (review Q).
+    'address-failures': limits.addressPerMinute > 0 ? failureLimiter(failures, limits.addressPerMinute, 'refresh-failures') : null,
+    // The token endpoint: the same for every grant but client credentials (a refresh token's failures count with the
+    // JSON route's). A service authenticating as itself is throttled on its failed authentications only
+    // (CLIENT_AUTH_RATE_LIMIT), as introspection is: its token requests spent the budget people at the same address
+    // sign in with (review N).
+    'address-failures-unless-client':
       limits.addressPerMinute > 0
-        ? checkedLimiter(
-            app,
-            limits.addressPerMinute,
-            60_000,
-            (request) => `address:${normalizeIP(request.ip)}`,
-            (request) => (request.body as { grant_type?: unknown } | undefined)?.grant_type !== 'client_credentials',
-          )
+        ? failureLimiter(failures, limits.addressPerMinute, 'refresh-failures', (request) => (request.body as { grant_type?: unknown } | undefined)?.grant_type !== 'client_credentials')
         : null,
   };
 
@@ -103,6 +113,7 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
       if (!limiter) continue;
       const existing = route[limiter.hook];
       route[limiter.hook] = [...(Array.isArray(existing) ? existing : existing ? [existing] : []), limiter.handler] as typeof existing;
+      if (limiter.onSend) route.onSend = [...(Array.isArray(route.onSend) ? route.onSend : route.onSend ? [route.onSend] : []), limiter.onSend];
     }
   });
 }
@@ -138,4 +149,35 @@ function checkedLimiter(
     });
   };
   return { hook: 'preHandler', handler };
+}
+
+/**
+ * A limit of failures per client address, for the requests `applies` to (all when absent): while the address's window
+ * holds `max` refused requests, the next is 429 before any work; a request answered 4xx (but the 429 itself) counts, before its
+ * answer leaves. A caller's own mistakes count (a malformed body, an unknown token); this service's faults do not.
+ */
+function failureLimiter(failures: FailureCounting, max: number, name: string, applies?: (request: FastifyRequest) => boolean): Limiter {
+  const keyOf = (request: FastifyRequest) => `${name}:address:${normalizeIP(request.ip)}`;
+  const check = async (request: FastifyRequest) => {
+    if (applies && !applies(request)) return;
+    const now = failures.clock.now();
+    const window = await failures.counter.peek(keyOf(request), now);
+    if (window === null || window.hits < max) return;
+    const seconds = Math.max(1, Math.ceil((window.endsAt.getTime() - now.getTime()) / 1000));
+    throw new HttpProblemError('TOO_MANY_REQUESTS', `Too many refused requests; retry after ${seconds} seconds`, {
+      'retry-after': String(seconds),
+      'x-ratelimit-limit': String(max),
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(seconds),
+    });
+  };
+  const onSend: onSendHookHandler = async (request, reply, payload) => {
+    const status = reply.statusCode;
+    if (status >= 400 && status < 500 && status !== 429 && (!applies || applies(request))) await failures.counter.hit(keyOf(request), failures.clock.now(), 60_000);
+    return payload;
+  };
+  // Checked before the request is read when the body does not decide (a refused body is no way around the limit);
+  // after it otherwise.
+  if (!applies) return { hook: 'onRequest', handler: check, onSend };
+  return { hook: 'preHandler', handler: check, onSend };
 }

@@ -231,7 +231,7 @@ export function authRoutes(deps: {
     app.post<{ Body: { refreshToken: string } }>(
       '/auth/refresh',
       {
-        config: { public: true, throttle: 'address' },
+        config: { public: true, throttle: 'address-failures' },
         schema: {
           operationId: 'refreshSession',
           tags: ['auth'],

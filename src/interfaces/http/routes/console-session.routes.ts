@@ -93,7 +93,7 @@ export function consoleSessionRoutes(deps: { refreshSession: RefreshSessionUseCa
     app.post(
       `${CONSOLE_SESSION_PATH.replace('/v1', '')}/refresh`,
       {
-        config: { public: true, throttle: 'address' },
+        config: { public: true, throttle: 'address-failures' },
         schema: {
           operationId: 'refreshConsoleSession',
           tags: ['auth'],

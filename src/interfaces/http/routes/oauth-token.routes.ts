@@ -45,9 +45,9 @@ export function oauthTokenRoutes(deps: { grants: readonly TokenGrant[] }) {
     app.post(
       OAUTH_PATHS.token,
       {
-        // The same budget as POST /v1/auth/refresh (per client address) for a refresh token; none for client
-        // credentials, whose failures CLIENT_AUTH_RATE_LIMIT counts (as introspection's).
-        config: { throttle: 'address-unless-client', oauth: true },
+        // The same budget as POST /v1/auth/refresh (its refused requests, per client address) for a refresh token; none
+        // for client credentials, whose failures CLIENT_AUTH_RATE_LIMIT counts (as introspection's).
+        config: { throttle: 'address-failures-unless-client', oauth: true },
         // Refused fields are answered by the handler as OAuth errors, not by the validator's 400.
         attachValidation: true,
         schema: {
