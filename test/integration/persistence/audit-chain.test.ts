@@ -91,6 +91,29 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
     expect([(await queued()).size, nudged]).toEqual([5, 3]);
   });
 
+  it('is no break when a sealer links entries while it walks (review S: a live service’s verify said head_moved)', async () => {
+    await write(5);
+    await sealer().sealAll();
+    let linkedMeanwhile = false;
+    let turns = 0;
+    // The verifier's head is read (its first turn); then, before its walk, five more entries are written and linked,
+    // as on a live service.
+    const racing = {
+      serialize: async <T>(work: () => Promise<T>): Promise<T> => {
+        turns += 1;
+        if (turns === 2) {
+          await write(5, clock.now().getTime() + 10);
+          expect(await sealer().sealAll()).toBe(5);
+          linkedMeanwhile = true;
+        }
+        return queue().serialize(work);
+      },
+    } as ReturnType<typeof queue>;
+    const verification = await new AuditVerifier({ dataSource: db.dataSource, sqliteWriteQueue: racing, now: () => clock.now().getTime() }).verify();
+    expect(linkedMeanwhile).toBe(true);
+    expect(verification).toEqual({ ok: true, checked: 10, unsealed: 0 });
+  });
+
   it('names an entry edited in the database', async () => {
     const entries = await write(4);
     await sealer().sealAll();
