@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
-import { call, type Role } from '../api/client';
+import { call } from '../api/client';
 import { canHandOut, holds, P } from '../logic/access';
 import { displayName } from '../logic/format';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Notice, Screen, Select, TableWrap, useConsole } from '../ui/components';
 import { useAction, useLoad } from '../ui/use-load';
+import { useRoles } from '../ui/use-roles';
 import { PendingInvitationExpiry } from './invitation-expiry';
 import { Pager } from './users-list';
 
@@ -95,10 +96,7 @@ function InviteForm(props: { onInvited(email: string): void }) {
   const [name, setName] = useState('');
   const [role, setRole] = useState('');
   const invite = useAction();
-  const roles = useLoad<Role[]>(
-    async () => (holds(permissions, P.rolesRead) ? (await call(api.GET('/v1/roles', { params: { query: { page_size: 100 } } }))).roles : []),
-    'roles',
-  );
+  const roles = useRoles();
   const handable = (roles.data ?? []).filter((r) => canHandOut(permissions, r));
   const fields = invite.failure ? explain(invite.failure, ['email', 'name', 'role']).fields : {};
   return (

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { call, type Role } from '../api/client';
+import { call } from '../api/client';
 import { canHandOut, holds, P } from '../logic/access';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Screen, Select, TableWrap, useConsole } from '../ui/components';
 import { useAction, useLoad } from '../ui/use-load';
+import { useRoles } from '../ui/use-roles';
 import { ServiceAccountPage } from './service-account-page';
 
 /** Service accounts: the list and a create form; /console/service-accounts/{id} is one account. */
@@ -102,10 +103,7 @@ function CreateForm(props: { onCreated(account: { id: string; clientId: string; 
   const [description, setDescription] = useState('');
   const [role, setRole] = useState('');
   const create = useAction();
-  const roles = useLoad<Role[]>(
-    async () => (holds(permissions, P.rolesRead) ? (await call(api.GET('/v1/roles', { params: { query: { page_size: 100 } } }))).roles : []),
-    'roles',
-  );
+  const roles = useRoles();
   const handable = (roles.data ?? []).filter((r) => canHandOut(permissions, r));
   const fields = create.failure ? explain(create.failure, ['name', 'role', 'description']).fields : {};
   return (

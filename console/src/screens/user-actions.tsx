@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
-import { call, type Role } from '../api/client';
+import { call } from '../api/client';
 import { canHandOut, holds, P } from '../logic/access';
 import { displayName } from '../logic/format';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, Notice, Select, useConsole } from '../ui/components';
 import { navigate } from '../ui/router';
-import { useAction, useLoad } from '../ui/use-load';
+import { useAction } from '../ui/use-load';
+import { useRoles } from '../ui/use-roles';
 import type { LoadedUser } from './user-page';
 
 const value = (event: Event) => (event.currentTarget as HTMLInputElement).value;
@@ -34,10 +35,7 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
   const [name, setName] = useState(user.name ?? '');
   const [roleId, setRoleId] = useState(user.role._id);
   const [confirm, setConfirm] = useState('');
-  const roles = useLoad<Role[]>(
-    async () => (holds(permissions, P.rolesRead) ? (await call(api.GET('/v1/roles', { params: { query: { page_size: 100 } } }))).roles : []),
-    'roles',
-  );
+  const roles = useRoles();
   const handable = (roles.data ?? []).filter((r) => canHandOut(permissions, r) || r._id === user.role._id);
   const confirmWords = [user.username, user.email].filter((w): w is string => !!w);
   const confirmed = confirmWords.some((w) => w.toLowerCase() === confirm.trim().toLowerCase());

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type Role, type User } from '../api/client';
+import { call, type User } from '../api/client';
 import { holds, P } from '../logic/access';
 import { displayName } from '../logic/format';
 import { changeUsersQuery, PAGE_SIZES, parseUsersQuery, STATUSES, usersApiQuery, usersQueryString, type UsersQuery } from '../logic/url-state';
 import { Link, LoadFailure, Loading, LocalTime, Screen, Select, TableWrap, useConsole } from '../ui/components';
 import { navigate } from '../ui/router';
 import { useLoad } from '../ui/use-load';
+import { useRoles } from '../ui/use-roles';
 
 const STATUS_WORDS: Record<string, string> = { pending: 'Invited', active: 'Active', deactivated: 'Deactivated' };
 
@@ -15,10 +16,7 @@ export function UsersScreen(props: { search: string }) {
   const query = parseUsersQuery(props.search);
   const go = (change: Partial<UsersQuery>) => navigate(`/console/users${usersQueryString(changeUsersQuery(query, change))}`);
   const users = useLoad(() => call(api.GET('/v1/users', { params: { query: usersApiQuery(query) } })), usersQueryString(query));
-  const roles = useLoad<Role[]>(
-    async () => (holds(permissions, P.rolesRead) ? (await call(api.GET('/v1/roles', { params: { query: { page_size: 100 } } }))).roles : []),
-    'roles',
-  );
+  const roles = useRoles();
   const [typed, setTyped] = useState(query.q);
   useEffect(() => setTyped(query.q), [query.q]);
 

@@ -1,4 +1,5 @@
 import { allowed, canHandOut, groupPermissions, homePath, screenOf, screensFor } from '../../../console/src/logic/access';
+import { everyPage } from '../../../console/src/logic/every-page';
 import { factorProof, proofError } from '../../../console/src/logic/factor-proof';
 import { displayName, localDateTime, tokenClaims } from '../../../console/src/logic/format';
 import { asProblem, explain, fieldMessages } from '../../../console/src/logic/problems';
@@ -38,6 +39,34 @@ describe('the console’s users list state in the URL', () => {
     expect(parseAuditFilters('?action=user.deleted&outcome=failure&junk=1&actor=')).toEqual({ action: 'user.deleted', outcome: 'failure' });
     expect(auditQueryString({ outcome: 'success', actor: 'abc' })).toBe('?actor=abc&outcome=success');
     expect(auditQueryString({})).toBe('');
+  });
+});
+
+describe('a whole list, page after page', () => {
+  const list = (total: number) => Array.from({ length: total }, (_, n) => ({ _id: `r${n}` }));
+  const pagesOf = (entries: { _id: string }[], size: number, asked: number[]) => async (page: number) => {
+    asked.push(page);
+    return { items: entries.slice((page - 1) * size, page * size), pageCount: Math.ceil(entries.length / size) };
+  };
+
+  it('reads every page to the last the API counts, one request each', async () => {
+    const asked: number[] = [];
+    expect(await everyPage(pagesOf(list(250), 100, asked), (r) => r._id)).toEqual(list(250));
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
+  it('stops at an empty page and at its bound', async () => {
+    const empty: number[] = [];
+    expect(await everyPage(pagesOf([], 100, empty), (r) => r._id)).toEqual([]);
+    expect(empty).toEqual([1]);
+    const bounded: number[] = [];
+    expect(await everyPage(pagesOf(list(50), 10, bounded), (r) => r._id, 2)).toEqual(list(20));
+    expect(bounded).toEqual([1, 2]);
+  });
+
+  it('keeps once an entry that the list shifted onto the next page too', async () => {
+    const shifted = async (page: number) => ({ items: page === 1 ? list(2) : list(3).slice(1), pageCount: 2 });
+    expect(await everyPage(shifted, (r) => r._id)).toEqual(list(3));
   });
 });
 
