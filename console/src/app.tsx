@@ -100,9 +100,9 @@ function Routed(props: { pathname: string; search: string }) {
     case 'invitations':
       return <InvitationsScreen />;
     case 'roles':
-      return <RolesScreen id={id ? decodeURIComponent(id) : null} />;
+      return <RolesScreen id={id ? decodeURIComponent(id) : null} search={props.search} />;
     case 'service-accounts':
-      return <ServiceAccountsScreen id={id ? decodeURIComponent(id) : null} />;
+      return <ServiceAccountsScreen id={id ? decodeURIComponent(id) : null} search={props.search} />;
     case 'audit':
       return <AuditScreen search={props.search} />;
     default:

@@ -2,22 +2,26 @@ import { useState } from 'preact/hooks';
 import { answered, call, type Role } from '../api/client';
 import { groupPermissions, holds, P } from '../logic/access';
 import { explain } from '../logic/problems';
+import { changeListQuery, pageApiQuery, pageQueryString, parsePageQuery, type PageQuery } from '../logic/url-state';
 import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Screen, TableWrap, useConsole } from '../ui/components';
 import { navigate } from '../ui/router';
 import { useAction, useLoad } from '../ui/use-load';
+import { ListPager } from './users-list';
 
-/** Roles: the list, and a role's editor (/console/roles/new creates one). */
-export function RolesScreen(props: { id: string | null }) {
+/** Roles: the list page by page, and a role's editor (/console/roles/new creates one). */
+export function RolesScreen(props: { id: string | null; search: string }) {
   // Keyed by id: another role's page is a new form, never this one's fields under that one's name (a jump back
   // through the history reuses the component, and its fields were filled from the first role read).
   if (props.id === 'new') return <RoleEditor key="new" role={null} etag={null} />;
   if (props.id) return <RolePage key={props.id} id={props.id} />;
-  return <RoleList />;
+  return <RoleList search={props.search} />;
 }
 
-function RoleList() {
+function RoleList(props: { search: string }) {
   const { api, permissions } = useConsole();
-  const roles = useLoad(() => call(api.GET('/v1/roles', { params: { query: { page_size: 100 } } })), 'roles');
+  const query = parsePageQuery(props.search);
+  const go = (change: Partial<PageQuery>) => navigate(`/console/roles${pageQueryString(changeListQuery(query, change))}`);
+  const roles = useLoad(() => call(api.GET('/v1/roles', { params: { query: pageApiQuery(query) } })), pageQueryString(query));
   return (
     <Screen
       title="Roles"
@@ -58,6 +62,7 @@ function RoleList() {
           </table>
         </TableWrap>
       )}
+      {roles.data && <ListPager query={query} pagination={roles.data.pagination} go={go} />}
     </Screen>
   );
 }

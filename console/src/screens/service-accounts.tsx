@@ -2,21 +2,26 @@ import { useState } from 'preact/hooks';
 import { call } from '../api/client';
 import { canHandOut, holds, P } from '../logic/access';
 import { explain } from '../logic/problems';
+import { changeListQuery, pageApiQuery, pageQueryString, parsePageQuery, type PageQuery } from '../logic/url-state';
 import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Screen, Select, TableWrap, useConsole } from '../ui/components';
+import { navigate } from '../ui/router';
 import { useAction, useLoad } from '../ui/use-load';
 import { useRoles } from '../ui/use-roles';
 import { ServiceAccountPage } from './service-account-page';
+import { ListPager } from './users-list';
 
-/** Service accounts: the list and a create form; /console/service-accounts/{id} is one account. */
-export function ServiceAccountsScreen(props: { id: string | null }) {
+/** Service accounts: the list page by page and a create form; /console/service-accounts/{id} is one account. */
+export function ServiceAccountsScreen(props: { id: string | null; search: string }) {
   // Keyed by id, as a role's page is: another account's page never keeps this one's secret or fields.
   if (props.id) return <ServiceAccountPage key={props.id} id={props.id} />;
-  return <ServiceAccountList />;
+  return <ServiceAccountList search={props.search} />;
 }
 
-function ServiceAccountList() {
+function ServiceAccountList(props: { search: string }) {
   const { api, permissions } = useConsole();
-  const accounts = useLoad(() => call(api.GET('/v1/service-accounts', { params: { query: { page_size: 100 } } })), 'accounts');
+  const query = parsePageQuery(props.search);
+  const go = (change: Partial<PageQuery>) => navigate(`/console/service-accounts${pageQueryString(changeListQuery(query, change))}`);
+  const accounts = useLoad(() => call(api.GET('/v1/service-accounts', { params: { query: pageApiQuery(query) } })), pageQueryString(query));
   const [created, setCreated] = useState<{ id: string; clientId: string; secret: string } | null>(null);
   return (
     <Screen title="Service accounts">
@@ -25,13 +30,16 @@ function ServiceAccountList() {
         <CreateForm
           onCreated={(account) => {
             setCreated(account);
-            accounts.reload();
+            // The list is oldest first: the new account is on the last page, so that page is the one shown.
+            const last = Math.ceil(((accounts.data?.pagination.total_document ?? 0) + 1) / query.pageSize);
+            if (last === query.page) accounts.reload();
+            else go({ page: last });
           }}
         />
       )}
       {accounts.state === 'failed' && <LoadFailure failure={accounts.failure} onRetry={accounts.reload} />}
       {!accounts.data && accounts.state === 'loading' && <Loading what="the service accounts" />}
-      {accounts.data && accounts.data.service_accounts.length === 0 && <p class="empty">No service account yet.</p>}
+      {accounts.data && accounts.data.pagination.total_document === 0 && <p class="empty">No service account yet.</p>}
       {accounts.data && accounts.data.service_accounts.length > 0 && (
         <TableWrap label="Service accounts">
           <table>
@@ -64,6 +72,7 @@ function ServiceAccountList() {
           </table>
         </TableWrap>
       )}
+      {accounts.data && <ListPager query={query} pagination={accounts.data.pagination} go={go} />}
     </Screen>
   );
 }

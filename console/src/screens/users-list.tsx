@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, type User } from '../api/client';
+import { call, type Schemas, type User } from '../api/client';
 import { holds, P } from '../logic/access';
 import { displayName } from '../logic/format';
-import { changeUsersQuery, PAGE_SIZES, parseUsersQuery, STATUSES, usersApiQuery, usersQueryString, type UsersQuery } from '../logic/url-state';
+import { changeListQuery, PAGE_SIZES, type PageQuery, parseUsersQuery, STATUSES, usersApiQuery, usersQueryString, type UsersQuery } from '../logic/url-state';
 import { Link, LoadFailure, Loading, LocalTime, Screen, Select, TableWrap, useConsole } from '../ui/components';
 import { navigate } from '../ui/router';
 import { useLoad } from '../ui/use-load';
@@ -14,7 +14,7 @@ const STATUS_WORDS: Record<string, string> = { pending: 'Invited', active: 'Acti
 export function UsersScreen(props: { search: string }) {
   const { api, permissions } = useConsole();
   const query = parseUsersQuery(props.search);
-  const go = (change: Partial<UsersQuery>) => navigate(`/console/users${usersQueryString(changeUsersQuery(query, change))}`);
+  const go = (change: Partial<UsersQuery>) => navigate(`/console/users${usersQueryString(changeListQuery(query, change))}`);
   const users = useLoad(() => call(api.GET('/v1/users', { params: { query: usersApiQuery(query) } })), usersQueryString(query));
   const roles = useRoles();
   const [typed, setTyped] = useState(query.q);
@@ -60,16 +60,7 @@ export function UsersScreen(props: { search: string }) {
       {users.state === 'failed' && <LoadFailure failure={users.failure} onRetry={users.reload} />}
       {users.state === 'loading' && !users.data && <Loading what="users" />}
       {users.data && <UsersTable users={users.data.users} busy={users.state === 'loading'} />}
-      {users.data && (
-        <Pager
-          page={query.page}
-          pageCount={users.data.pagination.page_count}
-          total={users.data.pagination.total_document}
-          pageSize={query.pageSize}
-          onPage={(page) => go({ page })}
-          onPageSize={(pageSize) => go({ pageSize })}
-        />
-      )}
+      {users.data && <ListPager query={query} pagination={users.data.pagination} go={go} />}
     </Screen>
   );
 }
@@ -110,6 +101,12 @@ function UsersTable(props: { users: User[]; busy: boolean }) {
       </table>
     </TableWrap>
   );
+}
+
+/** The pager of a list whose page and page size live in the URL (users, roles, service accounts). */
+export function ListPager(props: { query: PageQuery; pagination: Schemas['Pagination']; go(change: Partial<PageQuery>): void }) {
+  const { query, pagination, go } = props;
+  return <Pager page={query.page} pageCount={pagination.page_count} total={pagination.total_document} pageSize={query.pageSize} onPage={(page) => go({ page })} onPageSize={(pageSize) => go({ pageSize })} />;
 }
 
 export function Pager(props: { page: number; pageCount: number; total: number; pageSize: number; onPage(page: number): void; onPageSize?(size: number): void }) {

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { ADMIN, addJoinedUser, type ConsoleRig, type DatabaseKind, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
+import { accessibilityViolations, ADMIN, addJoinedUser, type ConsoleRig, type DatabaseKind, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
 
 /**
  * The admin console (#25) in Chromium against the built api, as an admin, with more roles and service accounts than
@@ -40,6 +40,26 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
   /** A picker's option, present once the picker has every role (options are attached, never visible). */
   const option = (picker: string, label: string) => page.locator(`${picker} option`, { hasText: label }).waitFor({ state: 'attached' });
 
+  it('pages through the roles with one request per page, and opens a role past the 100th', async () => {
+    await page.getByRole('link', { name: 'Roles', exact: true }).click();
+    await h1('Roles');
+    await page.getByText('Page 1 of 11 · 107 in all').waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    const asked: string[] = [];
+    page.on('request', (sent) => sent.url().includes('/v1/roles?') && asked.push(sent.url()));
+    await page.getByLabel('Per page').selectOption('100');
+    await page.getByText('Page 1 of 2 · 107 in all').waitFor();
+    expect(new URL(page.url()).search).toBe('?page_size=100');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2 of 2').waitFor();
+    expect(new URL(page.url()).search).toBe('?page_size=100&page=2');
+    expect(asked).toHaveLength(2);
+    await page.getByRole('link', { name: 'team-099', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'team-105', exact: true }).click();
+    await h1('Role team-105');
+  });
+
   it('offers every role in each picker: the users filter, an invitation, a user’s change of role, a new service account', async () => {
     await page.getByRole('link', { name: 'Users', exact: true }).click();
     await h1('Users');
@@ -65,5 +85,24 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('link', { name: 'Service accounts', exact: true }).click();
     await h1('Service accounts');
     await option('#sa-role', 'team-105');
+  });
+
+  it('pages through the service accounts, and shows one just created on the last page, where the newest are', async () => {
+    await page.goto(`${rig.url}/console/service-accounts`);
+    await h1('Service accounts');
+    await page.getByText('Page 1 of 11 · 101 in all').waitFor();
+    await page.getByLabel('Per page').selectOption('100');
+    await page.getByText('Page 1 of 2 · 101 in all').waitFor();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('link', { name: 'robot-101', exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText('Page 1 of 2').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('robot-newest');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Service account created' }).waitFor();
+    await page.getByText('Page 2 of 2 · 102 in all').waitFor();
+    await page.getByRole('link', { name: 'robot-newest', exact: true }).click();
+    await h1('Service account robot-newest');
   });
 });

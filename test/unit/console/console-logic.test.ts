@@ -3,7 +3,7 @@ import { everyPage } from '../../../console/src/logic/every-page';
 import { factorProof, proofError } from '../../../console/src/logic/factor-proof';
 import { displayName, localDateTime, tokenClaims } from '../../../console/src/logic/format';
 import { asProblem, explain, fieldMessages } from '../../../console/src/logic/problems';
-import { auditQueryString, changeUsersQuery, DEFAULT_USERS_QUERY, parseAuditFilters, parseUsersQuery, usersApiQuery, usersQueryString } from '../../../console/src/logic/url-state';
+import { auditQueryString, changeListQuery, DEFAULT_USERS_QUERY, pageQueryString, parseAuditFilters, parsePageQuery, parseUsersQuery, usersApiQuery, usersQueryString } from '../../../console/src/logic/url-state';
 
 describe('the console’s users list state in the URL', () => {
   it('reads the defaults from an empty query and writes them as nothing', () => {
@@ -25,14 +25,21 @@ describe('the console’s users list state in the URL', () => {
 
   it('starts again at page 1 when a filter or the page size changes, and keeps the filters when the page does', () => {
     const on3 = { ...DEFAULT_USERS_QUERY, page: 3, q: 'ada' };
-    expect(changeUsersQuery(on3, { role: 'admin' })).toEqual({ ...on3, role: 'admin', page: 1 });
-    expect(changeUsersQuery(on3, { pageSize: 50 }).page).toBe(1);
-    expect(changeUsersQuery(on3, { page: 4 })).toEqual({ ...on3, page: 4 });
+    expect(changeListQuery(on3, { role: 'admin' })).toEqual({ ...on3, role: 'admin', page: 1 });
+    expect(changeListQuery(on3, { pageSize: 50 }).page).toBe(1);
+    expect(changeListQuery(on3, { page: 4 })).toEqual({ ...on3, page: 4 });
   });
 
   it('asks the API only for the filters that are set (an empty one is a 400 there)', () => {
     expect(usersApiQuery(DEFAULT_USERS_QUERY)).toEqual({ page: 1, page_size: 10 });
     expect(usersApiQuery({ ...DEFAULT_USERS_QUERY, status: 'pending' })).toEqual({ page: 1, page_size: 10, status: 'pending' });
+  });
+
+  it('keeps a list’s page and page size as the users list does, and nothing else', () => {
+    expect(parsePageQuery('?page=3&page_size=25&q=ada')).toEqual({ page: 3, pageSize: 25 });
+    expect(pageQueryString({ page: 3, pageSize: 25 })).toBe('?page_size=25&page=3');
+    expect(pageQueryString(parsePageQuery('?page=0&page_size=7'))).toBe('');
+    expect(changeListQuery({ page: 3, pageSize: 25 }, { pageSize: 50 })).toEqual({ page: 1, pageSize: 50 });
   });
 
   it('keeps the audit filters in the URL as the API names them', () => {
