@@ -144,6 +144,14 @@ export async function overflowsSideways(page: Page): Promise<boolean> {
   return (await page.evaluate('document.documentElement.scrollWidth > window.innerWidth + 1')) as boolean;
 }
 
+/** A new page signed in through the console as the admin, on the Users screen it opens. */
+export async function adminPage(rig: ConsoleRig): Promise<{ page: Page; problems: string[] }> {
+  const { page, problems } = await rig.newPage();
+  await signInThroughConsole(page, rig.url, ADMIN.username, ADMIN.password);
+  await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+  return { page, problems };
+}
+
 export async function signInThroughConsole(page: Page, url: string, username: string, password: string): Promise<void> {
   await page.goto(`${url}/console`);
   await page.getByLabel('Username').fill(username);

@@ -29,6 +29,14 @@ export interface Explained {
   signIn: boolean;
 }
 
+/**
+ * Someone changed the record since it was read (409 *_CHANGED_CONCURRENTLY, the answer to a stale If-Match): the
+ * screen must read it again, or every retry sends the same old version and is refused the same way.
+ */
+export function isConflict(failure: Failure): boolean {
+  return failure.kind === 'problem' && failure.problem.status === 409 && failure.problem.code.endsWith('_CHANGED_CONCURRENTLY');
+}
+
 const WORDS: Record<string, string> = {
   INVALID_CREDENTIALS: 'The username or password is wrong, or the account cannot sign in (locked for a while after many failures, or not joined yet).',
   INVALID_MFA_CODE: 'That code is not right. Codes change every 30 seconds and each works once: use the current one.',

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { answered, call, type Role } from '../api/client';
 import { groupPermissions, holds, P } from '../logic/access';
 import { explain } from '../logic/problems';
@@ -96,8 +96,16 @@ function RoleEditor(props: { role: Role | null; etag: string | null; stale?: boo
   const { role } = props;
   const [name, setName] = useState(role?.name ?? '');
   const [chosen, setChosen] = useState<Set<string>>(new Set(role?.permissions ?? []));
-  const save = useAction();
-  const remove = useAction();
+  // A conflict reads the role again (onSaved), so the retry carries its new version.
+  const save = useAction(props.onSaved);
+  const remove = useAction(props.onSaved);
+  // Each version read is what the form shows: the one a conflict brings in replaces the fields, rather than a
+  // retry sending them back over the other change unseen.
+  useEffect(() => {
+    if (!role) return;
+    setName(role.name);
+    setChosen(new Set(role.permissions));
+  }, [props.etag]);
   const [saved, setSaved] = useState<string | null>(null);
   const writable = holds(permissions, P.rolesWrite) && !(role?.built_in && role.name === 'admin');
   const ifMatch = props.etag ? { 'if-match': props.etag } : {};

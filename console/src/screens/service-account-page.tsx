@@ -27,8 +27,9 @@ export function ServiceAccountPage(props: { id: string }) {
   const [notice, setNotice] = useState<string | null>(null);
   const [expiresIn, setExpiresIn] = useState('');
   const [keys, setKeys] = useState('');
-  const action = useAction();
-  const keysAction = useAction();
+  // A conflict reads the account again, so the retry carries its new version (and shows what changed).
+  const action = useAction(loaded.reload);
+  const keysAction = useAction(loaded.reload);
   if (loaded.state === 'failed' && !loaded.data) {
     return (
       <Screen title="Service account">

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api/client';
 import { canHandOut, holds, P } from '../logic/access';
 import { displayName } from '../logic/format';
@@ -26,14 +26,21 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
     setNotice(text);
     props.onChanged();
   };
-  const rename = useAction();
-  const role = useAction();
-  const status = useAction();
+  // The actions that send the user's version: a conflict reads the user again (onChanged), and the retry carries it.
+  const rename = useAction(props.onChanged);
+  const role = useAction(props.onChanged);
+  const status = useAction(props.onChanged);
   const mfa = useAction();
   const invitation = useAction();
-  const remove = useAction();
+  const remove = useAction(props.onChanged);
   const [name, setName] = useState(user.name ?? '');
   const [roleId, setRoleId] = useState(user.role._id);
+  // Each version read (after a change here, or one made elsewhere that a conflict brought in) is what the fields
+  // show: a field still holding the old value would send it back and undo the other change.
+  useEffect(() => {
+    setName(user.name ?? '');
+    setRoleId(user.role._id);
+  }, [etag]);
   const [confirm, setConfirm] = useState('');
   const roles = useRoles();
   const handable = (roles.data ?? []).filter((r) => canHandOut(permissions, r) || r._id === user.role._id);

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { failureOf } from '../api/client';
-import type { Failure } from '../logic/problems';
+import { type Failure, isConflict } from '../logic/problems';
 
 export type Loaded<T> =
   | { state: 'loading'; data?: T }
@@ -28,8 +28,12 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> & { r
   return { ...loaded, reload };
 }
 
-/** An action's progress and its failure, for a button and the words next to it. */
-export function useAction(): {
+/**
+ * An action's progress and its failure, for a button and the words next to it. `onConflict`: reads the record
+ * again when the action was refused for a version someone else has replaced (the failure stays shown), so the
+ * next try carries the new version.
+ */
+export function useAction(onConflict?: () => void): {
   busy: boolean;
   failure: Failure | null;
   run(work: () => Promise<void>): Promise<boolean>;
@@ -37,6 +41,9 @@ export function useAction(): {
 } {
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
+  // The latest callback: `run` is made once, and a screen's reload may be a new closure each render.
+  const conflicted = useRef(onConflict);
+  conflicted.current = onConflict;
   const run = useCallback(async (work: () => Promise<void>) => {
     setBusy(true);
     setFailure(null);
@@ -44,7 +51,9 @@ export function useAction(): {
       await work();
       return true;
     } catch (error) {
-      setFailure(failureOf(error));
+      const failure = failureOf(error);
+      setFailure(failure);
+      if (isConflict(failure)) conflicted.current?.();
       return false;
     } finally {
       setBusy(false);

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { accessibilityViolations, ADMIN, addJoinedUser, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
+import { accessibilityViolations, ADMIN, addJoinedUser, adminPage, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
 import { oathtoolTotp } from '../../support/oathtool';
 
 /**
@@ -18,9 +18,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
   beforeAll(async () => {
     rig = await startConsoleRig(kind);
     token = await rig.signIn();
-    ({ page, problems } = await rig.newPage());
-    await signInThroughConsole(page, rig.url, ADMIN.username, ADMIN.password);
-    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    ({ page, problems } = await adminPage(rig));
   }, 120_000);
   afterAll(async () => rig?.close());
   afterEach(() => expect(problems).toEqual([]));

@@ -2,7 +2,7 @@ import { allowed, canHandOut, groupPermissions, homePath, screenOf, screensFor }
 import { everyPage } from '../../../console/src/logic/every-page';
 import { factorProof, proofError } from '../../../console/src/logic/factor-proof';
 import { displayName, localDateTime, tokenClaims } from '../../../console/src/logic/format';
-import { asProblem, explain, fieldMessages } from '../../../console/src/logic/problems';
+import { asProblem, explain, fieldMessages, isConflict } from '../../../console/src/logic/problems';
 import { auditQueryString, changeListQuery, DEFAULT_USERS_QUERY, pageQueryString, parseAuditFilters, parsePageQuery, parseUsersQuery, usersApiQuery, usersQueryString } from '../../../console/src/logic/url-state';
 
 describe('the console’s users list state in the URL', () => {
@@ -106,6 +106,12 @@ describe('problems in words', () => {
     expect(explain(problem('SERVICE_UNAVAILABLE', 503))).toMatchObject({ retry: true, message: 'The service is unavailable for a moment. Try again shortly.' });
     expect(explain({ ...problem('TOO_MANY_REQUESTS', 429), retryAfterSeconds: 1 }).message).toBe('Too many requests for now. Try again in 1 second.');
     expect(explain({ kind: 'network' })).toMatchObject({ retry: true, message: expect.stringContaining('cannot be reached') });
+  });
+
+  it('knows a refusal of a stale version (the record must be read again) from another 409, such as a role in use', () => {
+    expect(['USER_CHANGED_CONCURRENTLY', 'ROLE_CHANGED_CONCURRENTLY', 'SERVICE_ACCOUNT_CHANGED_CONCURRENTLY'].map((code) => isConflict(problem(code, 409)))).toEqual([true, true, true]);
+    expect(isConflict(problem('ROLE_IN_USE', 409))).toBe(false);
+    expect(isConflict({ kind: 'network' })).toBe(false);
   });
 
   it('sends a lost session back to sign-in, says a 403 in words, and falls back on the detail for a code it does not know', () => {
