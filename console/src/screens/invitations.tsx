@@ -18,7 +18,9 @@ export function InvitationsScreen() {
   const [notice, setNotice] = useState<string | null>(null);
   /** How many times each row's invitation was resent here: only that row reads its link's expiry again. */
   const [resent, setResent] = useState<Record<string, number>>({});
-  const pending = useLoad(() => call(api.GET('/v1/users', { params: { query: { status: 'pending', page, page_size: 25 } } })), `pending-${page}`);
+  // The pending invitations are users in the list: a role that may invite but not read users sees the form alone.
+  const mayList = holds(permissions, P.usersRead);
+  const pending = useLoad(async () => (mayList ? call(api.GET('/v1/users', { params: { query: { status: 'pending', page, page_size: 25 } } })) : null), `pending-${page}`);
   const rowAction = useAction();
 
   return (
@@ -35,7 +37,8 @@ export function InvitationsScreen() {
         <p class="hint">An invitation link works once and expires after the service’s INVITATION_TTL (7 days unless configured). Resending sends a new link, even after expiry.</p>
         <FailureNote failure={rowAction.failure} />
         {pending.state === 'failed' && <LoadFailure failure={pending.failure} onRetry={pending.reload} />}
-        {!pending.data && pending.state === 'loading' && <Loading what="the pending invitations" />}
+        {!mayList && <p>Listing them takes the users:read permission, which your role does not hold. The invitations you send here are sent all the same.</p>}
+        {mayList && !pending.data && pending.state === 'loading' && <Loading what="the pending invitations" />}
         {pending.data && pending.data.users.length === 0 && <p class="empty">Nobody is waiting to join.</p>}
         {pending.data && pending.data.users.length > 0 && (
           <TableWrap label="Pending invitations">
@@ -85,7 +88,6 @@ export function InvitationsScreen() {
           <Pager page={page} pageCount={pending.data.pagination.page_count} total={pending.data.pagination.total_document} pageSize={25} onPage={setPage} />
         )}
       </section>
-      {!holds(permissions, P.usersRead) && <p>Your role cannot list users, so pending invitations are not shown.</p>}
     </Screen>
   );
 }

@@ -13,6 +13,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
   const MEMBER = { username: 'max', email: 'max@example.com', name: 'Max Member', password: 'a long enough passphrase' };
   const VIEWER = { username: 'vera', email: 'vera@example.com', name: 'Vera Viewer', password: 'another long passphrase' };
   const OPERATOR = { username: 'olga', email: 'olga@example.com', name: 'Olga Operator', password: 'yet another long passphrase', role: 'operator' };
+  const INVITER = { username: 'ines', email: 'ines@example.com', name: 'Ines Inviter', password: 'an inviter’s long passphrase', role: 'inviter' };
   const KEYHOLDER = { username: 'kim', email: 'kim@example.com', name: 'Kim Keyholder', password: 'a passphrase for kim', role: 'operator' };
   let viewerId: string;
 
@@ -31,6 +32,8 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     await addJoinedUser(rig, token, KEYHOLDER);
     expect((await rig.request('POST', '/v1/roles', { token, json: { name: 'viewer', permissions: ['users:read'] } })).status).toBe(201);
     viewerId = await addJoinedUser(rig, token, { ...VIEWER, role: 'viewer' });
+    expect((await rig.request('POST', '/v1/roles', { token, json: { name: 'inviter', permissions: ['users:invite'] } })).status).toBe(201);
+    await addJoinedUser(rig, token, INVITER);
   }, 120_000);
   afterAll(async () => rig?.close());
 
@@ -60,6 +63,23 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     expect((await rig.request('PATCH', `/v1/users/${viewerId}`, { token, json: { role: 'member' } })).status).toBe(200);
     await page.getByLabel('Status').selectOption('active');
     await page.getByText('Your role does not allow this.').waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('lets a role with users:invite alone invite from the console, and says why it lists no pending invitations', async () => {
+    const { page, problems } = await open(INVITER.username, INVITER.password);
+    await page.getByRole('heading', { level: 1, name: 'Invitations' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allInnerTexts()).toEqual(['Invitations', 'My account']);
+    await page.getByText('Listing them takes the users:read permission, which your role does not hold.').waitFor();
+    await page.getByLabel('E-mail').fill('newcomer@example.com');
+    await page.getByLabel('Name (optional)').fill('New Comer');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByText('Invitation sent to newcomer@example.com.').waitFor();
+    // Nothing asked of the API that the role may not have (a 403 would be said on the page).
+    expect(await page.locator('main').innerText()).not.toContain('Your role does not allow this');
+    const invitees = (await rig.request('GET', '/v1/users?status=pending&q=newcomer', { token })).body.users;
+    expect(invitees.map((user: { email: string; role: { name: string } }) => [user.email, user.role.name])).toEqual([['newcomer@example.com', 'member']]);
+    expect(await accessibilityViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   });
 

@@ -146,6 +146,9 @@ describe('what a viewer sees', () => {
     expect(screensFor(admin).map((s) => s.screen)).toEqual(['users', 'invitations', 'roles', 'service-accounts', 'audit', 'account']);
     expect(homePath(admin)).toBe('/console/users');
     expect(allowed(['users:read'], 'invitations')).toBe(false);
+    // The API lets users:invite alone invite: the screen opens with it, and is such a role's home.
+    expect(allowed(['users:invite'], 'invitations')).toBe(true);
+    expect(homePath(['users:invite'])).toBe('/console/invitations');
   });
 
   it('knows the screen of a path, and none for an unknown one', () => {
