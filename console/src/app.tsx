@@ -8,6 +8,7 @@ import { EnrollmentScreen } from './screens/enrollment';
 import { InvitationsScreen } from './screens/invitations';
 import { RolesScreen } from './screens/roles';
 import { ServiceAccountsScreen } from './screens/service-accounts';
+import { SessionInterrupted } from './screens/session-interrupted';
 import { SignInScreen } from './screens/sign-in';
 import { UserScreen } from './screens/user-page';
 import { UsersScreen } from './screens/users-list';
@@ -26,6 +27,7 @@ export function App(props: { session: Session; api: Client }) {
 
   if (state.status === 'restoring') return <p class="boot" role="status">Opening the console…</p>;
   if (state.status === 'signed-out') return <SignInScreen session={props.session} notice={state.notice} />;
+  if (state.status === 'interrupted') return <SessionInterrupted session={props.session} failure={state.failure} />;
   const context = { api: props.api, session: props.session, permissions: state.me.role.permissions, viewerId: state.me._id };
   return (
     <Console.Provider value={context}>

@@ -7,4 +7,4 @@ import './styles.css';
 const session = new Session();
 const api = createApi(session);
 render(<App session={session} api={api} />, document.getElementById('app')!);
-void session.restore().catch(() => session.endLocally('The service cannot be reached. Check the connection, then sign in.'));
+void session.restore();

@@ -1,4 +1,4 @@
-import { ApiFailure, call, type Client, createPlainApi, type TokenSource, type UserDetail } from '../api/client';
+import { ApiFailure, call, type Client, createPlainApi, failureOf, type TokenSource, type UserDetail } from '../api/client';
 import type { paths } from '../api/openapi';
 import { tokenClaims } from '../logic/format';
 import type { Failure } from '../logic/problems';
@@ -11,6 +11,8 @@ const CONSOLE_HEADER = { 'x-console-session': '1' } as const;
 export type SessionState =
   | { status: 'restoring' }
   | { status: 'signed-out'; notice?: string }
+  /** The session could not be opened for now (429, 503, the network gone): not ended, so no sign-in; a retry may open it. */
+  | { status: 'interrupted'; failure: Failure }
   | { status: 'signed-in'; me: UserDetail; enrollmentOnly: boolean };
 
 export interface MfaStep {
@@ -51,10 +53,18 @@ export class Session implements TokenSource {
     return this.token;
   }
 
-  /** On load: a session cookie from before the reload gives a new access token, or the sign-in form shows. */
+  /**
+   * On load: a session cookie from before the reload gives a new access token, or (the renewal refused with 401)
+   * the sign-in form shows. Any other failure leaves the cookie as it was: the console says what happened and
+   * offers this again, since a sign-in would meet the same rate limit or database down.
+   */
   async restore(): Promise<void> {
-    if (await this.renew()) await this.loadMe();
-    else this.set({ status: 'signed-out' });
+    try {
+      if (await this.renew()) await this.loadMe();
+      else this.set({ status: 'signed-out' });
+    } catch (error) {
+      this.set({ status: 'interrupted', failure: failureOf(error) });
+    }
   }
 
   /** The password step: a session, or the second step's ticket (MFA_REQUIRED). Throws an ApiFailure otherwise. */

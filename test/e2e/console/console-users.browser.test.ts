@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { accessibilityViolations, ADMIN, addJoinedUser, type ConsoleRig, type DatabaseKind, overflowsSideways, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
 
 /**
@@ -254,6 +254,28 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('link', { name: 'Kay Board' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Kay Board' }).waitFor();
+  });
+
+  it('says a renewal refused for now (429, then 503) in words with a retry of it, not a sign-in: the session has not ended', async () => {
+    const refresh = '**/v1/auth/console-session/refresh';
+    const refuse = (status: number, code: string, retryAfter?: string) => (route: Route) =>
+      route.fulfill({ status, contentType: 'application/problem+json', headers: retryAfter ? { 'retry-after': retryAfter } : {}, body: JSON.stringify({ type: 'about:blank', title: code, status, code }) });
+    await page.route(refresh, refuse(429, 'TOO_MANY_REQUESTS', '7'));
+    await page.goto(`${rig.url}/console/users`);
+    await page.getByText('The console could not renew your session. Too many requests for now. Try again in 7 seconds.').waitFor();
+    expect(await page.getByLabel('Username').count()).toBe(0);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.unroute(refresh);
+
+    await page.route(refresh, refuse(503, 'SERVICE_UNAVAILABLE'));
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByText('The service is unavailable for a moment. Try again shortly.').waitFor();
+    expect(await page.getByLabel('Username').count()).toBe(0);
+    await page.unroute(refresh);
+
+    // The cookie was never refused: the retry renews it, and the screen asked for opens.
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByText('Page 1 of 2').waitFor();
   });
 
   it('goes back to sign-in, in words, when the session ends elsewhere (a 401 the renewal cannot mend)', async () => {
