@@ -211,6 +211,21 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('keeps the users table and the role filter within a 1280 px window, whatever a name’s length: long words wrap', async () => {
+    const longName = `W${'x'.repeat(199)}`;
+    const longRole = `r${'m'.repeat(63)}`;
+    expect((await rig.request('POST', '/v1/roles', { token, json: { name: longRole, permissions: [] } })).status).toBe(201);
+    expect((await rig.request('POST', '/v1/users/invite', { token, json: { email: 'long@example.com', name: longName, role: longRole } })).status).toBe(201);
+    await page.goto(`${rig.url}/console/users?q=Wxxx`);
+    await page.getByRole('cell', { name: 'long@example.com' }).waitFor();
+    // The table fits its region: nothing of it is scrolled out of sight, the name wrapping over lines instead.
+    const region = (await page.locator('main .table-wrap').boundingBox())!;
+    const table = (await page.locator('main table').boundingBox())!;
+    expect(table.width).toBeLessThanOrEqual(region.width);
+    expect((await page.getByLabel('Role', { exact: true }).boundingBox())!.width).toBeLessThanOrEqual(320);
+    expect(await overflowsSideways(page)).toBe(false);
+  });
+
   it('shows a 503 and a lost network in words with a retry, never a blank screen', async () => {
     await page.route('**/v1/users?*', (route) =>
       route.fulfill({ status: 503, contentType: 'application/problem+json', headers: { 'retry-after': '3' }, body: JSON.stringify({ type: 'about:blank', title: 'Service unavailable', status: 503, detail: 'database away', code: 'SERVICE_UNAVAILABLE' }) }),
