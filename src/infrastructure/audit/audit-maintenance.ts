@@ -1,7 +1,7 @@
 import type { Clock } from '../../application/ports/clock.port';
 import { describeError, type Logger } from '../logging/logger';
 import { type AuditRetentionSweeper, AuditTrailBrokenError } from '../persistence/typeorm/audit/audit-retention-sweeper';
-import { AuditChainCutError, type AuditSealer } from '../persistence/typeorm/audit/audit-sealer';
+import { AuditChainCutError, AuditHeadMovedError, type AuditSealer } from '../persistence/typeorm/audit/audit-sealer';
 import { ClockAlarm } from '../system/clock-alarm';
 
 export interface AuditMaintenanceDeps {
@@ -48,12 +48,17 @@ export class AuditMaintenance {
     try {
       await auditSealer.sealAll();
     } catch (error) {
-      if (!(error instanceof AuditChainCutError)) {
+      if (!(error instanceof AuditChainCutError || error instanceof AuditHeadMovedError)) {
         logger.warn({ reason: describeError(error) }, 'audit sealing failed; retrying at the next pass');
       } else if (clock.now().getTime() - this.cutToldAt >= 60_000) {
-        // Once a minute: every pass fails the same way until the replica restarts.
+        // Once a minute: every pass fails the same way until the replica restarts, or the trail is restored.
         this.cutToldAt = clock.now().getTime();
-        logger.error({ reason: error.message }, 'the audit trail was cut behind the service: this replica seals no more entries until it restarts; run audit:verify');
+        logger.error(
+          { reason: error.message },
+          error instanceof AuditChainCutError
+            ? 'the audit trail was cut behind the service: this replica seals no more entries until it restarts; run audit:verify'
+            : 'the audit chain\'s head was moved back behind the service: no replica seals more entries until the trail is restored; run audit:verify',
+        );
       }
     }
     const now = clock.now().getTime();

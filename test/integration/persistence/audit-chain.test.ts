@@ -1,7 +1,5 @@
 import { toAuditEventView } from '../../../src/application/audit/audit-event.view';
-import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import { AUDIT_EVENT_TYPE } from '../../../src/infrastructure/messaging/cloud-event';
-import { AUDIT_GENESIS_HASH } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
 import { AuditRetentionSweeper, AuditTrailBrokenError } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
 import { AuditChainCutError, AuditSealer } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
 import { type AuditRow, chainLink, SELECT_SEALED } from '../../../src/infrastructure/persistence/typeorm/audit/audit-rows';
@@ -9,60 +7,17 @@ import { AuditVerifier } from '../../../src/infrastructure/persistence/typeorm/a
 import { entrySealsSeal } from '../../../src/infrastructure/persistence/typeorm/audit/audit-chain';
 import { keepEntrySealKey } from '../../../src/infrastructure/persistence/typeorm/audit/entry-seal-keys';
 import { TypeOrmAuditLog } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-log';
-import { StandaloneTypeOrmAuditTrail } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-trail';
-import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
 import { contractTargets } from '../../contract/implementations';
-import { FixedClock } from '../../support/fakes/fixed-clock';
-import { migratedDatabase } from './database-targets';
+import { auditChainRig } from './audit-chain-rig';
 
 const DAY = 86_400_000;
-const ids = new UuidV7IdGenerator();
 
 /**
  * The tamper evidence of the audit trail (#23) on every database: the sealer links what committed into
  * a hash chain, and the verifier names the first entry that an edit, a deletion or an insertion broke.
  */
 describe.each(contractTargets())('the audit hash chain on $name', (target) => {
-  const db = migratedDatabase(target);
-  const clock = new FixedClock('2026-06-01T00:00:00.000Z');
-  const queue = () => db.adapters.services.sqliteWriteQueue;
-  const sealer = (sealKey?: string, batchSize?: number) => new AuditSealer({ dataSource: db.dataSource, sqliteWriteQueue: queue(), sealKey, batchSize });
-  const verifier = (sealKey?: string) => new AuditVerifier({ dataSource: db.dataSource, sqliteWriteQueue: queue(), sealKey, now: () => clock.now().getTime() });
-  const query = <T = unknown>(sql: string, parameters: unknown[] = []) => db.dataSource.query(sql, parameters) as Promise<T>;
-
-  const write = async (count: number, at = clock.now().getTime(), userAgent = 'jest'): Promise<AuditEntry[]> => {
-    const entries: AuditEntry[] = Array.from({ length: count }, (_, i) => ({
-      id: ids.next(),
-      occurredAt: at + i,
-      action: 'user.role_changed',
-      outcome: 'success',
-      code: null,
-      actor: { type: 'user', id: 'actor', name: 'root' },
-      target: { type: 'user', id: `user-${i}`, snapshot: `user ${i}` },
-      source: { address: '198.51.100.1', userAgent },
-      requestId: `req-${i}`,
-      changes: [{ field: 'role', before: 'member', after: 'admin' }],
-    }));
-    await new StandaloneTypeOrmAuditTrail({ manager: db.dataSource.manager, sqliteWriteQueue: queue() }).record(entries);
-    return entries;
-  };
-  const seqOf = async (id: string) => Number((await query<{ seq: number | string }[]>('SELECT seq FROM audit_events WHERE id = ?', [id]))[0]!.seq);
-
-  /** The audit topic's events in the outbox: entry id → payload. */
-  const queued = async (): Promise<Map<string, Record<string, unknown>>> => {
-    const rows = await query<{ aggregate_id: string; payload: string | Record<string, unknown> }[]>('SELECT aggregate_id, payload FROM outbox_events WHERE type = ?', [AUDIT_EVENT_TYPE]);
-    return new Map(rows.map((r) => [r.aggregate_id, typeof r.payload === 'string' ? (JSON.parse(r.payload) as Record<string, unknown>) : r.payload]));
-  };
-
-  beforeEach(async () => {
-    await query('DELETE FROM outbox_events WHERE type = ?', [AUDIT_EVENT_TYPE]);
-    await query('DELETE FROM audit_events');
-    await query('UPDATE audit_chain SET last_seq = 0, last_hash = ?, floor_seq = 0, floor_hash = ?, floor_seal = NULL, entry_seals_from = NULL, entry_seals_seal = NULL WHERE id = 1', [
-      AUDIT_GENESIS_HASH,
-      AUDIT_GENESIS_HASH,
-    ]);
-  });
-  afterEach(() => keepEntrySealKey(db.dataSource, undefined));
+  const { db, clock, queue, sealer, verifier, query, write, seqOf, queued } = auditChainRig(target);
 
   it('links committed entries in order and verifies them', async () => {
     const entries = await write(5);
@@ -308,6 +263,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
   it('sweeps nothing that does not verify: entries backdated into the retention stay, named', async () => {
     const KEY = 'audit-seal-key-for-the-backdating-test';
     keepEntrySealKey(db.dataSource, KEY);
+    await sealer(KEY).sealAll(); // a trail keyed since it started: its head sealed, so entries written a year ago link
     const old = await write(2, clock.now().getTime() - 400 * DAY);
     const recent = await write(4);
     await sealer(KEY).sealAll();
@@ -351,6 +307,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
   it('catches a checkpoint moved by hand (the entries before it deleted, an existing link copied in), key or not', async () => {
     const KEY = 'audit-seal-key-for-the-checkpoint-test';
     keepEntrySealKey(db.dataSource, KEY);
+    await sealer(KEY).sealAll(); // a trail keyed since it started: its head sealed, so entries written a year ago link
     await write(4, clock.now().getTime() - 400 * DAY);
     await write(6);
     await sealer(KEY).sealAll();

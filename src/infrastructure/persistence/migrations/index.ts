@@ -31,6 +31,7 @@ import { LoginAttemptLastClaim1766600000000 } from './1766600000000-login-attemp
 import { ProcessedEventsRetention1766700000000 } from './1766700000000-processed-events-retention';
 import { AuditRequestIdLength1766800000000 } from './1766800000000-audit-request-id-length';
 import { RecoveryCodeSalt1766900000000 } from './1766900000000-recovery-code-salt';
+import { AuditHeadSeal1767000000000 } from './1767000000000-audit-head-seal';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   ProcessedEventsRetention1766700000000,
   AuditRequestIdLength1766800000000,
   RecoveryCodeSalt1766900000000,
+  AuditHeadSeal1767000000000,
 ];

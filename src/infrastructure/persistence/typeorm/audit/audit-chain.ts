@@ -14,6 +14,16 @@ export interface ChainState {
   entrySealsFrom: number | null;
   /** entrySealsFrom's seal (entrySealsSeal), so it cannot be moved or cleared without the key. */
   entrySealsSeal: string | null;
+  /** The head's seal (headSeal) as the sealer of this version leaves it with AUDIT_SEAL_KEY; null before its first keyed pass. */
+  headSeal: string | null;
+}
+
+/**
+ * The seal of the chain's head: HMAC under AUDIT_SEAL_KEY of its place and link, written with every move of the head.
+ * A head moved back onto an earlier entry (that entry's link copied into it, which needs no key) does not carry it.
+ */
+export function headSeal(seq: number, link: string, key: string): string {
+  return createHmac('sha256', key).update(JSON.stringify(['head', seq, link]), 'utf8').digest('hex');
 }
 
 /** The seal of `entry_seals_from`: HMAC under AUDIT_SEAL_KEY of its value. */
@@ -33,7 +43,7 @@ export function checkpointSeal(floorSeq: number, floorHash: string, key?: string
 /** Reads the chain row; `forUpdate` holds it to the end of the transaction (MySQL/MariaDB; SQLite's writes take turns). */
 export async function readChain(manager: EntityManager, forUpdate = false): Promise<ChainState> {
   const lock = forUpdate && isMysqlFamily(manager.connection) ? ' FOR UPDATE' : '';
-  const [row] = (await manager.query(`SELECT last_seq, last_hash, floor_seq, floor_hash, floor_seal, entry_seals_from, entry_seals_seal FROM audit_chain WHERE id = 1${lock}`)) as {
+  const [row] = (await manager.query(`SELECT last_seq, last_hash, floor_seq, floor_hash, floor_seal, entry_seals_from, entry_seals_seal, head_seal FROM audit_chain WHERE id = 1${lock}`)) as {
     last_seq: number | string;
     last_hash: string;
     floor_seq: number | string;
@@ -41,10 +51,12 @@ export async function readChain(manager: EntityManager, forUpdate = false): Prom
     floor_seal: string | null;
     entry_seals_from: number | string | null;
     entry_seals_seal: string | null;
+    head_seal: string | null;
   }[];
   if (!row) throw new Error('audit_chain has no row: run the migrations');
   return { lastSeq: Number(row.last_seq), lastHash: row.last_hash, floorSeq: Number(row.floor_seq), floorHash: row.floor_hash, floorSeal: row.floor_seal ?? null,
     entrySealsFrom: row.entry_seals_from === null || row.entry_seals_from === undefined ? null : Number(row.entry_seals_from),
     entrySealsSeal: row.entry_seals_seal ?? null,
+    headSeal: row.head_seal ?? null,
   };
 }

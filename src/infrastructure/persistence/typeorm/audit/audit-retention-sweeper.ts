@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../../../application/ports/clock.port';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
 import { checkpointSeal, readChain } from './audit-chain';
-import { type AuditRow, chainLink, SELECT_SEALED } from './audit-rows';
+import { type AuditRow, linkKind, SELECT_SEALED } from './audit-rows';
 
 export interface AuditRetentionSweeperDeps {
   dataSource: DataSource;
@@ -71,7 +71,7 @@ export class AuditRetentionSweeper {
           // Each entry cut must verify from the checkpoint: in its place, and matching its link.
           const seq = Number(row.seq);
           const expected: number = (cut?.seq ?? chain.floorSeq) + 1;
-          if (seq !== expected || chainLink(previous, seq, row, sealKey) !== row.chain_hash) {
+          if (seq !== expected || !linkKind(previous, seq, row, sealKey)) {
             broken = `audit entry #${expected} does not verify (edited, deleted or backdated): the sweep stops before it; run audit:verify`;
             break;
           }

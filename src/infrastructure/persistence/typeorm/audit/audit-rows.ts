@@ -36,6 +36,13 @@ export const SEALED_COLUMNS = [...ENTRY_COLUMNS, 'seq', 'chain_hash', 'entry_sea
  */
 export const REFUSED_LINK = 'refused';
 
+/**
+ * `chain_hash` of an entry the sealer did not link because it waited longer than UNSEALED_HEAD_GRACE_MS behind a head
+ * that carried no seal: it may have been linked before and cleared behind a head moved back. Kept, never linked nor
+ * listed; `audit:verify` names it.
+ */
+export const LATE_LINK = 'late';
+
 export type AuditRow = Record<(typeof SEALED_COLUMNS)[number], string | number | null>;
 
 /** The values of ENTRY_COLUMNS for an entry, each cut to its column's length. */
@@ -82,14 +89,35 @@ export function toEntry(row: AuditRow): AuditEntry {
 /**
  * The link of one entry into the chain: SHA-256 (or HMAC-SHA-256 under AUDIT_SEAL_KEY) of the previous
  * link, the entry's place and every stored column as stored (the changes' JSON text as written, so
- * nothing is re-serialised between sealing and verifying).
+ * nothing is re-serialised between sealing and verifying). `headSealed`: the link of a sealer that seals the head it
+ * leaves (AuditSealer, with the key, since 2026-12-07), which says so in the link itself, so that a head found on
+ * such an entry without its seal was moved there by hand, and no one without the key can turn the link into another.
  */
-export function chainLink(previous: string, seq: number, row: AuditRow, key?: string): string {
+export function chainLink(previous: string, seq: number, row: AuditRow, key?: string, headSealed = false): string {
   // The entry's own seal too, when it has one (entries linked before seals existed have none, and their links are
   // unchanged): clearing a linked entry's seal is an edit.
   const seal = row.entry_seal === null || row.entry_seal === undefined ? [] : [String(row.entry_seal)];
-  const material = JSON.stringify([previous, seq, ...ENTRY_COLUMNS.map((column) => normalised(row[column])), ...seal]);
+  const marker = key && headSealed ? [HEAD_SEALED] : [];
+  const material = JSON.stringify([previous, seq, ...ENTRY_COLUMNS.map((column) => normalised(row[column])), ...seal, ...marker]);
   return (key ? createHmac('sha256', key) : createHash('sha256')).update(material, 'utf8').digest('hex');
+}
+
+const HEAD_SEALED = 'head-sealed';
+
+/**
+ * Which sealer linked a row, if its link verifies after `previous` at `seq`: `head-sealed`, one that seals the head it
+ * leaves (this version, with the key); `legacy`, one of a version before (its head carries no seal), or any sealer
+ * without the key; null, the link does not verify (an edit). A legacy link includes the one of the version before
+ * entries carried seals, which leaves the entry's seal out: it verifies when the seal is the key's own, so the columns
+ * are as the service wrote them (review K, 2026-12-06).
+ */
+export function linkKind(previous: string, seq: number, row: AuditRow, key?: string): 'head-sealed' | 'legacy' | null {
+  const stored = row.chain_hash;
+  if (key && chainLink(previous, seq, row, key, true) === stored) return 'head-sealed';
+  if (chainLink(previous, seq, row, key) === stored) return 'legacy';
+  if (!key || row.entry_seal === null || row.entry_seal === undefined) return null;
+  if (entrySeal(storedEntryValues(row), key) !== String(row.entry_seal)) return null;
+  return chainLink(previous, seq, { ...row, entry_seal: null }, key) === stored ? 'legacy' : null;
 }
 
 /**

@@ -3,8 +3,8 @@ import { toAuditEventView } from '../../../../application/audit/audit-event.view
 import { AUDIT_EVENT_TYPE } from '../../../messaging/cloud-event';
 import { toSqlDatetime } from '../../../messaging/outbox-claims';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
-import { type ChainState, entrySealsSeal, readChain } from './audit-chain';
-import { type AuditRow, chainLink, entrySeal, REFUSED_LINK, SELECT_SEALED, storedEntryValues, toEntry } from './audit-rows';
+import { type ChainState, entrySealsSeal, headSeal, readChain } from './audit-chain';
+import { type AuditRow, chainLink, entrySeal, LATE_LINK, linkKind, REFUSED_LINK, SELECT_SEALED, storedEntryValues, toEntry } from './audit-rows';
 
 const OUTBOX_HEAD = 'INSERT INTO outbox_events (id, aggregate_id, type, payload, occurred_at, published_at, attempts, request_id, aggregate_sequence) VALUES ';
 const OUTBOX_ROW = '(?, ?, ?, ?, ?, NULL, 0, ?, 1)';
@@ -41,6 +41,25 @@ export class AuditChainCutError extends Error {
     super(`the audit chain's head is #${head.seq}, behind #${seen.seq} that this replica saw: its end was cut, or a backup restored`);
   }
 }
+
+/**
+ * With AUDIT_SEAL_KEY, the chain's head carries no valid seal (headSeal) and stands on an entry linked by a sealer that
+ * seals its heads, or on no entry's link: it was moved there by hand, the entries after it cleared so that they are
+ * linked again without the ones deleted (review S). Every replica refuses to extend it, at every pass, until an operator
+ * restores the trail; `audit:verify` names it (`head_moved`).
+ */
+export class AuditHeadMovedError extends Error {
+  constructor(head: { seq: number }, why: string) {
+    super(`the audit chain's head (#${head.seq}) is not sealed as the sealer seals it, and ${why}: it was moved back by hand`);
+  }
+}
+
+/**
+ * How long an entry may wait to be linked when the head it would follow carries no seal (the first keyed pass of this
+ * version, a replica of the version before extending the head): older ones are marked LATE_LINK, not linked, as they
+ * may be entries linked before, cleared behind a head moved back onto a legacy entry; `audit:verify` names them.
+ */
+export const UNSEALED_HEAD_GRACE_MS = 10 * 60_000;
 
 /**
  * Links committed entries into the hash chain, after the fact and off the request path: requests only
@@ -85,8 +104,13 @@ export class AuditSealer {
       dataSource.transaction(async (manager) => {
         const chain = await readChain(manager, true);
         this.checkNotCut(chain);
+        const headWasSealed = sealKey ? await this.headSealed(manager, chain, sealKey) : true;
+        if (!headWasSealed) {
+          const before = (this.deps.now ?? Date.now)() - UNSEALED_HEAD_GRACE_MS;
+          await manager.query(`UPDATE audit_events SET chain_hash = '${LATE_LINK}' WHERE seq IS NULL AND chain_hash IS NULL AND occurred_at < ?`, [before]);
+        }
         const rows = (await manager.query(
-          `${SELECT_SEALED} WHERE seq IS NULL AND (chain_hash IS NULL OR chain_hash <> '${REFUSED_LINK}') ORDER BY occurred_at ASC, id ASC LIMIT ${this.batchSize}`,
+          `${SELECT_SEALED} WHERE seq IS NULL AND (chain_hash IS NULL OR chain_hash NOT IN ('${REFUSED_LINK}', '${LATE_LINK}')) ORDER BY occurred_at ASC, id ASC LIMIT ${this.batchSize}`,
         )) as AuditRow[];
         const genuine = sealKey ? await this.genuineEntry(manager, chain, sealKey) : () => true;
         let { lastSeq, lastHash } = chain;
@@ -100,7 +124,7 @@ export class AuditSealer {
           }
           linked.push(row);
           const seq = lastSeq + 1;
-          const link = chainLink(lastHash, seq, row, sealKey);
+          const link = chainLink(lastHash, seq, row, sealKey, true);
           links.push({ id: String(row.id), seq, link });
           lastSeq = seq;
           lastHash = link;
@@ -127,10 +151,11 @@ export class AuditSealer {
             refused,
           );
         }
-        if (linked.length > 0) {
-          await manager.query('UPDATE audit_chain SET last_seq = ?, last_hash = ? WHERE id = 1', [lastSeq, lastHash]);
-          await enqueueEvents(manager, linked, links);
+        if (linked.length > 0 || !headWasSealed) {
+          const seal = sealKey ? headSeal(lastSeq, lastHash, sealKey) : null;
+          await manager.query('UPDATE audit_chain SET last_seq = ?, last_hash = ?, head_seal = ? WHERE id = 1', [lastSeq, lastHash, seal]);
         }
+        if (linked.length > 0) await enqueueEvents(manager, linked, links);
         return { count: rows.length, linked: linked.length, refused, head: { seq: lastSeq, hash: lastHash } };
       }),
     );
@@ -138,6 +163,23 @@ export class AuditSealer {
     if (sealed.linked > 0) this.deps.onEventsCommitted?.();
     if (sealed.refused.length > 0) this.deps.onRefused?.(sealed.refused);
     return { read: sealed.count, linked: sealed.linked };
+  }
+
+  /**
+   * With AUDIT_SEAL_KEY: whether the head carries its seal (true), or carries none but may be extended (false): it is
+   * the checkpoint or the chain's start, or stands on an entry a legacy sealer linked (the version before, in a rolling
+   * upgrade or at this version's first pass). Throws AuditHeadMovedError when it stands on an entry whose link says its
+   * sealer sealed heads, or on no entry's link: moved by hand.
+   */
+  private async headSealed(manager: EntityManager, chain: ChainState, key: string): Promise<boolean> {
+    if (chain.headSeal === headSeal(chain.lastSeq, chain.lastHash, key)) return true;
+    if (chain.lastSeq === chain.floorSeq) return false;
+    const [row] = (await manager.query(`${SELECT_SEALED} WHERE seq = ?`, [chain.lastSeq])) as AuditRow[];
+    const [before] =
+      chain.lastSeq - 1 === chain.floorSeq ? [{ chain_hash: chain.floorHash }] : ((await manager.query('SELECT chain_hash FROM audit_events WHERE seq = ?', [chain.lastSeq - 1])) as { chain_hash: string }[]);
+    const kind = row && before && row.chain_hash === chain.lastHash ? linkKind(String(before.chain_hash), chain.lastSeq, row, key) : null;
+    if (kind === 'legacy') return false;
+    throw new AuditHeadMovedError({ seq: chain.lastSeq }, kind === 'head-sealed' ? 'its entry was linked by a sealer that seals its heads' : 'it is not the link of a verifying entry');
   }
 
   /**

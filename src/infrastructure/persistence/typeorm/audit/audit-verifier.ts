@@ -1,13 +1,13 @@
 import type { DataSource } from 'typeorm';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
-import { checkpointSeal, entrySealsSeal, readChain } from './audit-chain';
-import { type AuditRow, chainLink, entrySeal, SELECT_SEALED, storedEntryValues } from './audit-rows';
+import { type ChainState, checkpointSeal, entrySealsSeal, headSeal, readChain } from './audit-chain';
+import { type AuditRow, LATE_LINK, linkKind, SELECT_SEALED } from './audit-rows';
 
 export interface AuditBreak {
   /** The first entry that does not verify, or the place where one is missing. */
   seq: number;
   id: string | null;
-  reason: 'edited' | 'missing' | 'inserted' | 'head_moved' | 'unsealed' | 'checkpoint_moved' | 'forged' | 'seal_window_moved';
+  reason: 'edited' | 'missing' | 'inserted' | 'head_moved' | 'unsealed' | 'checkpoint_moved' | 'forged' | 'seal_window_moved' | 'late';
   message: string;
 }
 
@@ -48,6 +48,8 @@ export class AuditVerifier {
     let expected = chain.floorSeq + 1;
     let previous = chain.floorHash;
     let checked = 0;
+    /** Which sealer linked the last entry walked (linkKind); null while none was. */
+    let lastKind: 'head-sealed' | 'legacy' | null = null;
     const broken = (found: AuditBreak): AuditVerification => ({ ok: false, checked, unsealed: 0, firstBreak: found });
     // A checkpoint past the chain's start must carry its seal: else the entries before it were deleted, and an
     // existing link copied into it, by someone who is not the retention sweeper.
@@ -69,7 +71,8 @@ export class AuditVerifier {
           if (seq !== expected) {
             return { seq: expected, id, reason: 'missing', message: `entry #${expected} is missing: the chain jumps to #${seq} (${id})` };
           }
-          if (chainLink(previous, seq, row, sealKey) !== row.chain_hash && !linkedByOlderSealer(previous, seq, row, sealKey)) {
+          lastKind = linkKind(previous, seq, row, sealKey);
+          if (!lastKind) {
             return { seq, id, reason: 'edited', message: `entry #${seq} (${id}) does not match its link: edited, or inserted into the chain` };
           }
           previous = String(row.chain_hash);
@@ -82,14 +85,14 @@ export class AuditVerifier {
     };
     // A sealer links entries while the walk runs (a live service): read the head again once the walk ends, and walk on
     // to it, until it stands still where the entries end (review S: 1 verify in 20 said head_moved on a live service).
-    let head = { lastSeq: chain.lastSeq, lastHash: chain.lastHash };
+    let head: ChainState = chain;
     for (let round = 0; ; round += 1) {
       const found = await walk();
       if (found) return broken(found);
       if ((expected - 1 === head.lastSeq && previous === head.lastHash) || round === 10) break;
       const again = await sqliteWriteQueue.serialize(() => readChain(dataSource.manager));
       const moved = again.lastSeq !== head.lastSeq || again.lastHash !== head.lastHash;
-      head = { lastSeq: again.lastSeq, lastHash: again.lastHash };
+      head = again;
       if (!moved) break;
     }
     const last = expected - 1;
@@ -98,6 +101,15 @@ export class AuditVerifier {
     }
     if (last > head.lastSeq || previous !== head.lastHash) {
       return broken({ seq: last, id: null, reason: 'head_moved', message: `the chain's head (#${head.lastSeq}) is not where its entries end (#${last})` });
+    }
+    // Moved back onto an entry whose sealer seals its heads (its link says so), without the seal: by hand (review S).
+    if (sealKey && last > chain.floorSeq && lastKind === 'head-sealed' && head.headSeal !== headSeal(head.lastSeq, head.lastHash, sealKey)) {
+      return broken({
+        seq: last,
+        id: null,
+        reason: 'head_moved',
+        message: `the chain's head (#${head.lastSeq}) is not sealed as the sealer seals it: moved back by hand, the entries after it deleted or cleared`,
+      });
     }
     const [below] = await read<{ n: number | string }[]>('SELECT COUNT(*) AS n FROM audit_events WHERE seq IS NOT NULL AND seq <= ?', [chain.floorSeq]);
     if (Number(below?.n ?? 0) > 0) {
@@ -113,7 +125,11 @@ export class AuditVerifier {
       });
     }
     // Refused by the sealer, or given a link with no place in the chain by hand: either way not the service's.
-    const [forged] = await read<{ id: string }[]>('SELECT id FROM audit_events WHERE seq IS NULL AND chain_hash IS NOT NULL ORDER BY occurred_at, id LIMIT 1');
+    const [forged] = await read<{ id: string; chain_hash: string }[]>('SELECT id, chain_hash FROM audit_events WHERE seq IS NULL AND chain_hash IS NOT NULL ORDER BY occurred_at, id LIMIT 1');
+    if (forged?.chain_hash === LATE_LINK) {
+      const message = `entry ${forged.id} waited too long to be linked behind a head without its seal: an entry linked before and cleared behind a head moved back, or a sealer down for long; never linked`;
+      return { ok: false, checked, unsealed: 0, firstBreak: { seq: last + 1, id: forged.id, reason: 'late', message } };
+    }
     if (forged) {
       const message = `entry ${forged.id} carries no valid seal of the service (AUDIT_SEAL_KEY): inserted behind its back, so never linked`;
       return { ok: false, checked, unsealed: 0, firstBreak: { seq: last + 1, id: forged.id, reason: 'forged', message } };
@@ -129,17 +145,4 @@ export class AuditVerifier {
     }
     return { ok: true, checked, unsealed: pending };
   }
-}
-
-/**
- * An entry linked by the sealer of a version before entries carried seals (before 2026-12-06), still running beside
- * the new one in a rolling upgrade: it links the new replica's entries as it knows them, leaving their seal out of the
- * link. Such a link verifies when the entry's seal is the key's own (so its columns are as the service wrote them) and
- * the link, computed without the seal, under the key, is the one stored. A seal that is not the key's, or no key, does
- * not (review K, 2026-12-06: the verifier named every such entry an edit, for good).
- */
-function linkedByOlderSealer(previous: string, seq: number, row: AuditRow, sealKey: string | undefined): boolean {
-  if (!sealKey || row.entry_seal === null || row.entry_seal === undefined) return false;
-  if (entrySeal(storedEntryValues(row), sealKey) !== String(row.entry_seal)) return false;
-  return chainLink(previous, seq, { ...row, entry_seal: null }, sealKey) === row.chain_hash;
 }
