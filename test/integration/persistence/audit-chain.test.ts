@@ -222,6 +222,31 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
       expect((await verifier(KEY).verify()).firstBreak).toMatchObject({ seq: 1, reason: 'edited' });
     });
 
+    it('lists no row not linked yet whose seal is not the key’s, a page full all the same (review S: listed until the sealer refused it)', async () => {
+      const log = new TypeOrmAuditLog({ dataSource: db.dataSource, sqliteWriteQueue: queue() });
+      const at = clock.now().getTime();
+      const genuine: string[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        keepEntrySealKey(db.dataSource, KEY);
+        genuine.push((await write(1, at + 10 * i))[0]!.id);
+        // Between each two, rows inserted while the sealer is stalled: another key's seal, and none.
+        keepEntrySealKey(db.dataSource, 'a-key-that-is-not-the-service-one');
+        await write(1, at + 10 * i + 1);
+        keepEntrySealKey(db.dataSource, undefined);
+        await write(1, at + 10 * i + 2);
+      }
+      keepEntrySealKey(db.dataSource, KEY);
+      const first = await log.page({}, 2);
+      expect(first.entries.map((e) => e.id)).toEqual([genuine[2], genuine[1]]);
+      expect((await log.page({}, 2, first.next)).entries.map((e) => e.id)).toEqual([genuine[0]]);
+      const exported: string[] = [];
+      for await (const entry of log.export({})) exported.push(entry.id);
+      expect(exported).toEqual(genuine);
+      // Once linked, listed as before: the same three.
+      await refusedBy(Date.now()).keyed.sealAll();
+      expect((await log.page({}, 50)).entries.map((e) => e.id)).toEqual([...genuine].reverse());
+    });
+
     it('cannot be fooled by a row given the refused mark by hand: it is named as well', async () => {
       keepEntrySealKey(db.dataSource, KEY);
       const [entry] = await write(1);

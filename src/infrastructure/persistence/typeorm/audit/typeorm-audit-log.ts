@@ -2,7 +2,8 @@ import type { DataSource } from 'typeorm';
 import type { AuditFilter, AuditLog, AuditPage, AuditPosition } from '../../../../application/ports/audit-trail.port';
 import { type AuditEntry, AuditActions, actionGroup } from '../../../../domain/audit/audit-entry';
 import type { SqliteWriteQueue } from '../sqlite-write-queue';
-import { type AuditRow, SELECT_SEALED, toEntry } from './audit-rows';
+import { type AuditRow, entrySeal, SELECT_SEALED, storedEntryValues, toEntry } from './audit-rows';
+import { entrySealKeyOf } from './entry-seal-keys';
 
 const GROUPS = new Set(Object.values(AuditActions).map(actionGroup));
 const EXPORT_BATCH = 500;
@@ -16,19 +17,26 @@ export class TypeOrmAuditLog implements AuditLog {
   constructor(private readonly deps: { dataSource: DataSource; sqliteWriteQueue: SqliteWriteQueue }) {}
 
   async page(filter: AuditFilter, pageSize: number, after?: AuditPosition): Promise<AuditPage> {
-    const { where, parameters } = conditions(filter);
-    if (after) {
-      // The first term is the index range; the second only drops the rows of the boundary millisecond already seen.
-      where.push('occurred_at <= ? AND (occurred_at < ? OR id < ?)');
-      parameters.push(after.occurredAt, after.occurredAt, after.id);
+    // One read as a rule; another after the last row read only when rows not linked yet were left out (below).
+    const kept: AuditRow[] = [];
+    let position = after;
+    for (;;) {
+      const { where, parameters } = conditions(filter);
+      if (position) {
+        // The first term is the index range; the second only drops the rows of the boundary millisecond already seen.
+        where.push('occurred_at <= ? AND (occurred_at < ? OR id < ?)');
+        parameters.push(position.occurredAt, position.occurredAt, position.id);
+      }
+      const wanted = pageSize + 1 - kept.length;
+      const rows = await this.query(`${SELECT_SEALED}${clause(where)} ORDER BY occurred_at DESC, id DESC LIMIT ${wanted}`, parameters);
+      kept.push(...this.listable(rows));
+      const last = rows[rows.length - 1];
+      if (rows.length < wanted || kept.length > pageSize || !last) break;
+      position = { occurredAt: Number(last.occurred_at), id: String(last.id) };
     }
-    const rows = await this.query(
-      `${SELECT_SEALED}${clause(where)} ORDER BY occurred_at DESC, id DESC LIMIT ${pageSize + 1}`,
-      parameters,
-    );
-    const entries = rows.slice(0, pageSize).map(toEntry);
+    const entries = kept.slice(0, pageSize).map(toEntry);
     const last = entries[entries.length - 1];
-    return rows.length > pageSize && last ? { entries, next: { occurredAt: last.occurredAt, id: last.id } } : { entries };
+    return kept.length > pageSize && last ? { entries, next: { occurredAt: last.occurredAt, id: last.id } } : { entries };
   }
 
   async *export(filter: AuditFilter): AsyncIterable<AuditEntry> {
@@ -40,11 +48,22 @@ export class TypeOrmAuditLog implements AuditLog {
         parameters.push(after.occurredAt, after.occurredAt, after.id);
       }
       const rows = await this.query(`${SELECT_SEALED}${clause(where)} ORDER BY occurred_at ASC, id ASC LIMIT ${EXPORT_BATCH}`, parameters);
-      for (const row of rows) yield toEntry(row);
+      for (const row of this.listable(rows)) yield toEntry(row);
       if (rows.length < EXPORT_BATCH) return;
       const last = rows[rows.length - 1]!;
       after = { occurredAt: Number(last.occurred_at), id: String(last.id) };
     }
+  }
+
+  /**
+   * With AUDIT_SEAL_KEY, an entry not linked yet is listed only when it carries the key's seal: a row inserted behind
+   * the service's back, listed until the sealer refused it (for as long as the sealer was stalled, review S), is not.
+   * One without a seal (a replica of a version before seals, in a rolling upgrade) is listed once linked, a second on.
+   */
+  private listable(rows: AuditRow[]): AuditRow[] {
+    const key = entrySealKeyOf(this.deps.dataSource);
+    if (!key) return rows;
+    return rows.filter((row) => row.seq !== null || (row.entry_seal !== null && row.entry_seal === entrySeal(storedEntryValues(row), key)));
   }
 
   private query(sql: string, parameters: unknown[]): Promise<AuditRow[]> {
