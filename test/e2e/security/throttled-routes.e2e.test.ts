@@ -216,5 +216,20 @@ describe('throttles and outcomes declared on the routes', () => {
       expect((await post('/v1/auth/refresh', '198.51.100.23', { refreshToken })).status).toBe(200);
       expect((await post('/v1/auth/signin', address, { username: 'throttled101', password: 'throttled-101-password' })).status).toBe(200);
     });
+
+    it('does not count the console’s renewal without a session cookie (every first load of the console makes one)', async () => {
+      const address = '198.51.100.24';
+      const firstLoad = () => fetch(`${url}/v1/auth/console-session/refresh`, { method: 'POST', headers: { 'x-console-session': '1', 'x-forwarded-for': address } });
+      const statuses = [];
+      for (let n = 0; n < 2 * LIMIT; n++) statuses.push((await firstLoad()).status);
+      expect(statuses).toEqual(Array<number>(2 * LIMIT).fill(401));
+      // The address's refused refreshes are all still there to spend; a stale cookie is a refusal that counts.
+      const refreshToken = await signedIn(102, address);
+      const stale = () =>
+        fetch(`${url}/v1/auth/console-session/refresh`, { method: 'POST', headers: { 'x-console-session': '1', 'x-forwarded-for': address, cookie: 'ac_console_session=stale' } });
+      for (let n = 0; n < LIMIT; n++) expect((await stale()).status).toBe(401);
+      expect((await stale()).status).toBe(429);
+      expect((await post('/v1/auth/refresh', address, { refreshToken })).status).toBe(429);
+    });
   });
 });

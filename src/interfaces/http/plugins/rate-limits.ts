@@ -151,6 +151,16 @@ function checkedLimiter(
   return { hook: 'preHandler', handler };
 }
 
+const notGuesses = new WeakSet<FastifyRequest>();
+
+/**
+ * A refusal that is no guess at a secret, so a failure limit (`address-failures`) does not count it: the console's
+ * renewal without a session cookie, which every first load of the console makes (a script cannot see the cookie).
+ */
+export function refusedWithoutGuessing(request: FastifyRequest): void {
+  notGuesses.add(request);
+}
+
 /**
  * A limit of failures per client address, for the requests `applies` to (all when absent): while the address's window
  * holds `max` refused requests, the next is 429 before any work; a request answered 4xx (but the 429 itself) counts, before its
@@ -173,7 +183,7 @@ function failureLimiter(failures: FailureCounting, max: number, name: string, ap
   };
   const onSend: onSendHookHandler = async (request, reply, payload) => {
     const status = reply.statusCode;
-    if (status >= 400 && status < 500 && status !== 429 && (!applies || applies(request))) await failures.counter.hit(keyOf(request), failures.clock.now(), 60_000);
+    if (status >= 400 && status < 500 && status !== 429 && !notGuesses.has(request) && (!applies || applies(request))) await failures.counter.hit(keyOf(request), failures.clock.now(), 60_000);
     return payload;
   };
   // Checked before the request is read when the body does not decide (a refused body is no way around the limit);

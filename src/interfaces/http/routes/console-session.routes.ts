@@ -13,6 +13,7 @@ import {
   sessionCookieValue,
 } from '../console/session-cookie';
 import { anyRequestProblems, bodyProblems, problemResponse, protectedProblems, throttledProblem, unavailableProblem } from '../schemas';
+import { refusedWithoutGuessing } from '../plugins/rate-limits';
 
 const consoleHeader = {
   type: 'object',
@@ -110,6 +111,8 @@ export function consoleSessionRoutes(deps: { refreshSession: RefreshSessionUseCa
         assertSameOrigin(request, deps.publicUrl);
         const token = sessionCookieValue(request.headers.cookie);
         if (token === null) {
+          // No session to renew (the console's first load): a 401 that guessed nothing, so it spends no refused refresh.
+          refusedWithoutGuessing(request);
           reply.header('set-cookie', clearedSessionCookie(reachedOverHttps(request, deps.publicUrl)));
           throw new InvalidRefreshTokenError();
         }
