@@ -2,6 +2,7 @@ import { AUDIT_EVENT_TYPE } from '../../../src/infrastructure/messaging/cloud-ev
 import { AUDIT_GENESIS_HASH } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
 import { headSeal } from '../../../src/infrastructure/persistence/typeorm/audit/audit-chain';
 import { type AuditRow, chainLink, SELECT_SEALED } from '../../../src/infrastructure/persistence/typeorm/audit/audit-rows';
+import { AuditRetentionSweeper } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
 import { AuditHeadMovedError } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
 import { keepEntrySealKey } from '../../../src/infrastructure/persistence/typeorm/audit/entry-seal-keys';
 import { TypeOrmAuditLog } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-log';
@@ -9,6 +10,7 @@ import { contractTargets } from '../../contract/implementations';
 import { auditChainRig } from './audit-chain-rig';
 
 const KEY = 'audit-seal-key-of-the-head-seal-tests';
+const DAY = 86_400_000;
 
 /**
  * The seal of the chain's head (review S, high): with AUDIT_SEAL_KEY, deleting an entry, clearing the links after it
@@ -103,4 +105,23 @@ describe.each(contractTargets())('the audit chain’s head seal on $name', (targ
     expect(await sealer(KEY).sealAll()).toBe(0);
     expect(await seqOf(entries[3]!.id)).toBe(0);
   });
+
+  it('sweeps past the retention the entries an older sealer linked, with or without their seal in the link', async () => {
+    await sealer(KEY).sealAll();
+    await write(3, clock.now().getTime() - 400 * DAY);
+    await sealer(KEY).sealAll();
+    // #2 as the version before entries' seals linked it (review K), #3 as the version before head seals did.
+    const [second] = await query<AuditRow[]>(`${SELECT_SEALED} WHERE seq = 2`);
+    const secondLink = chainLink(await linkOf(1), 2, { ...second!, entry_seal: null }, KEY);
+    const [third] = await query<AuditRow[]>(`${SELECT_SEALED} WHERE seq = 3`);
+    const thirdLink = chainLink(secondLink, 3, third!, KEY);
+    await query('UPDATE audit_events SET chain_hash = ? WHERE seq = 2', [secondLink]);
+    await query('UPDATE audit_events SET chain_hash = ? WHERE seq = 3', [thirdLink]);
+    await query('UPDATE audit_chain SET last_hash = ?, head_seal = NULL WHERE id = 1', [thirdLink]);
+    const sweeper = new AuditRetentionSweeper({ dataSource: db.dataSource, sqliteWriteQueue: queue(), clock, sealKey: KEY, retentionSeconds: 365 * 86_400 });
+
+    expect(await sweeper.sweep()).toBe(3);
+    expect(await verifier(KEY).verify()).toEqual({ ok: true, checked: 0, unsealed: 0 });
+  });
 });
+
