@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type Problem, problem } from './problem';
@@ -56,8 +56,29 @@ export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
  * fastify sees the request. The same answer as problem+json with a request id; the body is not read.
  */
 export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
+  answerBeforeBody(request, response, problem('EXPECTATION_FAILED', 'Only the expectation 100-continue is supported'));
+}
+
+/**
+ * `Expect: 100-continue` (curl sends it with a body over 1 KB): Node answers `100 Continue` to every such request unless
+ * the server listens, and the client then sent a body that BODY_LIMIT refused (413) once it had arrived. A declared
+ * length over the limit is answered 413 at once, so the body is never sent; any other request continues as usual.
+ */
+export function continueWithinLimit(server: Server, limit: number): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    const length = Number(request.headers['content-length']);
+    if (Number.isFinite(length) && length > limit) {
+      answerBeforeBody(request, response, problem('PAYLOAD_TOO_LARGE', `The body is larger than BODY_LIMIT (${limit} bytes): it was not sent`));
+      return;
+    }
+    response.writeContinue();
+    server.emit('request', request, response);
+  };
+}
+
+/** `body` as the whole answer, with the client's request id or a new one, before any of the request's body is read; the connection closed. */
+function answerBeforeBody(request: IncomingMessage, response: ServerResponse, body: Problem): void {
   const given = request.headers['x-request-id'];
-  const body = problem('EXPECTATION_FAILED', 'Only the expectation 100-continue is supported');
   response.writeHead(body.status, {
     'content-type': 'application/problem+json',
     'x-request-id': typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID(),

@@ -121,8 +121,33 @@ describe('security hardening', () => {
       expect(refused.type).toBe('application/problem+json');
       expect(refused.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(JSON.parse(refused.body)).toMatchObject({ status: 417, code: 'EXPECTATION_FAILED', type: 'urn:problem:access-control:expectation-failed' });
-      // 100-continue is Node's to answer: the body follows and the route runs (an unknown user: 401).
+      // 100-continue within BODY_LIMIT: the body follows and the route runs (an unknown user: 401).
       expect((await send('100-continue')).status).toBe(401);
+    });
+
+    it('answers 413 at once to 100-continue with a declared length over BODY_LIMIT, so the body is never sent', async () => {
+      const url = new URL(`${app.url}/v1/auth/signin`);
+      let continued = false;
+      const answer = await new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { expect: '100-continue', 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) } },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
+          },
+        );
+        req.on('continue', () => {
+          continued = true;
+          req.destroy();
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+      });
+      expect(continued).toBe(false);
+      expect(answer.status).toBe(413);
+      expect(answer.type).toBe('application/problem+json');
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
     });
 
     it('answers 405 with Allow to a known path asked with another method, before authentication; an unknown /v1 path stays 401', async () => {
