@@ -14,7 +14,7 @@ import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { SecretCipher } from '../ports/secret-cipher.port';
 import type { SignInTickets } from '../ports/sign-in-tickets.port';
 import type { Totp } from '../ports/totp.port';
-import { looksLikeTotpCode, recoveryCodeHash } from './mfa-codes';
+import { recoveryCodeHash, totpDigits } from './mfa-codes';
 import { openTicket } from './own-factor-access';
 import type { PasskeyCeremonies } from './passkey-ceremonies';
 
@@ -172,12 +172,13 @@ export class CompleteMfaSignInUseCase {
    * null otherwise. Nothing is written here: a right code costs what a wrong one does until it is used.
    */
   private async totpStep(factors: MfaFactor[], code: string, now: Date): Promise<{ factorId: string; step: number } | null> {
-    if (!looksLikeTotpCode(code)) return null;
+    const digits = totpDigits(code);
+    if (digits === null) return null;
     const factor = factors.find((f) => f.type === 'totp' && isConfirmed(f));
     if (!factor) return null;
     // A secret that does not open (a lost or rotated key) verifies no code: refused as a wrong one, counted as one.
     const secret = this.deps.secretCipher.open(factor.sealedSecret);
-    const step = secret === null ? null : await this.deps.totp.verify(secret, code, now, factor.lastUsedStep);
+    const step = secret === null ? null : await this.deps.totp.verify(secret, digits, now, factor.lastUsedStep);
     return step === null ? null : { factorId: factor.id, step };
   }
 

@@ -21,7 +21,10 @@ export async function recoveryCodeHash(deps: { secretTokens: SecretTokens; recov
   return salt === null ? deps.secretTokens.hash(`recovery:${normalized}`) : deps.recoveryCodeHasher.digest(normalized, salt);
 }
 
-/** A TOTP code is six digits; anything else is refused before any secret is opened. */
-export function looksLikeTotpCode(code: string): boolean {
-  return /^\d{6}$/.test(code);
+/**
+ * A TOTP code as typed: six digits, or three and three with a space between, as authenticator apps show it; its six
+ * digits, or null for anything else, which is refused before any secret is opened.
+ */
+export function totpDigits(code: string): string | null {
+  return /^\d{3} ?\d{3}$/.test(code) ? code.replace(' ', '') : null;
 }

@@ -11,7 +11,7 @@ import type { MfaStore } from '../ports/mfa-store.port';
 import type { PasswordHasher } from '../ports/password-hasher.port';
 import type { SecretCipher } from '../ports/secret-cipher.port';
 import type { Totp } from '../ports/totp.port';
-import { looksLikeTotpCode } from './mfa-codes';
+import { totpDigits } from './mfa-codes';
 
 /** What proves the caller is the account's owner before a factor goes: the password, or a current authenticator code. */
 export type FactorProof = { password: string; code?: undefined } | { code: string; password?: undefined };
@@ -92,8 +92,9 @@ export class OwnFactorProof {
    */
   private async currentCode(factors: MfaFactor[], code: string, settle: boolean): Promise<true | null> {
     const factor = factors.find((f) => f.type === 'totp' && isConfirmed(f));
-    const secret = factor && looksLikeTotpCode(code) ? this.deps.secretCipher.open(factor.sealedSecret) : null;
-    const step = secret === null ? null : await this.deps.totp.verify(secret, code, this.deps.clock.now(), factor!.lastUsedStep);
+    const digits = totpDigits(code);
+    const secret = factor && digits ? this.deps.secretCipher.open(factor.sealedSecret) : null;
+    const step = secret === null || digits === null ? null : await this.deps.totp.verify(secret, digits, this.deps.clock.now(), factor!.lastUsedStep);
     return step !== null && settle && (await this.deps.mfaStore.useTimeStep(factor!.id, step)) ? true : null;
   }
 }

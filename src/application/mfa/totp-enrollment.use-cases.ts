@@ -11,7 +11,7 @@ import type { SecretCipher } from '../ports/secret-cipher.port';
 import type { RecoveryCodeGenerator, Totp } from '../ports/totp.port';
 import type { UnitOfWork } from '../ports/unit-of-work.port';
 import type { UserRepository } from '../ports/user-repository.port';
-import { hashRecoveryCodes, looksLikeTotpCode } from './mfa-codes';
+import { hashRecoveryCodes, totpDigits } from './mfa-codes';
 import { ownUser } from './own-factor-access';
 import type { FactorProof, OwnFactorProof } from './own-factor-proof';
 
@@ -85,8 +85,9 @@ export class ConfirmTotpEnrollmentUseCase {
     const actorName = userActor(user)!;
     // A pending secret that does not open (the key changed since the start) verifies no code: start again.
     const step = await this.deps.ownFactorProof.counted(user, AuditActions.mfaEnrolled, 'invalid_code', () => new InvalidMfaCodeError(), async () => {
-      const secret = looksLikeTotpCode(code) ? secretCipher.open(pending.sealedSecret) : null;
-      return secret === null ? null : await totp.verify(secret, code, now, pending.lastUsedStep);
+      const digits = totpDigits(code);
+      const secret = digits ? secretCipher.open(pending.sealedSecret) : null;
+      return secret === null || digits === null ? null : await totp.verify(secret, digits, now, pending.lastUsedStep);
     });
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => recoveryCodeGenerator.next());
     const { salt, hashes } = await hashRecoveryCodes(this.deps.recoveryCodeHasher, recoveryCodes);

@@ -107,6 +107,18 @@ export const RoleSchema = {
 const base64url = { type: 'string', pattern: '^[A-Za-z0-9_-]+$' } as const;
 
 /**
+ * A code of the authenticator app as typed: six digits, or three and three with a space between, as the apps show it
+ * (totpDigits). Anything else is refused by the schema (400), before any secret is opened.
+ */
+export const totpCodeSchema = {
+  type: 'string',
+  minLength: 6,
+  maxLength: 7,
+  pattern: '^[0-9]{3} ?[0-9]{3}$',
+  description: 'A current six-digit code of the authenticator app (`123456`, or `123 456` as the apps show it)',
+} as const;
+
+/**
  * A public key of the set (RFC 7517/7518/8037): Ed25519 (OKP), P-256 (EC) or RSA, always with `kid`, `alg` and `use`.
  *
  * One object schema with every member, not a `oneOf` of the key types: OpenAPI Generator (`typescript-fetch`,

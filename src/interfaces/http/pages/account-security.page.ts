@@ -29,7 +29,7 @@ export function renderAccountSecurityPage(basePath = ''): string {
   <button type="button" id="use-passkey" hidden>Use a passkey</button>
   <form id="code-step" hidden novalidate>
     <label for="code">Code from your authenticator app</label>
-    <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6">
+    <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{3} ?[0-9]{3}" maxlength="7">
     <button type="submit" id="send-code">Verify</button>
   </form>
   <form id="recovery-step" hidden novalidate>

@@ -7,11 +7,9 @@ import { MfaRequiredError } from '../../../application/mfa/mfa.errors';
 import type { PasskeySignInOptionsUseCase } from '../../../application/mfa/passkey-sign-in-options.use-case';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
 import { problem } from '../problem';
-import { anyRequestProblems, bodyProblems, ProblemSchema, problemResponse, protectedProblems, throttledProblem, unavailableProblem } from '../schemas';
+import { anyRequestProblems, bodyProblems, ProblemSchema, problemResponse, protectedProblems, throttledProblem, totpCodeSchema, unavailableProblem } from '../schemas';
 import { sessionTokensResponse } from './session-tokens.schema';
 import { assertionSchema, requestOptionsSchema } from './webauthn.schemas';
-
-const totpCodeSchema = { type: 'string', minLength: 6, maxLength: 6, pattern: '^[0-9]{6}$', description: 'The current six-digit code of the authenticator app' } as const;
 
 /** Opaque refresh tokens are 43 characters of base64url; anything longer is refused before any lookup. */
 const REFRESH_TOKEN_MAX_LENGTH = 128;

@@ -4,7 +4,7 @@ import type { ResetUserMfaUseCase } from '../../../application/mfa/reset-user-mf
 import type { ConfirmTotpEnrollmentUseCase, StartTotpEnrollmentUseCase } from '../../../application/mfa/totp-enrollment.use-cases';
 import type { FactorProof } from '../../../application/mfa/own-factor-proof';
 import { PASSWORD_MAX_LENGTH } from '../../../domain/users/password-policy';
-import { bodyProblems, problemResponse, protectedProblems, throttledProblem, userIdParams } from '../schemas';
+import { bodyProblems, problemResponse, protectedProblems, throttledProblem, totpCodeSchema, userIdParams } from '../schemas';
 import { factorProofBody, factorProofDescription, wrongFactorProof } from './webauthn.schemas';
 
 const gone = problemResponse('The account was deleted or deactivated meanwhile (`USER_NOT_FOUND`), or the token is a service account’s (`NOT_A_USER`)');
@@ -16,8 +16,6 @@ const recoveryCodes = {
     recovery_codes: { type: 'array', items: { type: 'string' }, description: 'Ten single-use codes, shown this once: each signs in once instead of a code' },
   },
 } as const;
-/** Six digits; anything else is refused by the schema (400), before any secret is opened. */
-const totpCode = { type: 'string', minLength: 6, maxLength: 6, pattern: '^[0-9]{6}$', description: 'The current six-digit code of the authenticator app' } as const;
 
 /** The caller's second factors (`/v1/me/mfa…`), and an admin's reset of another user's (#24). */
 export function mfaRoutes(deps: {
@@ -137,7 +135,7 @@ export function mfaRoutes(deps: {
           tags: ['mfa'],
           summary: 'Activate the pending authenticator app with a current code: answers ten recovery codes, shown once',
           security: [{ bearerAuth: [] }],
-          body: { type: 'object', required: ['code'], additionalProperties: false, properties: { code: totpCode } },
+          body: { type: 'object', required: ['code'], additionalProperties: false, properties: { code: totpCodeSchema } },
           response: {
             200: recoveryCodes,
             ...protectedProblems,

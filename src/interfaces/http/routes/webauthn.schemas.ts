@@ -1,6 +1,6 @@
 import { PASSKEY_NAME_MAX_LENGTH } from '../../../domain/mfa/passkey';
 import type { PasskeyView } from '../../../application/mfa/passkey.use-cases';
-import { problemResponse } from '../schemas';
+import { problemResponse, totpCodeSchema } from '../schemas';
 
 /** The JSON shapes of WebAuthn (passkeys, #24) on the wire: options handed to a browser, and what it answers. */
 
@@ -131,7 +131,7 @@ export const factorProofBody = (passwordMaxLength: number) =>
     additionalProperties: false,
     properties: {
       password: { type: 'string', minLength: 1, maxLength: passwordMaxLength },
-      code: { type: 'string', minLength: 6, maxLength: 6, pattern: '^[0-9]{6}$', description: 'A current code of the authenticator app' },
+      code: totpCodeSchema,
     },
     oneOf: [{ required: ['password'] }, { required: ['code'] }],
   }) as const;

@@ -29,4 +29,14 @@ describe('a factor proof', () => {
     await expect(prove(current)).resolves.toBeUndefined();
     await expect(prove(current)).rejects.toBeInstanceOf(InvalidMfaCodeError);
   });
+
+  it('takes a code as the apps show it, three digits, a space and three; no other spacing', async () => {
+    const { ownFactorProof, enroll, ada, code } = setup();
+    await enroll();
+    const prove = (c: string) => ownFactorProof.check(ada, { code: c }, AuditActions.mfaRecoveryCodesRegenerated);
+    const current = code();
+    await expect(prove(`${current.slice(0, 2)} ${current.slice(2)}`)).rejects.toBeInstanceOf(InvalidMfaCodeError);
+    await expect(prove(` ${current}`)).rejects.toBeInstanceOf(InvalidMfaCodeError);
+    await expect(prove(`${current.slice(0, 3)} ${current.slice(3)}`)).resolves.toBeUndefined();
+  });
 });
