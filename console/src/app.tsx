@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Client } from './api/client';
-import { allowed, homePath, screenOf, screensFor } from './logic/access';
+import { allowed, homePath, type Route, routeOf, screensFor } from './logic/access';
 import { displayName } from './logic/format';
 import { AccountScreen } from './screens/account';
 import { AuditScreen } from './screens/audit';
 import { EnrollmentScreen } from './screens/enrollment';
 import { InvitationsScreen } from './screens/invitations';
+import { NotFoundScreen } from './screens/not-found';
 import { RolesScreen } from './screens/roles';
 import { ServiceAccountsScreen } from './screens/service-accounts';
 import { SessionInterrupted } from './screens/session-interrupted';
@@ -41,12 +42,13 @@ function Shell(props: { state: Extract<SessionState, { status: 'signed-in' }>; s
   const { me, enrollmentOnly } = props.state;
   const permissions = enrollmentOnly ? [] : me.role.permissions;
   const screens = enrollmentOnly ? [] : screensFor(permissions);
-  const screen = screenOf(where.pathname);
+  const route = routeOf(where.pathname);
+  const screen = route?.screen ?? null;
   const signOut = useAction();
 
   useEffect(() => {
-    if (!enrollmentOnly && (where.pathname === '/console' || screen === null)) navigate(homePath(permissions), { replace: true });
-  }, [where.pathname, screen, enrollmentOnly]);
+    if (!enrollmentOnly && where.pathname === '/console') navigate(homePath(permissions), { replace: true });
+  }, [where.pathname, enrollmentOnly]);
 
   return (
     <div class="shell">
@@ -81,33 +83,35 @@ function Shell(props: { state: Extract<SessionState, { status: 'signed-in' }>; s
       <main id="main">
         {enrollmentOnly ? (
           <EnrollmentScreen />
-        ) : screen && allowed(permissions, screen) ? (
-          <Routed pathname={where.pathname} search={where.search} />
-        ) : screen ? (
+        ) : where.pathname === '/console' ? null /* on its way to the first screen */ : !route ? (
+          <NotFoundScreen home={screens[0]!} />
+        ) : allowed(permissions, route.screen) ? (
+          <Routed route={route} search={where.search} />
+        ) : (
           <Screen title="Not available">
             <p>Your role does not allow this screen.</p>
           </Screen>
-        ) : null}
+        )}
       </main>
     </div>
   );
 }
 
-function Routed(props: { pathname: string; search: string }) {
-  const [, screen, id] = props.pathname.split('/').slice(1);
+function Routed(props: { route: Route; search: string }) {
+  const { screen, id } = props.route;
   switch (screen) {
     case 'users':
       // Keyed by id, as a role's page is: another user's page never shows this one's form fields.
-      return id ? <UserScreen key={id} id={decodeURIComponent(id)} /> : <UsersScreen search={props.search} />;
+      return id ? <UserScreen key={id} id={id} /> : <UsersScreen search={props.search} />;
     case 'invitations':
       return <InvitationsScreen />;
     case 'roles':
-      return <RolesScreen id={id ? decodeURIComponent(id) : null} search={props.search} />;
+      return <RolesScreen id={id} search={props.search} />;
     case 'service-accounts':
-      return <ServiceAccountsScreen id={id ? decodeURIComponent(id) : null} search={props.search} />;
+      return <ServiceAccountsScreen id={id} search={props.search} />;
     case 'audit':
       return <AuditScreen search={props.search} />;
-    default:
+    case 'account':
       return <AccountScreen />;
   }
 }

@@ -52,11 +52,27 @@ export function groupPermissions(names: readonly string[]): [string, string[]][]
   return [...groups.entries()];
 }
 
-/** The screen a console path belongs to, or null for an unknown one. */
-export function screenOf(pathname: string): Screen | null {
-  const match = /^\/console\/([a-z-]+)/.exec(pathname);
-  const name = match?.[1];
-  return SCREENS.some((entry) => entry.screen === name) ? (name as Screen) : null;
+/** The screens whose path may name one of their records (/console/users/{id}). */
+const WITH_RECORDS: readonly Screen[] = ['users', 'roles', 'service-accounts'];
+
+export interface Route {
+  screen: Screen;
+  /** The record the path names, decoded. */
+  id: string | null;
+}
+
+/** A console path's screen and record, or null when no screen has that path (/console/nothing, /console/users/1/x). */
+export function routeOf(pathname: string): Route | null {
+  const [, root, name, id, ...rest] = pathname.split('/');
+  const screen = SCREENS.find((entry) => entry.screen === name)?.screen;
+  if (root !== 'console' || !screen || rest.length > 0) return null;
+  if (id === undefined) return { screen, id: null };
+  if (!id || !WITH_RECORDS.includes(screen)) return null;
+  try {
+    return { screen, id: decodeURIComponent(id) };
+  } catch {
+    return null; // a malformed escape (%E0) names no record
+  }
 }
 
 export function allowed(permissions: readonly string[], screen: Screen): boolean {

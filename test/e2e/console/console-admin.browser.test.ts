@@ -158,6 +158,17 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(lines.map((line) => JSON.parse(line).action)).toEqual(['role.created']);
   });
 
+  it('says an address the console has no page for is not found, with a link to Users', async () => {
+    for (const path of ['/console/nothing-here', '/console/users/someone/more', '/console/account/extra']) {
+      await page.goto(`${rig.url}${path}`);
+      await h1('Page not found');
+      expect(new URL(page.url()).pathname).toBe(path);
+    }
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.getByRole('main').getByRole('link', { name: 'Users', exact: true }).click();
+    await h1('Users');
+  });
+
   it('changes the password (a wrong current one said at its field), sets up TOTP with its QR code and recovery codes, then signs in with a code', async () => {
     await page.getByRole('link', { name: 'My account', exact: true }).click();
     await h1('My account');

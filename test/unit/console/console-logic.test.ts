@@ -1,4 +1,4 @@
-import { allowed, canHandOut, groupPermissions, homePath, screenOf, screensFor } from '../../../console/src/logic/access';
+import { allowed, canHandOut, groupPermissions, homePath, routeOf, screensFor } from '../../../console/src/logic/access';
 import { everyPage } from '../../../console/src/logic/every-page';
 import { factorProof, proofError } from '../../../console/src/logic/factor-proof';
 import { displayName, localDateTime, tokenClaims } from '../../../console/src/logic/format';
@@ -151,10 +151,13 @@ describe('what a viewer sees', () => {
     expect(homePath(['users:invite'])).toBe('/console/invitations');
   });
 
-  it('knows the screen of a path, and none for an unknown one', () => {
-    expect(screenOf('/console/users/abc')).toBe('users');
-    expect(screenOf('/console/nothing')).toBeNull();
-    expect(screenOf('/console')).toBeNull();
+  it('knows the screen and record of a path, and none for an unknown one', () => {
+    expect(routeOf('/console/users')).toEqual({ screen: 'users', id: null });
+    expect(routeOf('/console/users/a%2Fb')).toEqual({ screen: 'users', id: 'a/b' });
+    expect(routeOf('/console/service-accounts/new')).toEqual({ screen: 'service-accounts', id: 'new' });
+    for (const unknown of ['/console', '/console/nothing', '/console/users.json', '/console/users/abc/more', '/console/account/abc', '/console/audit/x', '/console/users/%E0', '/other/users']) {
+      expect(routeOf(unknown)).toBeNull();
+    }
   });
 
   it('groups the permission picker by the names’ groups, sorted', () => {
