@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api/client';
 import { canHandOut, holds, P } from '../logic/access';
 import { explain } from '../logic/problems';
@@ -10,17 +10,27 @@ import { useRoles } from '../ui/use-roles';
 import { ServiceAccountPage } from './service-account-page';
 import { ListPager } from './users-list';
 
-/** Service accounts: the list page by page and a create form; /console/service-accounts/{id} is one account. */
+/**
+ * Service accounts: the list page by page and a create form; /console/service-accounts/{id} is one account. An
+ * account is created on the list, so /console/service-accounts/new (as /console/roles/new creates a role) is the
+ * list with its create form's first field focused.
+ */
 export function ServiceAccountsScreen(props: { id: string | null; search: string }) {
   // Keyed by id, as a role's page is: another account's page never keeps this one's secret or fields.
-  if (props.id) return <ServiceAccountPage key={props.id} id={props.id} />;
-  return <ServiceAccountList search={props.search} />;
+  if (props.id && props.id !== 'new') return <ServiceAccountPage key={props.id} id={props.id} />;
+  return <ServiceAccountList search={props.search} create={props.id === 'new'} />;
 }
 
-function ServiceAccountList(props: { search: string }) {
+function ServiceAccountList(props: { search: string; create: boolean }) {
   const { api, permissions } = useConsole();
   const query = parsePageQuery(props.search);
   const go = (change: Partial<PageQuery>) => navigate(`/console/service-accounts${pageQueryString(changeListQuery(query, change))}`);
+  // After the Screen's own focus (its heading's, on a move within the console): the form is what was asked for.
+  useEffect(() => {
+    if (!props.create) return;
+    document.getElementById('sa-name')?.focus();
+    navigate(`/console/service-accounts${props.search}`, { replace: true });
+  }, [props.create]);
   const accounts = useLoad(() => call(api.GET('/v1/service-accounts', { params: { query: pageApiQuery(query) } })), pageQueryString(query));
   const [created, setCreated] = useState<{ id: string; clientId: string; secret: string } | null>(null);
   return (

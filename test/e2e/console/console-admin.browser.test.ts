@@ -158,7 +158,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(lines.map((line) => JSON.parse(line).action)).toEqual(['role.created']);
   });
 
-  it('says an address the console has no page for is not found, with a link to Users', async () => {
+  it('says an address the console has no page for is not found, with a link to Users; /console/service-accounts/new is the create form', async () => {
     for (const path of ['/console/nothing-here', '/console/users/someone/more', '/console/account/extra']) {
       await page.goto(`${rig.url}${path}`);
       await h1('Page not found');
@@ -167,6 +167,12 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.getByRole('main').getByRole('link', { name: 'Users', exact: true }).click();
     await h1('Users');
+
+    // Accounts are created on the list: "new" opens it with the create form's first field focused.
+    await page.goto(`${rig.url}/console/service-accounts/new`);
+    await h1('Service accounts');
+    await page.locator('#sa-name:focus').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/service-accounts');
   });
 
   it('changes the password (a wrong current one said at its field), sets up TOTP with its QR code and recovery codes, then signs in with a code', async () => {
