@@ -102,7 +102,7 @@ function Routed(props: { route: Route; search: string }) {
   switch (screen) {
     case 'users':
       // Keyed by id, as a role's page is: another user's page never shows this one's form fields.
-      return id ? <UserScreen key={id} id={id} /> : <UsersScreen search={props.search} />;
+      return id ? <UserScreen key={id} id={id} search={props.search} /> : <UsersScreen search={props.search} />;
     case 'invitations':
       return <InvitationsScreen />;
     case 'roles':

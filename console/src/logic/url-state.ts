@@ -52,6 +52,19 @@ export function usersQueryString(query: UsersQuery): string {
   return withPage(params, query);
 }
 
+/**
+ * A user's page opened from the list carries the list's state in its own query string, so its way back (and a
+ * reload or a shared link of it) returns to the list as it was: the same filters, page and page size.
+ */
+export function userPath(id: string, list: UsersQuery): string {
+  return `/console/users/${encodeURIComponent(id)}${usersQueryString(list)}`;
+}
+
+/** The users list a user's page came from, read from that page's query string. */
+export function usersListPath(userPageSearch: string): string {
+  return `/console/users${usersQueryString(parseUsersQuery(userPageSearch))}`;
+}
+
 export function pageQueryString(query: PageQuery): string {
   return withPage(new URLSearchParams(), query);
 }

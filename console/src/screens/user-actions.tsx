@@ -14,8 +14,9 @@ const value = (event: Event) => (event.currentTarget as HTMLInputElement).value;
 /**
  * What the viewer may change of a user, each action with its failure in words next to it. `stale`: the user is
  * being read again after a change, so its version (If-Match) is the old one and every action waits for the new.
+ * `list`: the users list the page came from, where a deletion returns.
  */
-export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChanged(): void }) {
+export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChanged(): void; list: string }) {
   const { api, permissions, viewerId } = useConsole();
   const { user, etag } = props.loaded;
   const id = user._id;
@@ -124,7 +125,7 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
           class="card danger-zone"
           onSubmit={(e) => (e.preventDefault(), confirmed && void remove.run(async () => {
             await call(api.DELETE('/v1/users/{id}', { params: { path: { id }, header: ifMatch } }));
-            navigate('/console/users');
+            navigate(props.list);
           }))}
         >
           <h3>Delete this user</h3>

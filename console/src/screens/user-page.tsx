@@ -2,6 +2,7 @@ import { answered, call, type UserDetail } from '../api/client';
 import { holds, P } from '../logic/access';
 import { InvitationExpiry } from './invitation-expiry';
 import { displayName } from '../logic/format';
+import { usersListPath } from '../logic/url-state';
 import { Link, LoadFailure, Loading, LocalTime, Screen, useConsole } from '../ui/components';
 import { useLoad } from '../ui/use-load';
 import { AuditEntries } from './audit-entries';
@@ -15,9 +16,13 @@ export interface LoadedUser {
   invitedBy: string | null;
 }
 
-/** A user's page: who they are, what they may do, what happened to them, and what the viewer may change. */
-export function UserScreen(props: { id: string }) {
+/**
+ * A user's page: who they are, what they may do, what happened to them, and what the viewer may change. `search`:
+ * the state of the users list it was opened from (logic/url-state.ts), where its way back leads.
+ */
+export function UserScreen(props: { id: string; search: string }) {
   const { api, permissions } = useConsole();
+  const list = usersListPath(props.search);
   const loaded = useLoad<LoadedUser>(async () => {
     const { data: user, headers } = await answered(api.GET('/v1/users/{id}', { params: { path: { id: props.id } } }));
     let invitedBy: string | null = null;
@@ -36,7 +41,7 @@ export function UserScreen(props: { id: string }) {
       <Screen title="User">
         <LoadFailure failure={loaded.failure} onRetry={loaded.reload} />
         <p>
-          <Link href="/console/users">Back to the users</Link>
+          <Link href={list}>Back to the users</Link>
         </p>
       </Screen>
     );
@@ -52,7 +57,7 @@ export function UserScreen(props: { id: string }) {
   return (
     <Screen title={displayName(user)}>
       <p>
-        <Link href="/console/users">Back to the users</Link>
+        <Link href={list}>Back to the users</Link>
       </p>
       <dl class="facts">
         <dt>Status</dt>
@@ -89,7 +94,7 @@ export function UserScreen(props: { id: string }) {
           <LocalTime iso={user.updated_date} />
         </dd>
       </dl>
-      <UserActions loaded={loaded.data} stale={loaded.state === 'loading'} onChanged={loaded.reload} />
+      <UserActions loaded={loaded.data} stale={loaded.state === 'loading'} onChanged={loaded.reload} list={list} />
       {holds(permissions, P.auditRead) && (
         <section aria-labelledby="user-audit">
           <h2 id="user-audit">What happened to {displayName(user)}</h2>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, type Schemas, type User } from '../api/client';
 import { holds, P } from '../logic/access';
 import { displayName } from '../logic/format';
-import { changeListQuery, PAGE_SIZES, type PageQuery, parseUsersQuery, STATUSES, usersApiQuery, usersQueryString, type UsersQuery } from '../logic/url-state';
+import { changeListQuery, PAGE_SIZES, type PageQuery, parseUsersQuery, STATUSES, userPath, usersApiQuery, usersQueryString, type UsersQuery } from '../logic/url-state';
 import { Link, LoadFailure, Loading, LocalTime, Screen, Select, TableWrap, useConsole } from '../ui/components';
 import { navigate } from '../ui/router';
 import { useLoad } from '../ui/use-load';
@@ -59,13 +59,13 @@ export function UsersScreen(props: { search: string }) {
       </form>
       {users.state === 'failed' && <LoadFailure failure={users.failure} onRetry={users.reload} />}
       {users.state === 'loading' && !users.data && <Loading what="users" />}
-      {users.data && <UsersTable users={users.data.users} busy={users.state === 'loading'} />}
+      {users.data && <UsersTable users={users.data.users} query={query} busy={users.state === 'loading'} />}
       {users.data && <ListPager query={query} pagination={users.data.pagination} go={go} />}
     </Screen>
   );
 }
 
-function UsersTable(props: { users: User[]; busy: boolean }) {
+function UsersTable(props: { users: User[]; query: UsersQuery; busy: boolean }) {
   if (props.users.length === 0) {
     return (
       <p class="empty" role="status">
@@ -89,7 +89,7 @@ function UsersTable(props: { users: User[]; busy: boolean }) {
           {props.users.map((user) => (
             <tr key={user._id}>
               <th scope="row">
-                <Link href={`/console/users/${encodeURIComponent(user._id)}`}>{displayName(user)}</Link>
+                <Link href={userPath(user._id, props.query)}>{displayName(user)}</Link>
                 {user.username && user.name && <span class="sub"> @{user.username}</span>}
               </th>
               <td>{user.email}</td>

@@ -82,6 +82,19 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(await page.getByLabel('Role').inputValue()).toBe('admin');
   });
 
+  it('goes back from a user’s page to the list as it was: its search, filters and page', async () => {
+    const list = '?q=person&status=pending&page=2';
+    await page.goto(`${rig.url}/console/users${list}`);
+    await page.getByText('Page 2 of 2 · 12 in all').waitFor();
+    await page.locator('main tbody a').first().click();
+    await page.getByRole('heading', { level: 1, name: /^Person / }).waitFor();
+    await page.getByRole('link', { name: 'Back to the users' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    expect(new URL(page.url()).search).toBe(list);
+    await page.getByText('Page 2 of 2 · 12 in all').waitFor();
+    expect(await page.getByLabel('Status').inputValue()).toBe('pending');
+  });
+
   it('shows a user’s page and changes it: rename, role, deactivate, reactivate, reset the second factor, delete confirmed by typing', async () => {
     const memberId = (await rig.request('GET', '/v1/users?q=person02', { token })).body.users[0]._id;
     await page.goto(`${rig.url}/console/users/${memberId}`);

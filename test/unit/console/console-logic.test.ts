@@ -3,7 +3,7 @@ import { everyPage } from '../../../console/src/logic/every-page';
 import { factorProof, proofError } from '../../../console/src/logic/factor-proof';
 import { displayName, localDateTime, tokenClaims } from '../../../console/src/logic/format';
 import { asProblem, explain, fieldMessages, isConflict } from '../../../console/src/logic/problems';
-import { auditQueryString, changeListQuery, DEFAULT_USERS_QUERY, pageQueryString, parseAuditFilters, parsePageQuery, parseUsersQuery, usersApiQuery, usersQueryString } from '../../../console/src/logic/url-state';
+import { auditQueryString, changeListQuery, DEFAULT_USERS_QUERY, pageQueryString, parseAuditFilters, parsePageQuery, parseUsersQuery, userPath, usersApiQuery, usersListPath, usersQueryString } from '../../../console/src/logic/url-state';
 
 describe('the console’s users list state in the URL', () => {
   it('reads the defaults from an empty query and writes them as nothing', () => {
@@ -40,6 +40,15 @@ describe('the console’s users list state in the URL', () => {
     expect(pageQueryString({ page: 3, pageSize: 25 })).toBe('?page_size=25&page=3');
     expect(pageQueryString(parsePageQuery('?page=0&page_size=7'))).toBe('');
     expect(changeListQuery({ page: 3, pageSize: 25 }, { pageSize: 50 })).toEqual({ page: 1, pageSize: 50 });
+  });
+
+  it('opens a user’s page with the list’s state, and leads back to that list as it was', () => {
+    const list = { page: 2, pageSize: 25, q: 'ada', role: 'admin', status: 'active' as const };
+    const path = userPath('a/b', list);
+    expect(path).toBe('/console/users/a%2Fb?q=ada&role=admin&status=active&page_size=25&page=2');
+    expect(usersListPath(new URL(path, 'http://x').search)).toBe('/console/users?q=ada&role=admin&status=active&page_size=25&page=2');
+    expect(usersListPath('')).toBe('/console/users');
+    expect(userPath('u1', DEFAULT_USERS_QUERY)).toBe('/console/users/u1');
   });
 
   it('keeps the audit filters in the URL as the API names them', () => {
