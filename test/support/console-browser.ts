@@ -152,6 +152,19 @@ export async function adminPage(rig: ConsoleRig): Promise<{ page: Page; problems
   return { page, problems };
 }
 
+/**
+ * A destructive action through its confirmation (console/src/ui/confirmed.tsx): its button opens it, and it is done
+ * only once the word is typed; till then its confirming button stays disabled.
+ */
+export async function confirmAction(page: Page, action: string, word: string, opener = page.getByRole('button', { name: action, exact: true })): Promise<void> {
+  await opener.click();
+  const form = page.getByRole('form', { name: action });
+  const confirm = form.getByRole('button', { name: action, exact: true });
+  if (!(await confirm.isDisabled())) throw new Error(`${action}: its confirmation can be confirmed before the word is typed`);
+  await form.getByLabel(/to confirm/).fill(word);
+  await confirm.click();
+}
+
 export async function signInThroughConsole(page: Page, url: string, username: string, password: string): Promise<void> {
   await page.goto(`${url}/console`);
   await page.getByLabel('Username').fill(username);

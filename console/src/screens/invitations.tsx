@@ -4,6 +4,7 @@ import { canHandOut, holds, P } from '../logic/access';
 import { displayName } from '../logic/format';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Notice, Screen, Select, TableWrap, useConsole } from '../ui/components';
+import { Confirmed } from '../ui/confirmed';
 import { useAction, useLoad } from '../ui/use-load';
 import { useRoles } from '../ui/use-roles';
 import { PendingInvitationExpiry } from './invitation-expiry';
@@ -72,11 +73,11 @@ export function InvitationsScreen() {
                         setNotice(`A new invitation was sent to ${user.email}; the old link no longer works.`);
                         setResent((counts) => ({ ...counts, [user._id]: (counts[user._id] ?? 0) + 1 }));
                       })}>Resend</button>
-                      <button type="button" class="danger" disabled={rowAction.busy} aria-label={`Revoke the invitation of ${user.email}`} onClick={() => void rowAction.run(async () => {
+                      <Confirmed id={`confirm-revoke-${user._id}`} action={`Revoke the invitation of ${user.email}`} label="Revoke" words={[user.email]} busy={rowAction.busy} onConfirm={() => rowAction.run(async () => {
                         await call(api.DELETE('/v1/users/{id}/invitation', { params: { path: { id: user._id } } }));
                         setNotice(`The invitation of ${user.email} is revoked.`);
                         pending.reload();
-                      })}>Revoke</button>
+                      })} />
                     </td>
                   </tr>
                 ))}

@@ -4,6 +4,7 @@ import { groupPermissions, holds, P } from '../logic/access';
 import { explain } from '../logic/problems';
 import { changeListQuery, pageApiQuery, pageQueryString, parsePageQuery, type PageQuery } from '../logic/url-state';
 import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Screen, TableWrap, useConsole } from '../ui/components';
+import { Confirmed } from '../ui/confirmed';
 import { navigate } from '../ui/router';
 import { useAction, useLoad } from '../ui/use-load';
 import { ListPager } from './users-list';
@@ -171,10 +172,10 @@ function RoleEditor(props: { role: Role | null; etag: string | null; stale?: boo
         <div class="card danger-zone">
           <h2>Delete this role</h2>
           <p>A role can be deleted only while nobody holds it: give its users and service accounts another role first.</p>
-          <button type="button" class="danger" disabled={remove.busy || props.stale} onClick={() => void remove.run(async () => {
+          <Confirmed id="confirm-delete-role" action={`Delete ${role.name}`} words={[role.name]} busy={remove.busy} disabled={props.stale} onConfirm={() => remove.run(async () => {
             await call(api.DELETE('/v1/roles/{id}', { params: { path: { id: role._id }, header: ifMatch } }));
             navigate('/console/roles');
-          })}>Delete {role.name}</button>
+          })} />
           <FailureNote failure={remove.failure} />
         </div>
       )}

@@ -3,6 +3,7 @@ import { answered, call } from '../api/client';
 import { holds, P } from '../logic/access';
 import { explain } from '../logic/problems';
 import { FailureNote, Link, LoadFailure, Loading, LocalTime, Notice, Screen, Select, TableWrap, useConsole } from '../ui/components';
+import { Confirmed } from '../ui/confirmed';
 import { navigate } from '../ui/router';
 import { useAction, useLoad } from '../ui/use-load';
 import { SecretOnce } from './service-accounts';
@@ -50,7 +51,7 @@ export function ServiceAccountPage(props: { id: string }) {
   // While the account is read again after a change, its version (If-Match) is the old one: a write would be refused.
   const stale = loaded.state === 'loading';
   const act = (work: () => Promise<string | void>) =>
-    void action.run(async () => {
+    action.run(async () => {
       const said = await work();
       if (said) setNotice(said);
       loaded.reload();
@@ -104,10 +105,10 @@ export function ServiceAccountPage(props: { id: string }) {
                   <td>{s.last_used_date ? <LocalTime iso={s.last_used_date} /> : 'Never'}</td>
                   <td>
                     {writable && (
-                      <button type="button" class="danger" disabled={action.busy || stale} onClick={() => act(async () => {
+                      <Confirmed id={`confirm-delete-secret-${s._id}`} action="Delete secret" words={[account.name]} busy={action.busy} disabled={stale} onConfirm={() => act(async () => {
                         await call(api.DELETE('/v1/service-accounts/{id}/secrets/{secretId}', { params: { path: { id, secretId: s._id } } }));
                         return 'Secret deleted.';
-                      })}>Delete secret</button>
+                      })} />
                     )}
                   </td>
                 </tr>
@@ -118,7 +119,7 @@ export function ServiceAccountPage(props: { id: string }) {
         {writable && (
           <div class="inline">
             <Select id="secret-expiry" label="New secret works" value={expiresIn} onChange={setExpiresIn} options={OVERLAPS} />
-            <button type="button" disabled={action.busy || stale} onClick={() => act(async () => {
+            <button type="button" disabled={action.busy || stale} onClick={() => void act(async () => {
               const added = await call(api.POST('/v1/service-accounts/{id}/secrets', { params: { path: { id }, header: ifMatch }, body: expiresIn ? { expires_in: Number(expiresIn) } : {} }));
               setSecret(added.client_secret);
             })}>Add a secret</button>
@@ -160,14 +161,25 @@ export function ServiceAccountPage(props: { id: string }) {
         <div class="card danger-zone">
           <h2>Disable or delete</h2>
           <div class="button-row">
-            <button type="button" class="secondary" disabled={action.busy || stale} onClick={() => act(async () => {
-              await call(api.PATCH('/v1/service-accounts/{id}', { params: { path: { id }, header: ifMatch }, body: { disabled: !account.disabled } }));
-              return account.disabled ? 'Enabled.' : 'Disabled: its tokens are refused from now on.';
-            })}>{account.disabled ? 'Enable' : 'Disable'}</button>
-            <button type="button" class="danger" disabled={action.busy || stale} onClick={() => void action.run(async () => {
+            {account.disabled ? (
+              <button type="button" class="secondary" disabled={action.busy || stale} onClick={() => void act(async () => {
+                await call(api.PATCH('/v1/service-accounts/{id}', { params: { path: { id }, header: ifMatch }, body: { disabled: false } }));
+                return 'Enabled.';
+              })}>Enable</button>
+            ) : (
+              <Confirmed id="confirm-disable" action="Disable" buttonClass="secondary" words={[account.name]} busy={action.busy} disabled={stale} onConfirm={() => act(async () => {
+                await call(api.PATCH('/v1/service-accounts/{id}', { params: { path: { id }, header: ifMatch }, body: { disabled: true } }));
+                return 'Disabled: its tokens are refused from now on.';
+              })}>
+                <p>It can no longer get tokens, and the tokens it holds are refused from now on.</p>
+              </Confirmed>
+            )}
+            <Confirmed id="confirm-delete-account" action={`Delete ${account.name}`} words={[account.name]} busy={action.busy} disabled={stale} onConfirm={() => action.run(async () => {
               await call(api.DELETE('/v1/service-accounts/{id}', { params: { path: { id }, header: ifMatch } }));
               navigate('/console/service-accounts');
-            })}>Delete {account.name}</button>
+            })}>
+              <p>Deleting removes the account, its secrets and keys for good.</p>
+            </Confirmed>
           </div>
         </div>
       )}

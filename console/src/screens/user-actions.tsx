@@ -4,6 +4,7 @@ import { canHandOut, holds, P } from '../logic/access';
 import { displayName } from '../logic/format';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, Notice, Select, useConsole } from '../ui/components';
+import { Confirmed } from '../ui/confirmed';
 import { navigate } from '../ui/router';
 import { useAction } from '../ui/use-load';
 import { useRoles } from '../ui/use-roles';
@@ -42,11 +43,9 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
     setName(user.name ?? '');
     setRoleId(user.role._id);
   }, [etag]);
-  const [confirm, setConfirm] = useState('');
   const roles = useRoles();
   const handable = (roles.data ?? []).filter((r) => canHandOut(permissions, r) || r._id === user.role._id);
   const confirmWords = [user.username, user.email].filter((w): w is string => !!w);
-  const confirmed = confirmWords.some((w) => w.toLowerCase() === confirm.trim().toLowerCase());
 
   return (
     <section aria-labelledby="user-actions" class="actions">
@@ -87,10 +86,12 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
       )}
       <div class="button-row">
         {holds(permissions, P.usersDeactivate) && !own && user.status === 'active' && (
-          <button type="button" class="danger" disabled={status.busy || props.stale} onClick={() => void status.run(async () => {
+          <Confirmed id="confirm-deactivate" action="Deactivate" words={confirmWords} busy={status.busy} disabled={props.stale} onConfirm={() => status.run(async () => {
             await call(api.POST('/v1/users/{id}/deactivate', { params: { path: { id }, header: ifMatch } }));
             done(`${displayName(user)} is deactivated: they cannot sign in, and their sessions have ended.`);
-          })}>Deactivate</button>
+          })}>
+            <p>They will not be able to sign in, and every session of theirs ends now.</p>
+          </Confirmed>
         )}
         {holds(permissions, P.usersDeactivate) && user.status === 'deactivated' && (
           <button type="button" disabled={status.busy || props.stale} onClick={() => void status.run(async () => {
@@ -99,10 +100,12 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
           })}>Reactivate</button>
         )}
         {holds(permissions, P.usersUpdate) && !own && user.status !== 'pending' && (
-          <button type="button" class="secondary" disabled={mfa.busy || props.stale} onClick={() => void mfa.run(async () => {
+          <Confirmed id="confirm-reset-mfa" action="Reset second factor" buttonClass="secondary" words={confirmWords} busy={mfa.busy} disabled={props.stale} onConfirm={() => mfa.run(async () => {
             await call(api.DELETE('/v1/users/{id}/mfa', { params: { path: { id } } }));
             done(`The second factor of ${displayName(user)} is removed; they sign in with the password alone and can set up a new one.`);
-          })}>Reset second factor</button>
+          })}>
+            <p>Their authenticator app, passkeys and recovery codes are removed: they sign in with the password alone until they set up a new one.</p>
+          </Confirmed>
         )}
         {holds(permissions, P.usersInvite) && user.status === 'pending' && (
           <>
@@ -110,10 +113,12 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
               await call(api.POST('/v1/users/{id}/invitation/resend', { params: { path: { id } } }));
               done(`A new invitation was sent to ${user.email}; the old link no longer works.`);
             })}>Resend invitation</button>
-            <button type="button" class="danger" disabled={invitation.busy || props.stale} onClick={() => void invitation.run(async () => {
+            <Confirmed id="confirm-revoke-invitation" action="Revoke invitation" words={confirmWords} busy={invitation.busy} disabled={props.stale} onConfirm={() => invitation.run(async () => {
               await call(api.DELETE('/v1/users/{id}/invitation', { params: { path: { id } } }));
               navigate('/console/invitations');
-            })}>Revoke invitation</button>
+            })}>
+              <p>Their invitation link stops working.</p>
+            </Confirmed>
           </>
         )}
       </div>
@@ -121,19 +126,16 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
       <FailureNote failure={mfa.failure} />
       <FailureNote failure={invitation.failure} />
       {holds(permissions, P.usersDelete) && !own && (
-        <form
-          class="card danger-zone"
-          onSubmit={(e) => (e.preventDefault(), confirmed && void remove.run(async () => {
+        <div class="card danger-zone">
+          <h3>Delete this user</h3>
+          <Confirmed id="confirm-delete" action={`Delete ${displayName(user)}`} words={confirmWords} open busy={remove.busy} disabled={props.stale} onConfirm={() => remove.run(async () => {
             await call(api.DELETE('/v1/users/{id}', { params: { path: { id }, header: ifMatch } }));
             navigate(props.list);
-          }))}
-        >
-          <h3>Delete this user</h3>
-          <p>Deleting removes the account for good. Their audit entries stay.</p>
-          <Field id="confirm-delete" label={`Type ${confirmWords.map((w) => `“${w}”`).join(' or ')} to confirm`} autoComplete="off" value={confirm} onInput={(e) => setConfirm(value(e))} />
-          <button type="submit" class="danger" disabled={!confirmed || remove.busy || props.stale}>Delete {displayName(user)}</button>
+          })}>
+            <p>Deleting removes the account for good. Their audit entries stay.</p>
+          </Confirmed>
           <FailureNote failure={remove.failure} />
-        </form>
+        </div>
       )}
     </section>
   );

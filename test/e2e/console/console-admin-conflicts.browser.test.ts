@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { addJoinedUser, adminPage, type ConsoleRig, type DatabaseKind, startConsoleRig } from '../../support/console-browser';
+import { addJoinedUser, adminPage, confirmAction, type ConsoleRig, type DatabaseKind, startConsoleRig } from '../../support/console-browser';
 
 const CONFLICT = 'meanwhile. The page shows the latest now; try again.';
 
@@ -76,7 +76,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Disable' }).waitFor();
     expect((await rig.request('PATCH', `/v1/service-accounts/${id}`, { token, json: { disabled: true } })).status).toBe(200);
 
-    await page.getByRole('button', { name: 'Disable' }).click();
+    await confirmAction(page, 'Disable', 'report-sync');
     await page.getByText(`Someone changed this service account ${CONFLICT}`).waitFor();
     await page.getByText('Disabled: it cannot get tokens, and its tokens are refused').waitFor();
     await page.getByRole('button', { name: 'Enable' }).click();

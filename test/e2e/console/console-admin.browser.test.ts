@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
-import type { Page } from 'playwright-core';
-import { accessibilityViolations, ADMIN, addJoinedUser, adminPage, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
+import type { Page, Request } from 'playwright-core';
+import { accessibilityViolations, ADMIN, addJoinedUser, adminPage, confirmAction, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
 import { oathtoolTotp } from '../../support/oathtool';
 
 /**
@@ -25,7 +25,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
 
   const h1 = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
 
-  it('creates a role with the permission picker grouped by group, edits it, and explains why a role in use stays', async () => {
+  it('creates a role with the permission picker grouped by group, edits it, and explains why a role in use stays (its deletion confirmed)', async () => {
     await page.getByRole('link', { name: 'Roles', exact: true }).click();
     await h1('Roles');
     await page.getByRole('link', { name: 'New role' }).click();
@@ -49,8 +49,19 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(role.permissions).toEqual(['audit:read']);
 
     await addJoinedUser(rig, token, { username: 'avery', email: 'avery@example.com', name: 'Avery Auditor', password: 'a long enough passphrase', role: 'auditor' });
+    // A click alone deletes nothing: the confirmation opens, and Cancel closes it unsent.
+    const deletes: string[] = [];
+    const onRequest = (sent: Request) => sent.method() === 'DELETE' && deletes.push(sent.url());
+    page.on('request', onRequest);
     await page.getByRole('button', { name: 'Delete auditor' }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Delete auditor' }).waitFor();
+    expect(await page.getByRole('form', { name: 'Delete auditor' }).count()).toBe(0);
+    expect(deletes).toEqual([]);
+    await confirmAction(page, 'Delete auditor', 'auditor');
     await page.getByText('Users or service accounts still hold this role. Give them another role first, then delete it.').waitFor();
+    page.off('request', onRequest);
+    expect(deletes).toHaveLength(1);
     await page.getByRole('link', { name: 'Back to the roles' }).click();
     await page.getByRole('link', { name: 'auditor' }).waitFor();
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -78,7 +89,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(after.permissions).toEqual(before.permissions);
   });
 
-  it('creates a service account, shows its secret once with a copy button, rotates with overlap, registers a key, disables and deletes it', async () => {
+  it('creates a service account, shows its secret once with a copy button, rotates with overlap, registers a key, disables and deletes it (each confirmed)', async () => {
     await page.getByRole('link', { name: 'Service accounts', exact: true }).click();
     await h1('Service accounts');
     await page.getByLabel('Name').fill('billing-sync');
@@ -100,11 +111,12 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Add a secret' }).click();
     await page.getByRole('heading', { name: 'New secret' }).waitFor();
     await page.getByRole('button', { name: 'Delete secret' }).nth(1).waitFor();
-    await page.getByRole('button', { name: 'Delete secret' }).first().click();
+    await confirmAction(page, 'Delete secret', 'billing-sync', page.getByRole('button', { name: 'Delete secret' }).first());
     await page.getByText('Secret deleted.').waitFor();
     await page.getByRole('button', { name: 'Delete secret' }).nth(1).waitFor({ state: 'detached' });
-    await page.getByRole('button', { name: 'Delete secret' }).click();
+    await confirmAction(page, 'Delete secret', 'billing-sync');
     await page.getByText('This is its last credential: add another secret or key first.').waitFor();
+    await page.getByRole('form', { name: 'Delete secret' }).getByRole('button', { name: 'Cancel' }).click();
 
     const jwk = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'billing-1', alg: 'ES256', use: 'sig' };
     await page.getByLabel(/Public keys/).fill(JSON.stringify({ keys: [jwk] }));
@@ -120,9 +132,13 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
       if (route.request().method() === 'GET') await new Promise((resolve) => setTimeout(resolve, 1500));
       await route.continue();
     });
-    await page.getByRole('button', { name: 'Disable' }).click();
+    await confirmAction(page, 'Disable', 'billing-sync');
     await page.getByText('Disabled: its tokens are refused from now on.').waitFor();
+    const accountPath = new URL(page.url()).pathname.replace('/console', '/v1');
     await page.getByRole('button', { name: 'Delete billing-sync' }).click();
+    await page.getByRole('form', { name: 'Delete billing-sync' }).getByRole('button', { name: 'Cancel' }).click();
+    expect((await rig.request('GET', accountPath, { token })).status).toBe(200);
+    await confirmAction(page, 'Delete billing-sync', 'billing-sync');
     await h1('Service accounts');
     await page.unroute('**/v1/service-accounts/*');
     await page.getByText('No service account yet.').waitFor();

@@ -1,5 +1,5 @@
 import type { Page, Route } from 'playwright-core';
-import { accessibilityViolations, ADMIN, addJoinedUser, type ConsoleRig, type DatabaseKind, overflowsSideways, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
+import { accessibilityViolations, ADMIN, addJoinedUser, confirmAction, type ConsoleRig, type DatabaseKind, overflowsSideways, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
 
 /**
  * The admin console (#25) in Chromium against the built api, as an admin: sign-in and its session, the users
@@ -95,7 +95,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(await page.getByLabel('Status').inputValue()).toBe('pending');
   });
 
-  it('shows a user’s page and changes it: rename, role, deactivate, reactivate, reset the second factor, delete confirmed by typing', async () => {
+  it('shows a user’s page and changes it: rename, role, deactivate, reactivate, reset the second factor, delete, each destructive one confirmed by typing', async () => {
     const memberId = (await rig.request('GET', '/v1/users?q=person02', { token })).body.users[0]._id;
     await page.goto(`${rig.url}/console/users/${memberId}`);
     await page.getByRole('heading', { level: 1, name: 'Person 2' }).waitFor();
@@ -121,13 +121,14 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Change role' }).click();
     await page.getByText('Role changed to admin.').waitFor();
 
-    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await confirmAction(page, 'Deactivate', 'person2');
     await page.getByText('Deactivated', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Reactivate' }).click();
     await page.getByText('Active', { exact: true }).waitFor();
 
-    await page.getByRole('button', { name: 'Reset second factor' }).click();
+    await confirmAction(page, 'Reset second factor', 'PERSON02@example.com');
     await page.getByText('No second factor is set up.').waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
 
     expect(await main().innerText()).toContain('user.role_changed');
     if (shots) await screenshot(page, 'user');
@@ -206,7 +207,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     page.off('request', onRequest);
     expect(userReads.length).toBeGreaterThan(0);
     expect(new Set(userReads)).toEqual(new Set([graceId]));
-    await page.getByRole('button', { name: 'Revoke the invitation of grace@example.com' }).click();
+    await confirmAction(page, 'Revoke the invitation of grace@example.com', 'grace@example.com');
     await page.getByText('The invitation of grace@example.com is revoked.').waitFor();
     await page.getByRole('link', { name: 'Grace Hopper' }).waitFor({ state: 'detached' });
   });
