@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Client } from './api/client';
 import { allowed, homePath, type Route, routeOf, screensFor } from './logic/access';
+import { createFeedback } from './logic/feedback';
 import { displayName } from './logic/format';
 import { AccountScreen } from './screens/account';
 import { AuditScreen } from './screens/audit';
@@ -20,6 +21,7 @@ import { useAction } from './ui/use-load';
 
 export function App(props: { session: Session; api: Client }) {
   const [state, setState] = useState<SessionState>(props.session.current());
+  const [feedback] = useState(createFeedback);
   useEffect(() => props.session.subscribe(setState), [props.session]);
   // The first screen (sign-in, or the screen a kept session opens) is on the page: what `npm run bench` times.
   useEffect(() => {
@@ -29,7 +31,7 @@ export function App(props: { session: Session; api: Client }) {
   if (state.status === 'restoring') return <p class="boot" role="status">Opening the console…</p>;
   if (state.status === 'signed-out') return <SignInScreen session={props.session} notice={state.notice} />;
   if (state.status === 'interrupted') return <SessionInterrupted session={props.session} failure={state.failure} />;
-  const context = { api: props.api, session: props.session, permissions: state.me.role.permissions, viewerId: state.me._id };
+  const context = { api: props.api, session: props.session, permissions: state.me.role.permissions, viewerId: state.me._id, feedback };
   return (
     <Console.Provider value={context}>
       <Shell state={state} session={props.session} />

@@ -3,7 +3,7 @@ import { call } from '../api/client';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, LoadFailure, Loading, LocalTime, Notice, Screen, useConsole } from '../ui/components';
 import { ProofForm } from '../ui/proof-field';
-import { useAction, useLoad } from '../ui/use-load';
+import { useAction, useLoad, useNotice } from '../ui/use-load';
 import { Passkeys } from './passkeys';
 import { RecoveryCodes, TotpSetup } from './totp-setup';
 
@@ -45,7 +45,7 @@ function PasswordForm() {
   const { api, session } = useConsole();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useNotice();
   const change = useAction();
   const fields = change.failure ? explain(change.failure, ['current_password', 'new_password']).fields : {};
   return (
@@ -55,7 +55,6 @@ function PasswordForm() {
       noValidate
       onSubmit={(event) => {
         event.preventDefault();
-        setNotice(null);
         void change.run(async () => {
           const tokens = await call(api.POST('/v1/me/password', { body: { current_password: current, new_password: next } }));
           // Every other session ended; this one continues in a new cookie.
@@ -83,7 +82,7 @@ function SecondFactors() {
   const factors = useLoad(() => call(api.GET('/v1/me/mfa')), 'factors');
   const [codes, setCodes] = useState<string[] | null>(null);
   const [password, setPassword] = useState('');
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useNotice();
   const action = useAction();
   const regenerate = useAction();
   const totp = factors.data?.factors.find((factor) => factor.type === 'totp' && factor.confirmed);

@@ -5,7 +5,7 @@ import { displayName } from '../logic/format';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Notice, Screen, Select, TableWrap, useConsole } from '../ui/components';
 import { Confirmed } from '../ui/confirmed';
-import { useAction, useLoad } from '../ui/use-load';
+import { useAction, useLoad, useNotice } from '../ui/use-load';
 import { useRoles } from '../ui/use-roles';
 import { PendingInvitationExpiry } from './invitation-expiry';
 import { Pager } from './users-list';
@@ -16,7 +16,7 @@ const value = (event: Event) => (event.currentTarget as HTMLInputElement).value;
 export function InvitationsScreen() {
   const { api, permissions } = useConsole();
   const [page, setPage] = useState(1);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useNotice();
   /** How many times each row's invitation was resent here: only that row reads its link's expiry again. */
   const [resent, setResent] = useState<Record<string, number>>({});
   // The pending invitations are users in the list: a role that may invite but not read users sees the form alone.

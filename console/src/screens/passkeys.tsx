@@ -6,7 +6,7 @@ import { explain } from '../logic/problems';
 import { createPasskey, passkeyFailure, passkeysSupported } from '../session/webauthn';
 import { FailureNote, Field, LoadFailure, Loading, LocalTime, Notice, useConsole } from '../ui/components';
 import { ProofForm } from '../ui/proof-field';
-import { useAction, useLoad } from '../ui/use-load';
+import { useAction, useLoad, useNotice } from '../ui/use-load';
 import { RecoveryCodes } from './totp-setup';
 
 const value = (event: Event) => (event.currentTarget as HTMLInputElement).value;
@@ -21,7 +21,7 @@ export function Passkeys() {
   const passkeys = (factors.data?.factors ?? []).filter((factor) => factor.type === 'webauthn' && factor.id);
   const hasApp = (factors.data?.factors ?? []).some((factor) => factor.type === 'totp' && factor.confirmed);
   const [name, setName] = useState('');
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useNotice();
   const [codes, setCodes] = useState<string[] | null>(null);
   const { add, refusal, addPasskey } = useAddPasskey((added) => {
     setNotice(`Passkey “${added.name}” added: it signs you in as a second factor.`);
@@ -67,10 +67,9 @@ export function Passkeys() {
 export function useAddPasskey(onAdded: (added: { name: string; recovery_codes?: string[] }) => void) {
   const { api } = useConsole();
   const add = useAction();
-  const [refusal, setRefusal] = useState<string | null>(null);
-  const addPasskey = (name: string, proof: FactorProof) => {
-    setRefusal(null);
-    return add.run(async () => {
+  const [refusal, setRefusal] = useNotice();
+  const addPasskey = (name: string, proof: FactorProof) =>
+    add.run(async () => {
       const options = await call(api.POST('/v1/me/mfa/webauthn/registration-options', { body: proof }));
       let credential: PublicKeyCredentialJSON;
       try {
@@ -84,7 +83,6 @@ export function useAddPasskey(onAdded: (added: { name: string; recovery_codes?: 
       const body = { ...(name.trim() ? { name: name.trim() } : {}), response: credential } as unknown as Registration;
       onAdded(await call(api.POST('/v1/me/mfa/webauthn', { body })));
     });
-  };
   return { add, refusal, addPasskey };
 }
 

@@ -6,7 +6,7 @@ import { changeListQuery, pageApiQuery, pageQueryString, parsePageQuery, type Pa
 import { FailureNote, Field, Link, LoadFailure, Loading, LocalTime, Screen, TableWrap, useConsole } from '../ui/components';
 import { Confirmed } from '../ui/confirmed';
 import { navigate } from '../ui/router';
-import { useAction, useLoad } from '../ui/use-load';
+import { useAction, useLoad, useNotice } from '../ui/use-load';
 import { ListPager } from './users-list';
 
 /** Roles: the list page by page, and a role's editor (/console/roles/new creates one). */
@@ -107,7 +107,7 @@ function RoleEditor(props: { role: Role | null; etag: string | null; stale?: boo
     setName(role.name);
     setChosen(new Set(role.permissions));
   }, [props.etag]);
-  const [saved, setSaved] = useState<string | null>(null);
+  const [saved, setSaved] = useNotice();
   const writable = holds(permissions, P.rolesWrite) && !(role?.built_in && role.name === 'admin');
   const ifMatch = props.etag ? { 'if-match': props.etag } : {};
   const fields = save.failure ? explain(save.failure, ['name', 'permissions']).fields : {};
@@ -161,7 +161,7 @@ function RoleEditor(props: { role: Role | null; etag: string | null; stale?: boo
           )}
         </fieldset>
         <FailureNote failure={save.failure} fields={['name', 'permissions']} />
-        {saved && !save.failure && <p role="status">{saved}</p>}
+        {saved && <p role="status">{saved}</p>}
         {writable && (
           <button type="submit" disabled={save.busy || props.stale}>
             {role ? 'Save' : 'Create role'}

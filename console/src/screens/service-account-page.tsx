@@ -5,7 +5,7 @@ import { explain } from '../logic/problems';
 import { FailureNote, Link, LoadFailure, Loading, LocalTime, Notice, Screen, Select, TableWrap, useConsole } from '../ui/components';
 import { Confirmed } from '../ui/confirmed';
 import { navigate } from '../ui/router';
-import { useAction, useLoad } from '../ui/use-load';
+import { useAction, useLoad, useNotice } from '../ui/use-load';
 import { SecretOnce } from './service-accounts';
 
 const OVERLAPS = [
@@ -25,7 +25,7 @@ export function ServiceAccountPage(props: { id: string }) {
     return { account: data, etag: headers.get('etag'), secrets: secrets.secrets };
   }, id);
   const [secret, setSecret] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useNotice();
   const [expiresIn, setExpiresIn] = useState('');
   const [keys, setKeys] = useState('');
   // A conflict reads the account again, so the retry carries its new version (and shows what changed).

@@ -6,7 +6,7 @@ import { explain } from '../logic/problems';
 import { FailureNote, Field, Notice, Select, useConsole } from '../ui/components';
 import { Confirmed } from '../ui/confirmed';
 import { navigate } from '../ui/router';
-import { useAction } from '../ui/use-load';
+import { useAction, useNotice } from '../ui/use-load';
 import { useRoles } from '../ui/use-roles';
 import type { LoadedUser } from './user-page';
 
@@ -23,7 +23,7 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
   const id = user._id;
   const ifMatch = etag ? { 'if-match': etag } : {};
   const own = id === viewerId;
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useNotice();
   const done = (text: string) => {
     setNotice(text);
     props.onChanged();

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
 import { useContext, useLayoutEffect, useRef } from 'preact/hooks';
 import type { Client } from '../api/client';
+import type { Feedback } from '../logic/feedback';
 import { localDateTime } from '../logic/format';
 import { explain, type Failure } from '../logic/problems';
 import type { Session } from '../session/session';
@@ -13,6 +14,8 @@ export interface ConsoleContext {
   /** The viewer's permissions (their role's). */
   permissions: readonly string[];
   viewerId: string;
+  /** What the screen last said about an action, replaced by the next one's outcome. */
+  feedback: Feedback;
 }
 
 export const Console = createContext<ConsoleContext | null>(null);

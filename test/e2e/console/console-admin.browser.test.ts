@@ -116,6 +116,8 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Delete secret' }).nth(1).waitFor({ state: 'detached' });
     await confirmAction(page, 'Delete secret', 'billing-sync');
     await page.getByText('This is its last credential: add another secret or key first.').waitFor();
+    // A later action's outcome replaces the earlier one's: the deletion's notice is gone beside this refusal.
+    expect(await page.getByText('Secret deleted.').count()).toBe(0);
     await page.getByRole('form', { name: 'Delete secret' }).getByRole('button', { name: 'Cancel' }).click();
 
     const jwk = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'billing-1', alg: 'ES256', use: 'sig' };
@@ -123,6 +125,8 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Register keys' }).click();
     await page.getByText('1 key registered.').waitFor();
     await page.getByText('billing-1').waitFor();
+    // …and the refusal is gone beside the registration's notice.
+    expect(await page.getByText('This is its last credential').count()).toBe(0);
     expect(await accessibilityViolations(page)).toEqual([]);
     if (shots) await screenshot(page, 'service-account');
 

@@ -1,5 +1,6 @@
 import { allowed, canHandOut, groupPermissions, homePath, routeOf, screensFor } from '../../../console/src/logic/access';
 import { everyPage } from '../../../console/src/logic/every-page';
+import { createFeedback } from '../../../console/src/logic/feedback';
 import { factorProof, proofError } from '../../../console/src/logic/factor-proof';
 import { displayName, localDateTime, tokenClaims } from '../../../console/src/logic/format';
 import { asProblem, explain, fieldMessages, isConflict } from '../../../console/src/logic/problems';
@@ -55,6 +56,19 @@ describe('the console’s users list state in the URL', () => {
     expect(parseAuditFilters('?action=user.deleted&outcome=failure&junk=1&actor=')).toEqual({ action: 'user.deleted', outcome: 'failure' });
     expect(auditQueryString({ outcome: 'success', actor: 'abc' })).toBe('?actor=abc&outcome=success');
     expect(auditQueryString({})).toBe('');
+  });
+});
+
+describe('what the console says after an action', () => {
+  it('clears every message still on the screen when an action starts, and none that has gone', () => {
+    const feedback = createFeedback();
+    const cleared: string[] = [];
+    feedback.hold(() => cleared.push('notice'));
+    const release = feedback.hold(() => cleared.push('gone'));
+    feedback.hold(() => cleared.push('failure'));
+    release();
+    feedback.replace();
+    expect(cleared).toEqual(['notice', 'failure']);
   });
 });
 
