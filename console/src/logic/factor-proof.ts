@@ -3,13 +3,14 @@ import { explain, type Failure } from './problems';
 /**
  * What the API takes to add or remove one's own second factor, or to make new recovery codes: the password, or
  * (with an authenticator app) a current code of it. A password is never six digits alone (12 characters at
- * least), so one field takes either. No DOM here: unit-tested.
+ * least), nor `123 456`, so one field takes either. No DOM here: unit-tested.
  */
 export type FactorProof = { password: string } | { code: string };
 
 export function factorProof(entered: string, hasApp: boolean): FactorProof {
   const code = entered.trim();
-  return hasApp && /^[0-9]{6}$/.test(code) ? { code } : { password: entered };
+  // As the apps show it too, three digits, a space and three: the API takes that form.
+  return hasApp && /^[0-9]{3} ?[0-9]{3}$/.test(code) ? { code } : { password: entered };
 }
 
 /** The fields a proof's refusal may name: its own two, and the field WRONG_CURRENT_PASSWORD is said at. */

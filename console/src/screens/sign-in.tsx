@@ -122,7 +122,7 @@ function SecondFactor(props: { session: Session; step: MfaStep; onRestart(): voi
           {useRecovery ? (
             <Field id="recovery_code" label="Recovery code" hint="One of the codes you saved when you set up the second factor; each works once." autoComplete="off" maxLength={32} value={code} onInput={(e) => setCode(value(e))} error={codeError} />
           ) : canUseApp ? (
-            <Field id="code" label="Code from your authenticator app" hint="Six digits." inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={code} onInput={(e) => setCode(value(e))} error={codeError} />
+            <Field id="code" label="Code from your authenticator app" hint="Six digits." inputMode="numeric" autoComplete="one-time-code" maxLength={7} value={code} onInput={(e) => setCode(value(e))} error={codeError} />
           ) : null}
         </div>
       )}

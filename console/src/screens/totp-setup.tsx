@@ -73,7 +73,7 @@ export function TotpSetup(props: { onEnrolled(codes: string[]): void }) {
       <p>
         Or type this secret into the app: <code id="totp-secret">{enrollment.secret}</code>
       </p>
-      <Field id="totp-code" label="The app’s current six-digit code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={code} onInput={(e) => setCode((e.currentTarget as HTMLInputElement).value)} error={codeError} />
+      <Field id="totp-code" label="The app’s current six-digit code" inputMode="numeric" autoComplete="one-time-code" maxLength={7} value={code} onInput={(e) => setCode((e.currentTarget as HTMLInputElement).value)} error={codeError} />
       {!codeError && <FailureNote failure={confirm.failure} fields={['code']} />}
       <button type="submit" disabled={confirm.busy}>
         Confirm

@@ -35,7 +35,10 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Change role' }).click();
     await page.getByText(`Someone changed this user ${CONFLICT}`).waitFor();
     await h1('Casey Elsewhere');
-    // The fields show the version read: a Rename now would not send the old name back.
+    // The fields show the version read: a Rename now would not send the old name back. They are filled in the render
+    // after the heading's, so wait for it (read at once, it was the old name one run in a few on a loaded machine).
+    const name = await page.getByLabel('Name', { exact: true }).elementHandle();
+    await page.waitForFunction(([field, expected]) => (field as unknown as { value: string }).value === expected, [name, 'Casey Elsewhere'] as const, { timeout: 10_000 }).catch(() => undefined);
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Casey Elsewhere');
 
     await page.getByLabel(/^Role/).selectOption({ label: 'admin' });

@@ -145,6 +145,7 @@ describe('problems in words', () => {
 
   it('sends what proves the owner before a factor is added: six digits as a code only with an app, anything else as the password; a refusal at its field', () => {
     expect(factorProof(' 123456 ', true)).toEqual({ code: '123456' });
+    expect(factorProof('123 456', true)).toEqual({ code: '123 456' });
     expect(factorProof('123456', false)).toEqual({ password: '123456' });
     expect(factorProof(' a long enough passphrase', true)).toEqual({ password: ' a long enough passphrase' });
     expect(proofError(null)).toBeUndefined();
