@@ -68,16 +68,22 @@ export function InvitationsScreen() {
                       <PendingInvitationExpiry userId={user._id} version={resent[user._id] ?? 0} />
                     </td>
                     <td class="row-actions">
-                      <button type="button" class="secondary" disabled={rowAction.busy} aria-label={`Resend the invitation to ${user.email}`} onClick={() => void rowAction.run(async () => {
-                        await call(api.POST('/v1/users/{id}/invitation/resend', { params: { path: { id: user._id } } }));
-                        setNotice(`A new invitation was sent to ${user.email}; the old link no longer works.`);
-                        setResent((counts) => ({ ...counts, [user._id]: (counts[user._id] ?? 0) + 1 }));
-                      })}>Resend</button>
-                      <Confirmed id={`confirm-revoke-${user._id}`} action={`Revoke the invitation of ${user.email}`} label="Revoke" words={[user.email]} busy={rowAction.busy} onConfirm={() => rowAction.run(async () => {
-                        await call(api.DELETE('/v1/users/{id}/invitation', { params: { path: { id: user._id } } }));
-                        setNotice(`The invitation of ${user.email} is revoked.`);
-                        pending.reload();
-                      })} />
+                      {canHandOut(permissions, user.role) ? (
+                        <>
+                          <button type="button" class="secondary" disabled={rowAction.busy} aria-label={`Resend the invitation to ${user.email}`} onClick={() => void rowAction.run(async () => {
+                            await call(api.POST('/v1/users/{id}/invitation/resend', { params: { path: { id: user._id } } }));
+                            setNotice(`A new invitation was sent to ${user.email}; the old link no longer works.`);
+                            setResent((counts) => ({ ...counts, [user._id]: (counts[user._id] ?? 0) + 1 }));
+                          })}>Resend</button>
+                          <Confirmed id={`confirm-revoke-${user._id}`} action={`Revoke the invitation of ${user.email}`} label="Revoke" words={[user.email]} busy={rowAction.busy} onConfirm={() => rowAction.run(async () => {
+                            await call(api.DELETE('/v1/users/{id}/invitation', { params: { path: { id: user._id } } }));
+                            setNotice(`The invitation of ${user.email} is revoked.`);
+                            pending.reload();
+                          })} />
+                        </>
+                      ) : (
+                        <span class="sub">Their role holds permissions yours does not</span>
+                      )}
                     </td>
                   </tr>
                 ))}

@@ -46,6 +46,20 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
   const roles = useRoles();
   const handable = (roles.data ?? []).filter((r) => canHandOut(permissions, r) || r._id === user.role._id);
   const confirmWords = [user.username, user.email].filter((w): w is string => !!w);
+  // The hand-out rule, as the API applies it to every change of a user: whoever lacks a permission of the user's role
+  // changes nothing of its holders (403), so none of the actions is offered.
+  const beyond = user.role.permissions.filter((p) => !permissions.includes(p));
+  if (beyond.length > 0) {
+    return (
+      <section aria-labelledby="user-actions" class="actions">
+        <h2 id="user-actions">Manage</h2>
+        <p>
+          Their role, {user.role.name}, holds permissions yours does not ({beyond.join(', ')}): only someone whose role holds them can change,
+          deactivate or delete its holders.
+        </p>
+      </section>
+    );
+  }
 
   return (
     <section aria-labelledby="user-actions" class="actions">

@@ -14,6 +14,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
   const VIEWER = { username: 'vera', email: 'vera@example.com', name: 'Vera Viewer', password: 'another long passphrase' };
   const OPERATOR = { username: 'olga', email: 'olga@example.com', name: 'Olga Operator', password: 'yet another long passphrase', role: 'operator' };
   const INVITER = { username: 'ines', email: 'ines@example.com', name: 'Ines Inviter', password: 'an inviter’s long passphrase', role: 'inviter' };
+  const HANDLER = { username: 'hal', email: 'hal@example.com', name: 'Hal Handler', password: 'a handler’s long passphrase', role: 'handler' };
   const KEYHOLDER = { username: 'kim', email: 'kim@example.com', name: 'Kim Keyholder', password: 'a passphrase for kim', role: 'operator' };
   let viewerId: string;
 
@@ -34,6 +35,8 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     viewerId = await addJoinedUser(rig, token, { ...VIEWER, role: 'viewer' });
     expect((await rig.request('POST', '/v1/roles', { token, json: { name: 'inviter', permissions: ['users:invite'] } })).status).toBe(201);
     await addJoinedUser(rig, token, INVITER);
+    expect((await rig.request('POST', '/v1/roles', { token, json: { name: 'handler', permissions: ['users:read', 'users:update', 'users:deactivate', 'users:invite'] } })).status).toBe(201);
+    await addJoinedUser(rig, token, HANDLER);
   }, 120_000);
   afterAll(async () => rig?.close());
 
@@ -124,6 +127,28 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
     expect(problems).toEqual([]);
   });
+  it('offers no action on a user whose role holds permissions the viewer’s does not (the API refuses them all), and every action on one it does', async () => {
+    const idOf = async (username: string) =>
+      ((await rig.request('GET', `/v1/users?q=${username}`, { token })).body.users as { _id: string; username?: string }[]).find((u) => u.username === username)!._id;
+    const [adminId, memberId] = [await idOf(ADMIN.username), await idOf(MEMBER.username)];
+    expect((await rig.request('POST', '/v1/users/invite', { token, json: { email: 'pending.admin@example.com', role: 'admin' } })).status).toBe(201);
+    const { page, problems } = await open(HANDLER.username, HANDLER.password);
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    await page.goto(`${rig.url}/console/users/${adminId}`);
+    await page.getByText(/Their role, admin, holds permissions yours does not \(.*roles:write.*\)/).waitFor();
+    const manage = page.locator('section.actions');
+    expect(await manage.getByRole('button').count()).toBe(0);
+    await page.goto(`${rig.url}/console/users/${memberId}`);
+    await manage.getByRole('button', { name: 'Rename' }).waitFor();
+    expect(await manage.getByRole('button', { name: 'Deactivate' }).count()).toBe(1);
+    // The pending invitations alike: the admin's invitation can be neither resent nor revoked by this role.
+    await page.goto(`${rig.url}/console/invitations`);
+    const row = page.getByRole('row', { name: /pending\.admin@example\.com/ });
+    await row.getByText('Their role holds permissions yours does not').waitFor();
+    expect(await row.getByRole('button').count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
   it('ends a tab left open when someone else signs in in another tab of the browser, rather than act for them', async () => {
     const { page: first, problems } = await open(MEMBER.username, MEMBER.password);
     await first.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
