@@ -1,26 +1,62 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiFailure, failureOf } from '../api/client';
-import { asProblem, type Failure } from '../logic/problems';
+import { ApiFailure, call, failureOf } from '../api/client';
+import { holds, P } from '../logic/access';
+import { instantOf, looksLikeId, userNamed } from '../logic/audit-filters';
+import { asProblem, explain, type Failure } from '../logic/problems';
 import { AUDIT_FILTERS, auditQueryString, parseAuditFilters, type AuditFilters } from '../logic/url-state';
 import { FailureNote, Field, Screen, Select, useConsole } from '../ui/components';
 import { navigate } from '../ui/router';
 import { AuditEntries } from './audit-entries';
 
 const LABELS: Record<(typeof AUDIT_FILTERS)[number], string> = {
-  actor: 'Actor (id)',
-  target: 'Target (id)',
+  actor: 'Actor (username, e-mail or id)',
+  target: 'Target (username, e-mail or id)',
   action: 'Action (e.g. user.role_changed)',
   outcome: 'Outcome',
   from: 'From (date and time, UTC)',
   to: 'Until (date and time, UTC)',
 };
 
+type Checked = 'actor' | 'target' | 'from' | 'to';
+type FilterErrors = Partial<Record<Checked, string>>;
+
 /** The audit view: a filterable timeline (the filters in the URL), each entry's detail, and the NDJSON export. */
 export function AuditScreen(props: { search: string }) {
-  const { session } = useConsole();
+  const { session, api, permissions } = useConsole();
   const filters = parseAuditFilters(props.search);
   const [draft, setDraft] = useState<AuditFilters>(filters);
+  const [errors, setErrors] = useState<FilterErrors>({});
+  const [checking, setChecking] = useState(false);
   useEffect(() => setDraft(filters), [props.search]);
+
+  /** The filters as typed, made what the API takes (an instant in UTC, a user's id), or what is wrong with each. */
+  const checked = async (typed: AuditFilters): Promise<{ filters: AuditFilters; errors: FilterErrors }> => {
+    const out: AuditFilters = { ...typed };
+    const wrong: FilterErrors = {};
+    for (const name of ['from', 'to'] as const) {
+      const text = typed[name]?.trim();
+      if (!text) continue;
+      const instant = instantOf(text);
+      if ('error' in instant) wrong[name] = instant.error;
+      else out[name] = instant.iso;
+    }
+    for (const name of ['actor', 'target'] as const) {
+      const text = typed[name]?.trim();
+      if (!text || looksLikeId(text)) continue;
+      if (!holds(permissions, P.usersRead)) {
+        wrong[name] = 'Paste the id: finding a user by username or e-mail takes the users:read permission, which your role does not hold';
+        continue;
+      }
+      try {
+        const named = userNamed(text, (await call(api.GET('/v1/users', { params: { query: { q: text, page_size: 10 } } }))).users);
+        if ('error' in named) wrong[name] = named.error;
+        else out[name] = named.id;
+      } catch (error) {
+        wrong[name] = `The user could not be looked up: ${explain(failureOf(error), []).message}`;
+      }
+    }
+    return { filters: out, errors: wrong };
+  };
   const [exportFailure, setExportFailure] = useState<Failure | null>(null);
   const [exporting, setExporting] = useState(false);
 
@@ -53,7 +89,13 @@ export function AuditScreen(props: { search: string }) {
         aria-label="Filter the audit entries"
         onSubmit={(event) => {
           event.preventDefault();
-          navigate(`/console/audit${auditQueryString(draft)}`);
+          setChecking(true);
+          void checked(draft)
+            .then((result) => {
+              setErrors(result.errors);
+              if (Object.keys(result.errors).length === 0) navigate(`/console/audit${auditQueryString(result.filters)}`);
+            })
+            .finally(() => setChecking(false));
         }}
       >
         {AUDIT_FILTERS.filter((name) => name !== 'outcome').map((name) => (
@@ -62,7 +104,8 @@ export function AuditScreen(props: { search: string }) {
             id={`audit-${name}`}
             label={LABELS[name]}
             value={draft[name] ?? ''}
-            placeholder={name === 'from' || name === 'to' ? '2026-01-31T00:00:00Z' : undefined}
+            placeholder={name === 'from' || name === 'to' ? '2026-01-31 09:30' : undefined}
+            error={name === 'action' ? undefined : errors[name]}
             onInput={(event) => setDraft({ ...draft, [name]: (event.currentTarget as HTMLInputElement).value })}
           />
         ))}
@@ -77,7 +120,7 @@ export function AuditScreen(props: { search: string }) {
           ]}
           onChange={(outcome) => setDraft({ ...draft, outcome })}
         />
-        <button type="submit">Filter</button>
+        <button type="submit" disabled={checking}>Filter</button>
         <button type="button" class="secondary" disabled={exporting} onClick={() => void exportEntries()}>
           {exporting ? 'Exporting…' : 'Export (NDJSON)'}
         </button>

@@ -176,6 +176,19 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     const file = await download;
     const lines = (await (await file.createReadStream()).toArray()).join('').trim().split('\n');
     expect(lines.map((line) => JSON.parse(line).action)).toEqual(['role.created']);
+
+    // A user by username rather than id, and a day as people write it; a day the calendar has not is said at its field.
+    await page.getByLabel(/^Actor/).fill(ADMIN.username);
+    await page.getByLabel(/^From/).fill('2026-02-30');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('Not a date and time. Write a day, 2026-01-31').waitFor();
+    expect(new URL(page.url()).searchParams.get('actor')).toBeNull();
+    await page.getByLabel(/^From/).fill('2026-01-31');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/actor=[0-9a-f-]{36}/);
+    const [me] = (await rig.request('GET', `/v1/users?q=${ADMIN.username}`, { token })).body.users.filter((u: { username?: string }) => u.username === ADMIN.username);
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toMatchObject({ actor: me._id, from: '2026-01-31T00:00:00.000Z' });
+    await page.locator('.timeline > li').first().waitFor();
   });
 
   it('says an address the console has no page for is not found, with a link to Users; /console/service-accounts/new is the create form', async () => {
