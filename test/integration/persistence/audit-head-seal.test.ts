@@ -1,9 +1,9 @@
 import { AUDIT_EVENT_TYPE } from '../../../src/infrastructure/messaging/cloud-event';
 import { AUDIT_GENESIS_HASH } from '../../../src/infrastructure/persistence/migrations/1765300000000-audit-trail';
-import { headSeal } from '../../../src/infrastructure/persistence/typeorm/audit/audit-chain';
+import { entrySealsSeal, headSeal } from '../../../src/infrastructure/persistence/typeorm/audit/audit-chain';
 import { type AuditRow, chainLink, SELECT_SEALED } from '../../../src/infrastructure/persistence/typeorm/audit/audit-rows';
 import { AuditRetentionSweeper } from '../../../src/infrastructure/persistence/typeorm/audit/audit-retention-sweeper';
-import { AuditHeadMovedError } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
+import { AuditHeadMovedError, AuditSealer } from '../../../src/infrastructure/persistence/typeorm/audit/audit-sealer';
 import { keepEntrySealKey } from '../../../src/infrastructure/persistence/typeorm/audit/entry-seal-keys';
 import { TypeOrmAuditLog } from '../../../src/infrastructure/persistence/typeorm/audit/typeorm-audit-log';
 import { contractTargets } from '../../contract/implementations';
@@ -122,6 +122,31 @@ describe.each(contractTargets())('the audit chain’s head seal on $name', (targ
 
     expect(await sweeper.sweep()).toBe(3);
     expect(await verifier(KEY).verify()).toEqual({ ok: true, checked: 0, unsealed: 0 });
+  });
+
+  it('keeps old replicas’ entries without a seal genuine while their sealer still links, however long the rollout', async () => {
+    const refused: string[] = [];
+    const running = new AuditSealer({ dataSource: db.dataSource, sqliteWriteQueue: queue(), sealKey: KEY, onRefused: (ids) => refused.push(...ids) });
+    await write(1);
+    expect(await running.sealAll()).toBe(1);
+    // The window for entries without a seal closed ten minutes after the upgrade's first keyed pass.
+    const closed = Date.now() - 1_000;
+    await query('UPDATE audit_chain SET entry_seals_from = ?, entry_seals_seal = ? WHERE id = 1', [closed, entrySealsSeal(closed, KEY)]);
+    // A replica of a version before entries' seals writes one: refused, as one inserted behind the service would be.
+    keepEntrySealKey(db.dataSource, undefined);
+    const [early] = await write(1, clock.now().getTime() + 10);
+    expect(await running.sealAll()).toBe(0);
+    expect(refused).toEqual([early!.id]);
+    // Its sealer, which knows no refusal, links it anyway (a link only the key makes), and moves the head without its seal.
+    const [row] = await query<AuditRow[]>(`${SELECT_SEALED} WHERE id = ?`, [early!.id]);
+    const oldLink = chainLink(await linkOf(1), 2, row!, KEY);
+    await query('UPDATE audit_events SET seq = 2, chain_hash = ? WHERE id = ?', [oldLink, early!.id]);
+    await query('UPDATE audit_chain SET last_seq = 2, last_hash = ? WHERE id = 1', [oldLink]);
+    // So the old replica is alive: its next entry is linked, and the window stays open ahead.
+    const [later] = await write(1, clock.now().getTime() + 20);
+    expect(await running.sealAll()).toBe(1);
+    expect([await seqOf(later!.id), refused.length]).toEqual([3, 1]);
+    expect(await verifier(KEY).verify()).toEqual({ ok: true, checked: 3, unsealed: 0 });
   });
 });
 

@@ -112,7 +112,10 @@ export class AuditSealer {
         const rows = (await manager.query(
           `${SELECT_SEALED} WHERE seq IS NULL AND (chain_hash IS NULL OR chain_hash NOT IN ('${REFUSED_LINK}', '${LATE_LINK}')) ORDER BY occurred_at ASC, id ASC LIMIT ${this.batchSize}`,
         )) as AuditRow[];
-        const genuine = sealKey ? await this.genuineEntry(manager, chain, sealKey) : () => true;
+        // A head moved on since this process's last pass, by links without the head seal's marker: a replica of a version
+        // before this one is sealing, so it may still write entries without their own seal (review of 2026-12-07).
+        const olderSealerLinked = !headWasSealed && chain.lastSeq > chain.floorSeq && this.seen !== null && chain.lastSeq > this.seen.seq;
+        const genuine = sealKey ? await this.genuineEntry(manager, chain, sealKey, olderSealerLinked) : () => true;
         let { lastSeq, lastHash } = chain;
         const links: { id: string; seq: number; link: string }[] = [];
         const refused: string[] = [];
@@ -188,15 +191,22 @@ export class AuditSealer {
    * `entry_seals_from`: the first keyed pass sets it ENTRY_SEALS_GRACE_MS ahead (an upgrade's old replicas write none
    * meanwhile), or to that pass itself on a chain that has linked nothing yet (a new trail has no old replicas), and
    * seals it with the key. Found cleared, or with a seal that does not verify, while linked entries carry seals (so
-   * the window was set before): someone without the key reset it to open it again; seals are required at once.
+   * the window was set before): someone without the key reset it to open it again; seals are required at once. Moved
+   * ENTRY_SEALS_GRACE_MS ahead again whenever a sealer of a version before this one linked since this process's last
+   * pass (`olderSealerLinked`): a rollout that outlasts the window does not turn its old replicas' entries into forgeries.
    */
-  private async genuineEntry(manager: EntityManager, chain: ChainState, key: string): Promise<(row: AuditRow) => boolean> {
+  private async genuineEntry(manager: EntityManager, chain: ChainState, key: string, olderSealerLinked: boolean): Promise<(row: AuditRow) => boolean> {
     const now = (this.deps.now ?? Date.now)();
     let from = chain.entrySealsFrom;
     if (from === null || chain.entrySealsSeal !== entrySealsSeal(from, key)) {
       const [sealedBefore] = (await manager.query(`SELECT id FROM audit_events WHERE seq IS NOT NULL AND entry_seal IS NOT NULL LIMIT 1`)) as unknown[];
       if (sealedBefore) this.deps.onWindowReset?.();
       from = sealedBefore || chain.lastSeq === 0 ? now : now + ENTRY_SEALS_GRACE_MS;
+      await manager.query('UPDATE audit_chain SET entry_seals_from = ?, entry_seals_seal = ? WHERE id = 1', [from, entrySealsSeal(from, key)]);
+    } else if (olderSealerLinked && from < now + ENTRY_SEALS_GRACE_MS) {
+      // A rollout that outlasts the window: an older replica's sealer linked entries since the last pass (a link only
+      // the key makes), so its replica is alive and writes entries without a seal; they stay genuine while it runs.
+      from = now + ENTRY_SEALS_GRACE_MS;
       await manager.query('UPDATE audit_chain SET entry_seals_from = ?, entry_seals_seal = ? WHERE id = 1', [from, entrySealsSeal(from, key)]);
     }
     const unsealedAccepted = now < from;
