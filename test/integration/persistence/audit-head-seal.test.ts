@@ -148,5 +148,16 @@ describe.each(contractTargets())('the audit chain’s head seal on $name', (targ
     expect([await seqOf(later!.id), refused.length]).toEqual([3, 1]);
     expect(await verifier(KEY).verify()).toEqual({ ok: true, checked: 3, unsealed: 0 });
   });
+
+  it('links on from a trail kept without the key when AUDIT_SEAL_KEY is set later, rather than stop', async () => {
+    keepEntrySealKey(db.dataSource, undefined);
+    await write(2);
+    expect(await sealer().sealAll()).toBe(2);
+    keepEntrySealKey(db.dataSource, KEY);
+    const [next] = await write(1, clock.now().getTime() + 10);
+    expect(await sealer(KEY).sealAll()).toBe(1);
+    expect(await seqOf(next!.id)).toBe(3);
+    expect(await headSealOf()).toBe(headSeal(3, await linkOf(3), KEY));
+  });
 });
 

@@ -180,8 +180,11 @@ export class AuditSealer {
     const [row] = (await manager.query(`${SELECT_SEALED} WHERE seq = ?`, [chain.lastSeq])) as AuditRow[];
     const [before] =
       chain.lastSeq - 1 === chain.floorSeq ? [{ chain_hash: chain.floorHash }] : ((await manager.query('SELECT chain_hash FROM audit_events WHERE seq = ?', [chain.lastSeq - 1])) as { chain_hash: string }[]);
-    const kind = row && before && row.chain_hash === chain.lastHash ? linkKind(String(before.chain_hash), chain.lastSeq, row, key) : null;
-    if (kind === 'legacy') return false;
+    const previous = String(before?.chain_hash);
+    const kind = row && before && row.chain_hash === chain.lastHash ? linkKind(previous, chain.lastSeq, row, key) : null;
+    // A link without the key (the trail kept before AUDIT_SEAL_KEY was set) is extended as the version before's is; the
+    // verifier, which checks every link under the key, names those entries all the same.
+    if (kind === 'legacy' || (row && before && kind === null && chainLink(previous, chain.lastSeq, row) === chain.lastHash)) return false;
     throw new AuditHeadMovedError({ seq: chain.lastSeq }, kind === 'head-sealed' ? 'its entry was linked by a sealer that seals its heads' : 'it is not the link of a verifying entry');
   }
 
