@@ -100,7 +100,7 @@ interface ValidationIssue {
 /** What a schema's pattern asks for, in words: a client is told that, not the regular expression. */
 export const PATTERN_MEANINGS: Record<string, string> = {
   '^(\\*|"[1-9][0-9]{0,14}")$': 'must be one strong entity tag as `ETag` gives it ("3"), or *: weak tags (W/"3") and lists are refused',
-  '^[0-9]{6}$': 'must be six digits',
+  '^[0-9]{3} ?[0-9]{3}$': 'must be six digits (123456, or 123 456 as authenticator apps show it)',
   '^[A-Za-z0-9_-]+$': 'must be base64url: letters, digits, - and _',
   '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$': 'must be a user id (a UUID)',
   '^[\\x20-\\x7e]+$': 'must be printable ASCII',

@@ -25,7 +25,7 @@ describe('what a refused pattern tells the client', () => {
     const failed = (pattern: string) =>
       toProblem(Object.assign(new Error('x'), { validation: [{ keyword: 'pattern', instancePath: '/code', message: `must match pattern "${pattern}"`, params: { pattern } }], validationContext: 'body' }))
         .problem as { errors?: { field: string; message: string }[] };
-    expect(failed('^[0-9]{6}$').errors).toEqual([{ field: 'code', message: 'must be six digits' }]);
+    expect(failed('^[0-9]{3} ?[0-9]{3}$').errors).toEqual([{ field: 'code', message: 'must be six digits (123456, or 123 456 as authenticator apps show it)' }]);
     expect(failed('^x$').errors).toEqual([{ field: 'code', message: 'must match pattern "^x$"' }]);
   });
 

@@ -190,11 +190,11 @@ export const ACCOUNT_SECURITY_SCRIPT = `'use strict';
 
   $('add-passkey').addEventListener('submit', async function (event) {
     event.preventDefault();
-    // The password, or six digits: a current code of the authenticator app (no password is six digits alone).
+    // The password, or six digits (or 123 456, as the apps show it): a current code of the authenticator app (no password is either).
     var entered = $('passkey-proof').value;
     if (!entered) return proofError('proof-missing', 'Enter your password (or your authenticator app’s current code) to register a passkey.');
     proofError(null, null);
-    var proof = /^[0-9]{6}$/.test(entered.trim()) ? { code: entered.trim() } : { password: entered };
+    var proof = /^[0-9]{3} ?[0-9]{3}$/.test(entered.trim()) ? { code: entered.trim() } : { password: entered };
     try {
       var given = await authed('POST', '/v1/me/mfa/webauthn/registration-options', proof);
       if (!given) return;
