@@ -31,6 +31,12 @@ const ADMIN = { username: 'image.admin', password: 'image-admin-password', email
 const report: Record<string, unknown> = {};
 
 let network: StartedNetwork;
+/**
+ * The network's names (the aliases the URLs name) as /etc/hosts entries for the service's containers: Podman's
+ * network DNS (aardvark-dns) reloads on every network another test file creates or removes, and one full run saw
+ * `mariadb` unresolvable for two minutes on end. The hosts file needs no DNS; what is tested is the image, not it.
+ */
+let hosts: { host: string; ipAddress: string }[] = [];
 let kafka: StartedKafkaContainer;
 let mail: { container: StartedTestContainer; api: string };
 const databases: DatabaseContainer[] = [];
@@ -44,6 +50,13 @@ beforeAll(async () => {
   databases.push(mariadb, mysql);
   kafka = broker;
   mail = mailpit;
+  const on = (container: StartedTestContainer) => container.getIpAddress(network.getName());
+  hosts = [
+    { host: 'mariadb', ipAddress: on(mariadb.container) },
+    { host: 'mysql', ipAddress: on(mysql.container) },
+    { host: 'kafka', ipAddress: on(broker) },
+    { host: 'smtp', ipAddress: on(mailpit.container) },
+  ];
 });
 
 afterAll(async () => {
@@ -141,6 +154,7 @@ describe('the image', () => {
       new AccessControlContainer('api', IMAGE)
         .withTmpFs({ '/tmp': 'rw,mode=1777', '/data': 'rw' })
         .withNetwork(network)
+        .withExtraHosts(hosts)
         .withEnvironment({ DATABASE_URL: db.internalUrl, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ADMIN_EMAIL: ADMIN.email })
     );
     const signIn = await json(`${api.url()}/v1/auth/signin`, { body: { username: ADMIN.username, password: ADMIN.password } });
@@ -167,11 +181,12 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
       PUBLIC_URL: 'http://access-control.test',
       LOG_LEVEL: 'info',
     };
-    await run(() => new AccessControlContainer('migrate', IMAGE).withNetwork(network).withEnvironment(common));
+    await run(() => new AccessControlContainer('migrate', IMAGE).withNetwork(network).withExtraHosts(hosts).withEnvironment(common));
     const t0 = Date.now();
     api = await run(() =>
       new AccessControlContainer('api', IMAGE)
         .withNetwork(network)
+        .withExtraHosts(hosts)
         // /data as a named volume, as `docker run -v ac-data:/data` and the compose file mount it.
         .withBindMounts([{ source: volume, target: '/data', mode: 'rw' }])
         .withEnvironment({ ...common, MIGRATE_ON_START: 'false', ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ADMIN_EMAIL: ADMIN.email })
@@ -181,6 +196,7 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
     mailer = await run(() =>
       new AccessControlContainer('mailer', IMAGE)
         .withNetwork(network)
+        .withExtraHosts(hosts)
         .withEnvironment({ ...common, SMTP_URL: 'smtp://smtp:1025', MAIL_FROM: 'Access Control <no-reply@example.test>' })
     );
     report[`${kind}.mailerReadyMs`] = Date.now() - t1;
@@ -218,6 +234,7 @@ describe.each(['mariadb', 'mysql'] as const)('migrate, api and mailer containers
     api = await run(() =>
       new AccessControlContainer('api', IMAGE)
         .withNetwork(network)
+        .withExtraHosts(hosts)
         .withBindMounts([{ source: mounts[0].Name!, target: '/data', mode: 'rw' }])
         // The same settings (the token's issuer is PUBLIC_URL), the same volume, a new container.
         .withEnvironment({ ...common, MIGRATE_ON_START: 'false' })
