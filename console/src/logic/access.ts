@@ -3,6 +3,7 @@
  * allows (the API still decides; a 403 that happens anyway is shown in words). No DOM here: unit-tested.
  */
 import { Permissions } from '../../../src/domain/permissions/permission';
+import { missingPermissions } from '../../../src/domain/roles/role';
 
 /** The permission names, as the service defines them (its domain module is plain TypeScript, bundled in). */
 export const P = Permissions;
@@ -37,9 +38,14 @@ export function homePath(permissions: readonly string[]): string {
   return screensFor(permissions)[0]!.path;
 }
 
-/** The hand-out rule, as the API applies it: a role whose every permission the viewer holds. */
+/** The hand-out rule, as the API applies it (the domain's own function): the permissions of a role the viewer lacks. */
+export function beyondViewer(viewer: readonly string[], role: { permissions: readonly string[] }): string[] {
+  return missingPermissions(viewer, role.permissions);
+}
+
+/** A role whose every permission the viewer holds: one the viewer may hand out, and whose holders it may change. */
 export function canHandOut(viewer: readonly string[], role: { permissions: readonly string[] }): boolean {
-  return role.permissions.every((p) => viewer.includes(p));
+  return beyondViewer(viewer, role).length === 0;
 }
 
 /** The permissions a viewer may put in a role (the hand-out rule: their own), grouped by the name's `<group>:`. */

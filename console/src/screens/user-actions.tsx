@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api/client';
-import { canHandOut, holds, P } from '../logic/access';
+import { beyondViewer, canHandOut, holds, P } from '../logic/access';
 import { displayName } from '../logic/format';
 import { explain } from '../logic/problems';
 import { FailureNote, Field, Notice, Select, useConsole } from '../ui/components';
@@ -48,7 +48,7 @@ export function UserActions(props: { loaded: LoadedUser; stale: boolean; onChang
   const confirmWords = [user.username, user.email].filter((w): w is string => !!w);
   // The hand-out rule, as the API applies it to every change of a user: whoever lacks a permission of the user's role
   // changes nothing of its holders (403), so none of the actions is offered.
-  const beyond = user.role.permissions.filter((p) => !permissions.includes(p));
+  const beyond = beyondViewer(permissions, user.role);
   if (beyond.length > 0) {
     return (
       <section aria-labelledby="user-actions" class="actions">
