@@ -104,7 +104,8 @@ export class AuditSealer {
       dataSource.transaction(async (manager) => {
         const chain = await readChain(manager, true);
         this.checkNotCut(chain);
-        const headWasSealed = sealKey ? await this.headSealed(manager, chain, sealKey) : true;
+        const head = sealKey ? await this.headKind(manager, chain, sealKey) : 'sealed';
+        const headWasSealed = head === 'sealed';
         if (!headWasSealed) {
           const before = (this.deps.now ?? Date.now)() - UNSEALED_HEAD_GRACE_MS;
           await manager.query(`UPDATE audit_events SET chain_hash = '${LATE_LINK}' WHERE seq IS NULL AND chain_hash IS NULL AND occurred_at < ?`, [before]);
@@ -114,7 +115,7 @@ export class AuditSealer {
         )) as AuditRow[];
         // A head moved on since this process's last pass, by links without the head seal's marker: a replica of a version
         // before this one is sealing, so it may still write entries without their own seal (review of 2026-12-07).
-        const olderSealerLinked = !headWasSealed && chain.lastSeq > chain.floorSeq && this.seen !== null && chain.lastSeq > this.seen.seq;
+        const olderSealerLinked = head === 'legacy' && this.seen !== null && chain.lastSeq > this.seen.seq;
         const genuine = sealKey ? await this.genuineEntry(manager, chain, sealKey, olderSealerLinked) : () => true;
         let { lastSeq, lastHash } = chain;
         const links: { id: string; seq: number; link: string }[] = [];
@@ -169,14 +170,14 @@ export class AuditSealer {
   }
 
   /**
-   * With AUDIT_SEAL_KEY: whether the head carries its seal (true), or carries none but may be extended (false): it is
-   * the checkpoint or the chain's start, or stands on an entry a legacy sealer linked (the version before, in a rolling
-   * upgrade or at this version's first pass). Throws AuditHeadMovedError when it stands on an entry whose link says its
-   * sealer sealed heads, or on no entry's link: moved by hand.
+   * With AUDIT_SEAL_KEY, the head: `sealed`, it carries its seal; or it carries none but may be extended: `start`, it is
+   * the checkpoint or the chain's start, `legacy`, it stands on an entry a legacy sealer linked (the version before, in a
+   * rolling upgrade or at this version's first pass; or a sealer without the key). Throws AuditHeadMovedError when it
+   * stands on an entry whose link says its sealer sealed heads, or on no entry's link: moved by hand.
    */
-  private async headSealed(manager: EntityManager, chain: ChainState, key: string): Promise<boolean> {
-    if (chain.headSeal === headSeal(chain.lastSeq, chain.lastHash, key)) return true;
-    if (chain.lastSeq === chain.floorSeq) return false;
+  private async headKind(manager: EntityManager, chain: ChainState, key: string): Promise<'sealed' | 'start' | 'legacy'> {
+    if (chain.headSeal === headSeal(chain.lastSeq, chain.lastHash, key)) return 'sealed';
+    if (chain.lastSeq === chain.floorSeq) return 'start';
     const [row] = (await manager.query(`${SELECT_SEALED} WHERE seq = ?`, [chain.lastSeq])) as AuditRow[];
     const [before] =
       chain.lastSeq - 1 === chain.floorSeq ? [{ chain_hash: chain.floorHash }] : ((await manager.query('SELECT chain_hash FROM audit_events WHERE seq = ?', [chain.lastSeq - 1])) as { chain_hash: string }[]);
@@ -184,7 +185,7 @@ export class AuditSealer {
     const kind = row && before && row.chain_hash === chain.lastHash ? linkKind(previous, chain.lastSeq, row, key) : null;
     // A link without the key (the trail kept before AUDIT_SEAL_KEY was set) is extended as the version before's is; the
     // verifier, which checks every link under the key, names those entries all the same.
-    if (kind === 'legacy' || (row && before && kind === null && chainLink(previous, chain.lastSeq, row) === chain.lastHash)) return false;
+    if (kind === 'legacy' || (row && before && kind === null && chainLink(previous, chain.lastSeq, row) === chain.lastHash)) return 'legacy';
     throw new AuditHeadMovedError({ seq: chain.lastSeq }, kind === 'head-sealed' ? 'its entry was linked by a sealer that seals its heads' : 'it is not the link of a verifying entry');
   }
 
