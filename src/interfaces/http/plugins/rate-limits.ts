@@ -139,16 +139,20 @@ function checkedLimiter(
     if (!applies(request)) return;
     const result = await check(request);
     if (result.isAllowed || !result.isExceeded) return;
-    const seconds = Math.max(1, result.ttlInSeconds);
     // The headers say the limit that refused (the per-client limiter set its own, with budget left, before this one).
-    throw new HttpProblemError('TOO_MANY_REQUESTS', `Too many requests; retry after ${seconds} seconds`, {
-      'retry-after': String(seconds),
-      'x-ratelimit-limit': String(max),
-      'x-ratelimit-remaining': '0',
-      'x-ratelimit-reset': String(seconds),
-    });
+    throw throttled('Too many requests', Math.max(1, result.ttlInSeconds), max);
   };
   return { hook: 'preHandler', handler };
+}
+
+/** The 429 of a limit of ours: its wait, and headers that name this limit. */
+function throttled(what: string, seconds: number, max: number): HttpProblemError {
+  return new HttpProblemError('TOO_MANY_REQUESTS', `${what}; retry after ${seconds} seconds`, {
+    'retry-after': String(seconds),
+    'x-ratelimit-limit': String(max),
+    'x-ratelimit-remaining': '0',
+    'x-ratelimit-reset': String(seconds),
+  });
 }
 
 const notGuesses = new WeakSet<FastifyRequest>();
@@ -173,13 +177,7 @@ function failureLimiter(failures: FailureCounting, max: number, name: string, ap
     const now = failures.clock.now();
     const window = await failures.counter.peek(keyOf(request), now);
     if (window === null || window.hits < max) return;
-    const seconds = Math.max(1, Math.ceil((window.endsAt.getTime() - now.getTime()) / 1000));
-    throw new HttpProblemError('TOO_MANY_REQUESTS', `Too many refused requests; retry after ${seconds} seconds`, {
-      'retry-after': String(seconds),
-      'x-ratelimit-limit': String(max),
-      'x-ratelimit-remaining': '0',
-      'x-ratelimit-reset': String(seconds),
-    });
+    throw throttled('Too many refused requests', Math.max(1, Math.ceil((window.endsAt.getTime() - now.getTime()) / 1000)), max);
   };
   const onSend: onSendHookHandler = async (request, reply, payload) => {
     const status = reply.statusCode;
