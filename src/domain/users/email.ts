@@ -8,8 +8,9 @@ const MAX_LABEL_LENGTH = 63;
 const MAX_DOMAIN_LENGTH = 253;
 const utf8 = new TextEncoder();
 // Pragmatic rather than RFC 5322: one @, no white space or control characters,
-// a domain of dot-separated labels with a top-level part. Quoted local parts are refused.
-const LOCAL = /^[^\s@"(),:;<>[\\\]\p{Cc}]+$/u;
+// a domain of dot-separated labels with a top-level part. Quoted local parts are refused. The blank Braille cell
+// (U+2800) is no white space to Unicode but shows as one, so `ada⠀lovelace@…` would read as an address with a space.
+const LOCAL = /^[^\s@"(),:;<>[\\\]\p{Cc}\u2800]+$/u;
 const LABEL = /^(?!-)[\p{L}\p{N}-]{1,63}(?<!-)$/u;
 
 // A domain as DNS and mail servers read it is the same in any of its spellings: case, full-width letters,

@@ -44,6 +44,8 @@ describe('Email', () => {
     ['a domain without a dot', 'ada@localhost'],
     ['two @', 'ada@home@example.com'],
     ['a space inside', 'ada lovelace@example.com'],
+    ['a blank Braille cell inside, which shows as a space', 'ada\u2800lovelace@example.com'],
+    ['a blank Braille cell alone before @', '\u2800@example.com'],
     ['a space in the domain', 'ada@exa mple.com'],
     ['a quoted local part', '"ada"@example.com'],
     ['a leading dot', '.ada@example.com'],
