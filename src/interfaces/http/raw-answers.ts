@@ -13,10 +13,14 @@ const PARSER_ERRORS: Record<string, string> = {
   ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
 };
 
+/** Sockets whose refused request is being answered: more input, or its end, makes the parser raise its error again. */
+const answering = new WeakSet<Socket>();
+
 /**
  * Node's parser refused the request (a head over MAX_HEADER_SIZE, a malformed request line, a timeout):
  * there is no request for fastify to answer, so the answer is written on the socket here, in the
- * same problem+json shape as every other error, with a request id, and the connection closed.
+ * same problem+json shape as every other error, with a request id, and the connection closed. Requests
+ * pipelined before it are answered first, in order (RFC 9112 §9.3.2): the problem waits for their answers.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   // A reset or a write after the client left: nothing can be answered.
@@ -24,7 +28,34 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     socket.destroy(error);
     return;
   }
-  endWithProblem(socket, problem(PARSER_ERRORS[error.code ?? ''] ?? 'MALFORMED_REQUEST', 'The request could not be read', {}));
+  if (answering.has(socket)) {
+    // Node found the refused request unfinished past HEADERS_TIMEOUT (REQUEST_TIMEOUT once its head was read): the
+    // answers before it took that long, and are not waited for any longer.
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy(error);
+    return;
+  }
+  answering.add(socket);
+  // Nothing is read while the earlier answers are written: the end of the client's input would make Node close the
+  // connection before them. Once answered it is read again (and dropped), so the client's close is seen.
+  socket.pause();
+  const body = problem(PARSER_ERRORS[error.code ?? ''] ?? 'MALFORMED_REQUEST', 'The request could not be read', {});
+  afterEarlierAnswers(socket, () => {
+    socket.resume();
+    // An earlier answer with `Connection: close` ended the connection, or the client left meanwhile.
+    if (socket.writable) endWithProblem(socket, body);
+    else socket.destroy();
+  });
+}
+
+/** Calls `then` once no answer to an earlier request, one read whole, on the socket is being written or waits to be. */
+function afterEarlierAnswers(socket: Socket, then: () => void): void {
+  // Node keeps the answer being written at _httpMessage, and hands the socket to the next one in its own 'finish'
+  // listener, so it is looked at again once that has run. A socket closed first never calls `then`. An answer
+  // whose request is not read whole is to the refused request itself (its body came too slowly, or malformed):
+  // the problem is its answer, and nothing else would end it.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!inFlight?.req.complete) then();
+  else inFlight.once('finish', () => process.nextTick(afterEarlierAnswers, socket, then));
 }
 
 /** Writes `body` on the socket as a whole HTTP/1.1 answer (and `headers`), then closes it. */

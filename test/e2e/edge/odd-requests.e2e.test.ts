@@ -89,3 +89,36 @@ describe('an ambiguous head', () => {
     expect(text).toContain('"code":"MALFORMED_REQUEST"');
   });
 });
+
+describe('a malformed request pipelined after valid ones', () => {
+  const app = useEdgeApp();
+
+  /** The answers in `text`, in the order they came: each one's status and body, and whether its body is as long as it says. */
+  function answers(text: string): { status: number; body: string; whole: boolean }[] {
+    return text.split(/(?=HTTP\/1\.1 \d{3} )/).map((answer) => {
+      const [head, body = ''] = answer.split('\r\n\r\n', 2);
+      const length = /\r\ncontent-length: (\d+)/i.exec(head)?.[1];
+      return { status: Number(head.slice(9, 12)), body, whole: Number(length) === Buffer.byteLength(body, 'latin1') };
+    });
+  }
+
+  // Node's parser refuses the last request while the ones before are still being answered (/readyz asks the
+  // database): HTTP/1.1 answers in the order asked (RFC 9112 §9.3.2), so theirs come whole, then the 400.
+  it.each([
+    ['one request', ['/readyz']],
+    ['two requests', ['/readyz', '/healthz']],
+  ])('answers %s before it, then 400 MALFORMED_REQUEST, and closes', async (_what, paths) => {
+    const connection = await openRaw(app().url);
+    connection.write(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`).join('') + 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nNot a header\r\n\r\n');
+    const closed = await closedWithin(connection, 3_000);
+    const text = closed?.text ?? connection.received();
+    connection.socket.destroy();
+    const got = answers(text);
+    expect(got.map(({ status }) => status)).toEqual([...paths.map(() => 200), 400]);
+    expect(got.every(({ whole }) => whole)).toBe(true);
+    expect(got[0].body).toContain('"status":"ready"');
+    if (paths.length > 1) expect(got[1].body).toBe('{"status":"ok"}');
+    expect(got.at(-1)?.body).toContain('"code":"MALFORMED_REQUEST"');
+    expect(closed).toBeDefined();
+  });
+});
