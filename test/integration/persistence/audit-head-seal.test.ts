@@ -149,6 +149,37 @@ describe.each(contractTargets())('the audit chain’s head seal on $name', (targ
     expect(await verifier(KEY).verify()).toEqual({ ok: true, checked: 3, unsealed: 0 });
   });
 
+  it.each([
+    ['a minute', 60_000, 1],
+    ['an hour', 3_600_000, 0],
+  ])(
+    'on a new replica’s first pass after a rollback, keeps genuine the old replicas’ last entries without a seal when their sealer last linked %s before',
+    async (_ago, ago, linked) => {
+      await write(1);
+      expect(await sealer(KEY).sealAll()).toBe(1);
+      // Rolled back past the window: the version before's replicas write and link entries without a seal, the last
+      // `ago` before the upgrade again; then every one of them stops, one entry they wrote left unlinked.
+      const closed = Date.now() - 1_000;
+      await query('UPDATE audit_chain SET entry_seals_from = ?, entry_seals_seal = ? WHERE id = 1', [closed, entrySealsSeal(closed, KEY)]);
+      keepEntrySealKey(db.dataSource, undefined);
+      const [linkedByOld] = await write(1, Date.now() - ago);
+      const [row] = await query<AuditRow[]>(`${SELECT_SEALED} WHERE id = ?`, [linkedByOld!.id]);
+      const oldLink = chainLink(await linkOf(1), 2, row!, KEY);
+      await query('UPDATE audit_events SET seq = 2, chain_hash = ? WHERE id = ?', [oldLink, linkedByOld!.id]);
+      await query('UPDATE audit_chain SET last_seq = 2, last_hash = ? WHERE id = 1', [oldLink]);
+      const [leftOver] = await write(1, Date.now() - 500);
+      keepEntrySealKey(db.dataSource, KEY);
+
+      // A replica of this version starts (a process that has seen no pass): the entry is the old replicas' own, unless
+      // their sealer last ran longer ago than the window (then nothing says they wrote it).
+      const refused: string[] = [];
+      const started = new AuditSealer({ dataSource: db.dataSource, sqliteWriteQueue: queue(), sealKey: KEY, onRefused: (ids) => refused.push(...ids) });
+      expect(await started.sealAll()).toBe(linked);
+      expect(refused).toEqual(linked ? [] : [leftOver!.id]);
+      expect(await verifier(KEY).verify()).toMatchObject(linked ? { ok: true, checked: 3 } : { firstBreak: { id: leftOver!.id } });
+    },
+  );
+
   it('links on from a trail kept without the key when AUDIT_SEAL_KEY is set later, rather than stop', async () => {
     keepEntrySealKey(db.dataSource, undefined);
     await write(2);

@@ -61,6 +61,9 @@ export class AuditHeadMovedError extends Error {
  */
 export const UNSEALED_HEAD_GRACE_MS = 10 * 60_000;
 
+/** The chain's head as the sealer finds it (AuditSealer.headKind). */
+type HeadKind = { kind: 'sealed' } | { kind: 'start' } | { kind: 'legacy'; linkedEntryAt: number | null };
+
 /**
  * Links committed entries into the hash chain, after the fact and off the request path: requests only
  * insert (no counter, no lock), and this pass, on whichever replica runs it, takes the chain row
@@ -104,8 +107,8 @@ export class AuditSealer {
       dataSource.transaction(async (manager) => {
         const chain = await readChain(manager, true);
         this.checkNotCut(chain);
-        const head = sealKey ? await this.headKind(manager, chain, sealKey) : 'sealed';
-        const headWasSealed = head === 'sealed';
+        const head: HeadKind = sealKey ? await this.headKind(manager, chain, sealKey) : { kind: 'sealed' };
+        const headWasSealed = head.kind === 'sealed';
         if (!headWasSealed) {
           const before = (this.deps.now ?? Date.now)() - UNSEALED_HEAD_GRACE_MS;
           await manager.query(`UPDATE audit_events SET chain_hash = '${LATE_LINK}' WHERE seq IS NULL AND chain_hash IS NULL AND occurred_at < ?`, [before]);
@@ -113,10 +116,7 @@ export class AuditSealer {
         const rows = (await manager.query(
           `${SELECT_SEALED} WHERE seq IS NULL AND (chain_hash IS NULL OR chain_hash NOT IN ('${REFUSED_LINK}', '${LATE_LINK}')) ORDER BY occurred_at ASC, id ASC LIMIT ${this.batchSize}`,
         )) as AuditRow[];
-        // A head moved on since this process's last pass, by links without the head seal's marker: a replica of a version
-        // before this one is sealing, so it may still write entries without their own seal (review of 2026-12-07).
-        const olderSealerLinked = head === 'legacy' && this.seen !== null && chain.lastSeq > this.seen.seq;
-        const genuine = sealKey ? await this.genuineEntry(manager, chain, sealKey, olderSealerLinked) : () => true;
+        const genuine = sealKey ? await this.genuineEntry(manager, chain, sealKey, this.olderSealerAt(head, chain)) : () => true;
         let { lastSeq, lastHash } = chain;
         const links: { id: string; seq: number; link: string }[] = [];
         const refused: string[] = [];
@@ -170,14 +170,30 @@ export class AuditSealer {
   }
 
   /**
+   * When a sealer of a version before this one (one whose replicas may write entries without their own seal) last
+   * linked for certain, or null when nothing says one runs: the head stands on its link, made with the key. Now, when
+   * the head moved on by such links since this process's last pass (a rolling upgrade: review of 2026-12-07). On a
+   * process's first pass, the time of the entry that link is for, no later than now: the older replicas may have
+   * stopped just before this one started (a rollback ended by an upgrade, with `Recreate` or rolling), leaving entries
+   * they wrote in their last second for this pass to link (rollback review of 2026-12-07). The time is the entry's own,
+   * which its link covers, so a head moved back onto an older legacy entry opens nothing its time does not.
+   */
+  private olderSealerAt(head: HeadKind, chain: ChainState): number | null {
+    if (head.kind !== 'legacy' || head.linkedEntryAt === null) return null;
+    const now = (this.deps.now ?? Date.now)();
+    return this.seen !== null && chain.lastSeq > this.seen.seq ? now : Math.min(head.linkedEntryAt, now);
+  }
+
+  /**
    * With AUDIT_SEAL_KEY, the head: `sealed`, it carries its seal; or it carries none but may be extended: `start`, it is
    * the checkpoint or the chain's start, `legacy`, it stands on an entry a legacy sealer linked (the version before, in a
-   * rolling upgrade or at this version's first pass; or a sealer without the key). Throws AuditHeadMovedError when it
-   * stands on an entry whose link says its sealer sealed heads, or on no entry's link: moved by hand.
+   * rolling upgrade or at this version's first pass, `linkedEntryAt` that entry's time; or a sealer without the key,
+   * `linkedEntryAt` null). Throws AuditHeadMovedError when it stands on an entry whose link says its sealer sealed
+   * heads, or on no entry's link: moved by hand.
    */
-  private async headKind(manager: EntityManager, chain: ChainState, key: string): Promise<'sealed' | 'start' | 'legacy'> {
-    if (chain.headSeal === headSeal(chain.lastSeq, chain.lastHash, key)) return 'sealed';
-    if (chain.lastSeq === chain.floorSeq) return 'start';
+  private async headKind(manager: EntityManager, chain: ChainState, key: string): Promise<HeadKind> {
+    if (chain.headSeal === headSeal(chain.lastSeq, chain.lastHash, key)) return { kind: 'sealed' };
+    if (chain.lastSeq === chain.floorSeq) return { kind: 'start' };
     const [row] = (await manager.query(`${SELECT_SEALED} WHERE seq = ?`, [chain.lastSeq])) as AuditRow[];
     const [before] =
       chain.lastSeq - 1 === chain.floorSeq ? [{ chain_hash: chain.floorHash }] : ((await manager.query('SELECT chain_hash FROM audit_events WHERE seq = ?', [chain.lastSeq - 1])) as { chain_hash: string }[]);
@@ -185,7 +201,8 @@ export class AuditSealer {
     const kind = row && before && row.chain_hash === chain.lastHash ? linkKind(previous, chain.lastSeq, row, key) : null;
     // A link without the key (the trail kept before AUDIT_SEAL_KEY was set) is extended as the version before's is; the
     // verifier, which checks every link under the key, names those entries all the same.
-    if (kind === 'legacy' || (row && before && kind === null && chainLink(previous, chain.lastSeq, row) === chain.lastHash)) return 'legacy';
+    if (kind === 'legacy') return { kind: 'legacy', linkedEntryAt: Number(row!.occurred_at) };
+    if (row && before && kind === null && chainLink(previous, chain.lastSeq, row) === chain.lastHash) return { kind: 'legacy', linkedEntryAt: null };
     throw new AuditHeadMovedError({ seq: chain.lastSeq }, kind === 'head-sealed' ? 'its entry was linked by a sealer that seals its heads' : 'it is not the link of a verifying entry');
   }
 
@@ -195,11 +212,11 @@ export class AuditSealer {
    * `entry_seals_from`: the first keyed pass sets it ENTRY_SEALS_GRACE_MS ahead (an upgrade's old replicas write none
    * meanwhile), or to that pass itself on a chain that has linked nothing yet (a new trail has no old replicas), and
    * seals it with the key. Found cleared, or with a seal that does not verify, while linked entries carry seals (so
-   * the window was set before): someone without the key reset it to open it again; seals are required at once. Moved
-   * ENTRY_SEALS_GRACE_MS ahead again whenever a sealer of a version before this one linked since this process's last
-   * pass (`olderSealerLinked`): a rollout that outlasts the window does not turn its old replicas' entries into forgeries.
+   * the window was set before): someone without the key reset it to open it again; seals are required at once. Kept
+   * open until ENTRY_SEALS_GRACE_MS after a sealer of a version before this one last linked (`olderSealerAt`): a
+   * rollout, or a rollback, that outlasts the window does not turn its old replicas' entries into forgeries.
    */
-  private async genuineEntry(manager: EntityManager, chain: ChainState, key: string, olderSealerLinked: boolean): Promise<(row: AuditRow) => boolean> {
+  private async genuineEntry(manager: EntityManager, chain: ChainState, key: string, olderSealerAt: number | null): Promise<(row: AuditRow) => boolean> {
     const now = (this.deps.now ?? Date.now)();
     let from = chain.entrySealsFrom;
     if (from === null || chain.entrySealsSeal !== entrySealsSeal(from, key)) {
@@ -207,10 +224,10 @@ export class AuditSealer {
       if (sealedBefore) this.deps.onWindowReset?.();
       from = sealedBefore || chain.lastSeq === 0 ? now : now + ENTRY_SEALS_GRACE_MS;
       await manager.query('UPDATE audit_chain SET entry_seals_from = ?, entry_seals_seal = ? WHERE id = 1', [from, entrySealsSeal(from, key)]);
-    } else if (olderSealerLinked && from < now + ENTRY_SEALS_GRACE_MS) {
-      // A rollout that outlasts the window: an older replica's sealer linked entries since the last pass (a link only
-      // the key makes), so its replica is alive and writes entries without a seal; they stay genuine while it runs.
-      from = now + ENTRY_SEALS_GRACE_MS;
+    } else if (olderSealerAt !== null && from < olderSealerAt + ENTRY_SEALS_GRACE_MS) {
+      // An older replica's sealer linked entries (a link only the key makes), so its replica was alive then and wrote
+      // entries without a seal; they stay genuine until the window's length after it.
+      from = olderSealerAt + ENTRY_SEALS_GRACE_MS;
       await manager.query('UPDATE audit_chain SET entry_seals_from = ?, entry_seals_seal = ? WHERE id = 1', [from, entrySealsSeal(from, key)]);
     }
     const unsealedAccepted = now < from;
