@@ -1,4 +1,5 @@
 import { LoginAttemptKeys } from '../../../src/infrastructure/persistence/typeorm/login-attempt-key';
+import { LoginAttemptSchema } from '../../../src/infrastructure/persistence/typeorm/records';
 import type { QueryRunner } from 'typeorm';
 import type { AuditEntry } from '../../../src/domain/audit/audit-entry';
 import { UuidV7IdGenerator } from '../../../src/infrastructure/system/uuid-v7-id-generator';
@@ -385,6 +386,25 @@ describe.each(ALL_TARGETS)('lockout counters on $name', (target) => {
         expect(await present(legacy, late)).toEqual([legacy, late]);
         await store.purgeIdle(new Date(firstPurge.getTime() + (day + 60) * 1000), policy);
         expect(await present(legacy, late)).toEqual([]);
+      });
+
+      it('deletes at its next run the rows a version before keyed rows wrote by the name typed (a rollback), unless locked now', async () => {
+        // Written by a replica of that version, through a rollback: keyed by the name, with no claim time.
+        const typed = `a-password-typed-as-a-name-${ids.next()}`;
+        const locked = `locked-by-name-${ids.next()}`;
+        const keyed = `keyed-unstamped-${ids.next()}`;
+        const now = new Date();
+        await db.dataSource.query('INSERT INTO login_attempts (username_key, failures, lockouts) VALUES (?, 1, 0)', [typed]);
+        await db.dataSource.query('INSERT INTO login_attempts (username_key, failures, locked_until, lockouts) VALUES (?, 5, ?, 1)', [
+          locked,
+          db.dataSource.driver.preparePersistentValue(new Date(now.getTime() + 600_000), db.dataSource.getMetadata(LoginAttemptSchema).findColumnWithPropertyName('lockedUntil')!),
+        ]);
+        await db.dataSource.query('INSERT INTO login_attempts (username_key, failures, lockouts) VALUES (?, 1, 0)', [keyOf(keyed)]);
+        await byHand().purgeIdle(now, policy);
+        const rows = (await db.dataSource.query('SELECT username_key FROM login_attempts WHERE username_key IN (?, ?, ?)', [typed, locked, keyOf(keyed)])) as {
+          username_key: string;
+        }[];
+        expect(rows.map((r) => r.username_key).sort()).toEqual([locked, keyOf(keyed)].sort());
       });
 
       it('reports a purge that fails and leaves the claim that started it counted', async () => {

@@ -8,10 +8,11 @@ export const KEYED_LOGIN_ATTEMPTS_BATCH = 2_000;
 /**
  * `login_attempts` rows are keyed by an HMAC of the name from now on (LoginAttemptKeys), never the name typed: the
  * rows keyed by names (a password typed as a username among them) go. What goes with them: every lockout counter
- * and lock under way starts over, and the record of the sign-in tickets used up (a ticket lives five minutes; a used
- * one's code, recovery code or passkey assertion is used up on its own, so nothing completes twice). Replicas of the
- * previous version keep writing name-keyed rows until they stop: the rollout's minutes of them stay until a counter's
- * own reset, harmless and unread.
+ * and lock under way starts over, and the record of the sign-in tickets used up (a ticket lives five minutes; its code,
+ * recovery code or passkey assertion is used up on its own, but a completed one can complete once more with a later
+ * code: README, "Upgrading with a rolling update"). Replicas of the
+ * previous version keep writing name-keyed rows until they stop (and again through a rollback): unread, they go at
+ * this version's next purge of idle counters (run after a sign-in every ten minutes: TypeOrmLoginAttempts.stampUnclaimed).
  *
  * On MySQL and MariaDB the rows go a batch at a time, each batch its own statement committed on its own (no wrapping
  * transaction: `transaction = false`), as the purge deletes idle counters: the batch's keys read without locks, in key

@@ -24,6 +24,8 @@ export interface TypeOrmLoginAttemptsDeps {
 
 /** Rows deleted per statement by the purge: a short delete holds its row locks only briefly. */
 const PURGE_BATCH = 500;
+/** A row's key as this version writes it (LoginAttemptKeys: an HMAC-SHA-256 in hex); any other is a name typed. */
+const HMAC_KEY = /^[0-9a-f]{64}$/;
 
 /**
  * Lockout counters in the database, shared by every replica. Each step is one conditional
@@ -280,7 +282,10 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
   /**
    * Gives the rows without a claim time (made before migration 1766600000000, or by a replica of that version during a
    * rolling upgrade) `now`, a batch at a time, so they are forgotten once idle from then: read without locks, then
-   * stamped by key where still unstamped (a claim in between stamped it itself).
+   * stamped by key where still unstamped (a claim in between stamped it itself). A row keyed by the name typed, not
+   * by its HMAC (a replica from before migration 1766300000000 writes them while it runs: in a rolling update, or
+   * through a rollback), is deleted instead, unless locked now: the name may be a password typed as one, and nothing
+   * of this version reads it (rollback review of 2026-12-07: such rows waited a day for the purge).
    */
   private async stampUnclaimed(now: Date): Promise<void> {
     const at = this.datetime(now);
@@ -290,6 +295,13 @@ export class TypeOrmLoginAttempts implements LoginAttempts {
       )) as { username_key: string }[];
       if (rows.length === 0) return;
       const keys = rows.map((row) => row.username_key);
+      const named = keys.filter((key) => !HMAC_KEY.test(key));
+      if (named.length > 0) {
+        await this.run(
+          `DELETE FROM login_attempts WHERE username_key IN (${named.map(() => '?').join(', ')}) AND last_claim_at IS NULL AND (locked_until IS NULL OR locked_until <= ?)`,
+          [...named, at],
+        );
+      }
       await this.run(`UPDATE login_attempts SET last_claim_at = ? WHERE username_key IN (${keys.map(() => '?').join(', ')}) AND last_claim_at IS NULL`, [at, ...keys]);
       if (rows.length < PURGE_BATCH) return;
     }
