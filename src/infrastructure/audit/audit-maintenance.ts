@@ -11,6 +11,8 @@ export interface AuditMaintenanceDeps {
   logger: Logger;
   sealEveryMs?: number;
   sweepEveryMs?: number;
+  /** How soon the next sweep runs after one that stopped at its cap with entries left; 10 s by default. */
+  sweepCatchUpMs?: number;
   /** How often the chain's head is logged (after the first pass, which logs it); every hour by default. */
   headLogEveryMs?: number;
 }
@@ -66,8 +68,16 @@ export class AuditMaintenance {
     if (now < this.nextSweepAt) return;
     this.nextSweepAt = now + (this.deps.sweepEveryMs ?? 3_600_000);
     try {
-      const removed = await auditRetentionSweeper.sweep();
+      const { removed, capped, heldBy } = await auditRetentionSweeper.sweepReporting();
       if (removed > 0) logger.info({ removed }, 'removed audit entries past AUDIT_RETENTION');
+      // Writes that outrun one sweep an interval (soak review of 2026-12-07): the rest goes in the next, soon.
+      if (capped) this.nextSweepAt = now + Math.min(this.deps.sweepCatchUpMs ?? 10_000, this.deps.sweepEveryMs ?? 3_600_000);
+      if (heldBy) {
+        logger.warn(
+          { seq: heldBy.seq, occurredAt: heldBy.occurredAt.toISOString() },
+          'an audit entry dated ahead of this clock holds the retention sweep: no entry after it in the chain is removed until then (a clock that ran ahead wrote it)',
+        );
+      }
     } catch (error) {
       if (error instanceof AuditTrailBrokenError) logger.error({ reason: error.message }, 'the audit trail is broken where the retention sweep would cut: nothing past the break is removed');
       else logger.warn({ reason: describeError(error) }, 'audit retention sweep failed; retrying at the next sweep');

@@ -48,6 +48,12 @@ export interface OutboxRelayOptions {
     deleteBatchSize?: number;
     /** Statements per sweep; what is left waits for the next sweep. Default 20. */
     maxBatchesPerSweep?: number;
+    /**
+     * How soon the next sweep runs after one that stopped at `maxBatchesPerSweep` with rows left: a replica whose
+     * writes outrun one sweep's statements every `sweepIntervalMs` catches up instead of falling behind for good (soak
+     * review of 2026-12-07). Default 5 s (never more than `sweepIntervalMs`).
+     */
+    catchUpIntervalMs?: number;
   };
   /**
    * SQLite only, and required there: SQLite has one connection that TypeORM shares, so a relay
@@ -66,6 +72,7 @@ export interface RetentionSettings {
   sweepIntervalMs: number;
   deleteBatchSize: number;
   maxBatchesPerSweep: number;
+  catchUpIntervalMs: number;
 }
 
 /** The options with their defaults, checked. */
@@ -97,6 +104,7 @@ const DEFAULTS = {
   sweepIntervalMs: 5 * 60 * 1000,
   deleteBatchSize: 500,
   maxBatchesPerSweep: 20,
+  catchUpIntervalMs: 5_000,
 } as const;
 
 /** Throws a RangeError naming the first bad option, or an Error when SQLite comes without `sqliteWriteQueue`. */
@@ -110,11 +118,13 @@ export function outboxRelaySettings(options: OutboxRelayOptions): OutboxRelaySet
   const initialMs = positive(options.backoff?.initialMs ?? DEFAULTS.backoffInitialMs, 'backoff.initialMs');
   const maxMs = Math.max(initialMs, positive(options.backoff?.maxMs ?? DEFAULTS.backoffMaxMs, 'backoff.maxMs'));
   const publishTimeoutMs = positive(options.publishTimeoutMs ?? DEFAULTS.publishTimeoutMs, 'publishTimeoutMs');
+  const sweepIntervalMs = positive(options.retention?.sweepIntervalMs ?? DEFAULTS.sweepIntervalMs, 'retention.sweepIntervalMs');
   const retention: RetentionSettings = {
     afterMs: positive(options.retention?.afterMs ?? DEFAULTS.retentionMs, 'retention.afterMs'),
-    sweepIntervalMs: positive(options.retention?.sweepIntervalMs ?? DEFAULTS.sweepIntervalMs, 'retention.sweepIntervalMs'),
+    sweepIntervalMs,
     deleteBatchSize: integer(options.retention?.deleteBatchSize ?? DEFAULTS.deleteBatchSize, 'retention.deleteBatchSize'),
     maxBatchesPerSweep: integer(options.retention?.maxBatchesPerSweep ?? DEFAULTS.maxBatchesPerSweep, 'retention.maxBatchesPerSweep'),
+    catchUpIntervalMs: Math.min(sweepIntervalMs, positive(options.retention?.catchUpIntervalMs ?? DEFAULTS.catchUpIntervalMs, 'retention.catchUpIntervalMs')),
   };
   const lockRows = isMysqlFamily(options.dataSource);
   if (!lockRows && !options.sqliteWriteQueue) {

@@ -27,21 +27,28 @@ export class OutboxRetentionSweeper {
     this.nextSweepAt = 0;
   }
 
-  /** Sweeps when `retention.sweepIntervalMs` has passed on the clock since the last sweep; a failure is logged, not thrown. */
+  /**
+   * Sweeps when `retention.sweepIntervalMs` has passed on the clock since the last sweep, or `catchUpIntervalMs` since
+   * one that stopped at its cap with rows left; a failure is logged, not thrown.
+   */
   async sweepIfDue(): Promise<void> {
-    const now = this.options.clock.now().getTime();
+    const { clock, retention, logger } = this.options;
+    const now = clock.now().getTime();
     if (now < this.nextSweepAt) return;
-    this.nextSweepAt = now + this.options.retention.sweepIntervalMs;
+    this.nextSweepAt = now + retention.sweepIntervalMs;
+    const cap = retention.deleteBatchSize * retention.maxBatchesPerSweep;
+    let capped = false;
     try {
-      await this.purgeExpired();
+      capped = (await this.purgeExpired()) >= cap;
     } catch (error) {
-      this.options.logger.warn({ reason: describeError(error) }, 'outbox retention sweep failed; retrying at the next sweep');
+      logger.warn({ reason: describeError(error) }, 'outbox retention sweep failed; retrying at the next sweep');
     }
     try {
-      await this.purgeProcessedEvents();
+      capped = (await this.purgeProcessedEvents()) >= cap || capped;
     } catch (error) {
-      this.options.logger.warn({ reason: describeError(error) }, 'processed-events retention sweep failed; retrying at the next sweep');
+      logger.warn({ reason: describeError(error) }, 'processed-events retention sweep failed; retrying at the next sweep');
     }
+    if (capped) this.nextSweepAt = now + retention.catchUpIntervalMs;
   }
 
   /** Deletes published rows older than the retention, in bounded batches. Resolves to the rows deleted. */

@@ -32,7 +32,7 @@ describe.each(ALL_TARGETS)('processed_events retention on $name', (target) => {
 
     const { logger, lines } = capturingLogger('info');
     const sweeper = new OutboxRetentionSweeper({
-      retention: { afterMs: 7 * DAY, sweepIntervalMs: 60_000, deleteBatchSize: 3, maxBatchesPerSweep: 2 },
+      retention: { afterMs: 7 * DAY, sweepIntervalMs: 60_000, deleteBatchSize: 3, maxBatchesPerSweep: 2, catchUpIntervalMs: 1_000 },
       clock,
       sqliteWriteQueue: db.adapters.services.sqliteWriteQueue,
       dataSource: db.dataSource,
@@ -51,5 +51,42 @@ describe.each(ALL_TARGETS)('processed_events retention on $name', (target) => {
     const older = await record(PROCESSED_EVENT_RETENTION_MS + DAY);
     await sweeper.sweepIfDue();
     expect([await present([older]), await present(young)]).toEqual([0, young.length]);
+  });
+
+  it('sweeps again soon after a sweep that stopped at its cap with rows left, and a whole interval after one that did not', async () => {
+    const clock = new AdjustableClock();
+    clock.freeze();
+    const record = async () => {
+      const id = ids.next();
+      await db.dataSource.query('INSERT INTO processed_events (consumer, event_id, processed_at) VALUES (?, ?, ?)', ['mailer', id, toSqlDatetime(new Date(clock.now().getTime() - PROCESSED_EVENT_RETENTION_MS - DAY))]);
+      return id;
+    };
+    const old: string[] = [];
+    for (let i = 0; i < 8; i++) old.push(await record());
+    const sweeper = new OutboxRetentionSweeper({
+      retention: { afterMs: 7 * DAY, sweepIntervalMs: 60 * 60_000, deleteBatchSize: 3, maxBatchesPerSweep: 2, catchUpIntervalMs: 1_000 },
+      clock,
+      sqliteWriteQueue: db.adapters.services.sqliteWriteQueue,
+      dataSource: db.dataSource,
+      logger: capturingLogger('warn').logger,
+    });
+    const left = async (of: string[]) =>
+      ((await db.dataSource.query(`SELECT event_id FROM processed_events WHERE event_id IN (${of.map(() => '?').join(', ')})`, of)) as { event_id: string }[]).length;
+
+    await sweeper.sweepIfDue(); // its cap: two statements of three
+    expect(await left(old)).toBe(2);
+    clock.advance(999);
+    await sweeper.sweepIfDue();
+    expect(await left(old)).toBe(2);
+    clock.advance(1);
+    await sweeper.sweepIfDue(); // the rest, under the cap: the next sweep is an interval away again
+    expect(await left(old)).toBe(0);
+    const later = [await record()];
+    clock.advance(1_000);
+    await sweeper.sweepIfDue();
+    expect(await left(later)).toBe(1);
+    clock.advance(60 * 60_000);
+    await sweeper.sweepIfDue();
+    expect(await left(later)).toBe(0);
   });
 });

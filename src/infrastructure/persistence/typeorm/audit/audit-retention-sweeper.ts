@@ -23,6 +23,21 @@ export interface AuditRetentionSweeperDeps {
  */
 export class AuditTrailBrokenError extends Error {}
 
+/** What a sweep did: the entries removed, whether it stopped at its cap with more past the retention, and what held it. */
+export interface AuditSweepReport {
+  removed: number;
+  /** It stopped at `maxBatchesPerSweep` full batches: entries past the retention may be left for the next. */
+  capped: boolean;
+  /**
+   * The entry it stopped at, when that one is dated ahead of this clock by more than a minute while entries after it
+   * in the chain are past the retention: a clock that ran ahead wrote it, and the sweep cuts nothing past it until then.
+   */
+  heldBy?: { seq: number; occurredAt: Date };
+}
+
+/** How far ahead of the sweeper's clock an entry's time may be before it is reported as holding the sweep. */
+const CLOCK_AHEAD_MS = 60_000;
+
 /**
  * Removes sealed entries older than the retention from the start of the chain, a batch per transaction,
  * and moves the checkpoint (`floor_seq`, `floor_hash`: the last removed entry's place and link) in the
@@ -43,18 +58,24 @@ export class AuditRetentionSweeper {
 
   /** Resolves to the entries removed. */
   async sweep(): Promise<number> {
-    let removed = 0;
-    for (let batch = 0; batch < this.maxBatches; batch++) {
-      const count = await this.sweepBatch();
-      removed += count;
-      if (count < this.batchSize) break;
-    }
-    return removed;
+    return (await this.sweepReporting()).removed;
   }
 
-  private sweepBatch(): Promise<number> {
+  /** A sweep, and what it did (AuditSweepReport). */
+  async sweepReporting(): Promise<AuditSweepReport> {
+    let removed = 0;
+    for (let batch = 0; batch < this.maxBatches; batch++) {
+      const { count, heldBy } = await this.sweepBatch();
+      removed += count;
+      if (count < this.batchSize) return { removed, capped: false, ...(heldBy ? { heldBy } : {}) };
+    }
+    return { removed, capped: true };
+  }
+
+  private sweepBatch(): Promise<{ count: number; heldBy?: AuditSweepReport['heldBy'] }> {
     const { dataSource, sqliteWriteQueue, clock, retentionSeconds } = this.deps;
-    const cutoff = clock.now().getTime() - retentionSeconds * 1000;
+    const now = clock.now().getTime();
+    const cutoff = now - retentionSeconds * 1000;
     return sqliteWriteQueue.serialize(() =>
       dataSource.transaction(async (manager) => {
         const chain = await readChain(manager, true);
@@ -66,8 +87,13 @@ export class AuditRetentionSweeper {
         let cut: { seq: number; hash: string } | null = null;
         let previous = chain.floorHash;
         let broken: string | null = null;
-        for (const row of rows) {
-          if (Number(row.occurred_at) >= cutoff) break;
+        let heldBy: AuditSweepReport['heldBy'];
+        for (const [index, row] of rows.entries()) {
+          if (Number(row.occurred_at) >= cutoff) {
+            const ahead = Number(row.occurred_at) > now + CLOCK_AHEAD_MS;
+            if (ahead && rows.slice(index + 1).some((after) => Number(after.occurred_at) < cutoff)) heldBy = { seq: Number(row.seq), occurredAt: new Date(Number(row.occurred_at)) };
+            break;
+          }
           // Each entry cut must verify from the checkpoint: in its place, and matching its link.
           const seq = Number(row.seq);
           const expected: number = (cut?.seq ?? chain.floorSeq) + 1;
@@ -80,12 +106,12 @@ export class AuditRetentionSweeper {
         }
         if (!cut) {
           if (broken) throw new AuditTrailBrokenError(broken);
-          return 0;
+          return { count: 0, heldBy };
         }
         await manager.query('DELETE FROM audit_events WHERE seq > ? AND seq <= ?', [chain.floorSeq, cut.seq]);
         await manager.query('UPDATE audit_chain SET floor_seq = ?, floor_hash = ?, floor_seal = ? WHERE id = 1', [cut.seq, cut.hash, checkpointSeal(cut.seq, cut.hash, this.deps.sealKey)]);
         // What verified goes; a break after it stays for audit:verify to name (reported at the next batch).
-        return cut.seq - chain.floorSeq;
+        return { count: cut.seq - chain.floorSeq, heldBy };
       }),
     );
   }
