@@ -21,6 +21,9 @@ export function createDataSource(database: DatabaseConfig, settings: DataSourceS
     entities: ENTITY_SCHEMAS,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
+    // Each migration in a transaction of its own, as runMigrations asks: one that commits as it goes (a batched delete,
+    // `transaction = false`) is refused in TypeORM's default mode 'all', so `runMigrations()` without options works too.
+    migrationsTransactionMode: 'each',
     synchronize: false,
     logging: false,
   } as const;
