@@ -61,7 +61,8 @@ describe('IssueServiceTokenUseCase: an account enabled again within the second i
     let before = performance.now();
     await issue(SECOND);
     await issue();
-    expect(performance.now() - before).toBeLessThan(50);
+    // No wait: well under the second a wait lasts (a loaded CI machine stalled these two calls 236 ms once).
+    expect(performance.now() - before).toBeLessThan(500);
     // Another replica's clock ten seconds ahead set it: the grant gives up waiting after a second.
     before = performance.now();
     await issue(SECOND + 10);
