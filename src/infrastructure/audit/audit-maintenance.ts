@@ -68,7 +68,7 @@ export class AuditMaintenance {
     if (now < this.nextSweepAt) return;
     this.nextSweepAt = now + (this.deps.sweepEveryMs ?? 3_600_000);
     try {
-      const { removed, capped, heldBy } = await auditRetentionSweeper.sweepReporting();
+      const { removed, capped, heldBy } = await auditRetentionSweeper.sweep();
       if (removed > 0) logger.info({ removed }, 'removed audit entries past AUDIT_RETENTION');
       // Writes that outrun one sweep an interval (soak review of 2026-12-07): the rest goes in the next, soon.
       if (capped) this.nextSweepAt = now + Math.min(this.deps.sweepCatchUpMs ?? 10_000, this.deps.sweepEveryMs ?? 3_600_000);

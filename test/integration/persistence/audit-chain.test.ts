@@ -275,7 +275,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
     await sealer().sealAll();
     const sweeper = new AuditRetentionSweeper({ dataSource: db.dataSource, sqliteWriteQueue: queue(), clock, retentionSeconds: 365 * 86_400, batchSize: 3 });
 
-    expect(await sweeper.sweep()).toBe(old.length);
+    expect((await sweeper.sweep()).removed).toBe(old.length);
 
     const left = await query<{ id: string }[]>('SELECT id FROM audit_events ORDER BY seq');
     expect(left.map((r) => r.id)).toEqual(recent.map((e) => e.id));
@@ -297,7 +297,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
     await query('UPDATE audit_events SET occurred_at = occurred_at - ? WHERE seq IN (3, 4, 5)', [400 * DAY]);
 
     // The two genuinely old entries go; the sweep stops at the first that fails its link, and says so the next time.
-    expect(await sweeper.sweep()).toBe(old.length);
+    expect((await sweeper.sweep()).removed).toBe(old.length);
     await expect(sweeper.sweep()).rejects.toBeInstanceOf(AuditTrailBrokenError);
     const left = await query<{ id: string }[]>('SELECT id FROM audit_events ORDER BY seq');
     expect(left.map((r) => r.id)).toEqual(recent.map((e) => e.id));
@@ -337,7 +337,7 @@ describe.each(contractTargets())('the audit hash chain on $name', (target) => {
     await write(6);
     await sealer(KEY).sealAll();
     const sweeper = new AuditRetentionSweeper({ dataSource: db.dataSource, sqliteWriteQueue: queue(), clock, sealKey: KEY, retentionSeconds: 365 * 86_400 });
-    expect(await sweeper.sweep()).toBe(4);
+    expect((await sweeper.sweep()).removed).toBe(4);
     // The sweeper's own checkpoint verifies.
     expect(await verifier(KEY).verify()).toEqual({ ok: true, checked: 6, unsealed: 0 });
     // Two more recent entries deleted, and the checkpoint moved onto the last of them: no key needed to copy a link.

@@ -120,7 +120,7 @@ describe.each(contractTargets())('the audit chain’s head seal on $name', (targ
     await query('UPDATE audit_chain SET last_hash = ?, head_seal = NULL WHERE id = 1', [thirdLink]);
     const sweeper = new AuditRetentionSweeper({ dataSource: db.dataSource, sqliteWriteQueue: queue(), clock, sealKey: KEY, retentionSeconds: 365 * 86_400 });
 
-    expect(await sweeper.sweep()).toBe(3);
+    expect((await sweeper.sweep()).removed).toBe(3);
     expect(await verifier(KEY).verify()).toEqual({ ok: true, checked: 0, unsealed: 0 });
   });
 

@@ -56,13 +56,8 @@ export class AuditRetentionSweeper {
     this.maxBatches = deps.maxBatchesPerSweep ?? 100;
   }
 
-  /** Resolves to the entries removed. */
-  async sweep(): Promise<number> {
-    return (await this.sweepReporting()).removed;
-  }
-
   /** A sweep, and what it did (AuditSweepReport). */
-  async sweepReporting(): Promise<AuditSweepReport> {
+  async sweep(): Promise<AuditSweepReport> {
     let removed = 0;
     for (let batch = 0; batch < this.maxBatches; batch++) {
       const { count, heldBy } = await this.sweepBatch();
