@@ -39,7 +39,7 @@ import { refreshTokenGrant } from './oauth/refresh-token.grant';
 import { clientCredentialsGrant } from './oauth/client-credentials.grant';
 import { readJsonBodies } from './json-body';
 import { refuseAmbiguousHeads } from './request-head';
-import { answerClientError, answerConnect, answerUnmetExpectation, continueWithinLimit, REQUEST_ID } from './raw-answers';
+import { answerClientError, answerConnect, answerUnmetExpectation, continueWithinLimit, REQUEST_ID, trackAnswer } from './raw-answers';
 import { refuseContentCodings } from './content-coding';
 import type { ClientAuthenticationDeps } from './oauth/client-authentication';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../../infrastructure/crypto/service-account-credential-verifier';
@@ -119,6 +119,7 @@ export const httpInterface = fp(async function httpInterface(app: FastifyInstanc
   app.server.on('checkExpectation', answerUnmetExpectation);
   app.server.on('checkContinue', continueWithinLimit(app.server, config.bodyLimitBytes));
   app.server.on('connect', answerConnect);
+  app.server.prependListener('request', trackAnswer);
   await app.register(connectionLimits, {
     maxConnections: config.maxConnections,
     perAddress: config.maxConnectionsPerAddress,

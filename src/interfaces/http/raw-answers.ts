@@ -47,15 +47,27 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   });
 }
 
+/** Per socket, the answers begun and not yet closed: pipelined requests queue theirs. */
+const unfinished = new WeakMap<Socket, Set<ServerResponse>>();
+
+/** The server's first `request` listener (before fastify's, which may answer at once), that lets a refused request wait for the answers before it (answerClientError). */
+export function trackAnswer(request: IncomingMessage, response: ServerResponse): void {
+  const socket = request.socket;
+  let answers = unfinished.get(socket);
+  if (!answers) unfinished.set(socket, (answers = new Set()));
+  answers.add(response);
+  // 'close' comes after 'finish' too; an answer finished and not yet closed is passed over.
+  response.once('close', () => answers.delete(response));
+}
+
 /** Calls `then` once no answer to an earlier request, one read whole, on the socket is being written or waits to be. */
 function afterEarlierAnswers(socket: Socket, then: () => void): void {
-  // Node keeps the answer being written at _httpMessage, and hands the socket to the next one in its own 'finish'
-  // listener, so it is looked at again once that has run. A socket closed first never calls `then`. An answer
-  // whose request is not read whole is to the refused request itself (its body came too slowly, or malformed):
-  // the problem is its answer, and nothing else would end it.
-  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (!inFlight?.req.complete) then();
-  else inFlight.once('finish', () => process.nextTick(afterEarlierAnswers, socket, then));
+  // The socket is paused, so no request comes after the refused one: the answers to wait for are those begun. One whose
+  // request is not read whole is to the refused request itself (its body came too slowly, or malformed): the problem
+  // is its answer, and nothing else would end it. A socket closed first never calls `then`.
+  const earlier = [...(unfinished.get(socket) ?? [])].find((answer) => answer.req.complete && !answer.writableFinished);
+  if (!earlier) then();
+  else earlier.once('finish', () => process.nextTick(afterEarlierAnswers, socket, then));
 }
 
 /** Writes `body` on the socket as a whole HTTP/1.1 answer (and `headers`), then closes it. */
