@@ -66,6 +66,14 @@ describe('GET /v1/permissions', () => {
     });
     const past = await list(`?group=users&page=${count + 1}&page_size=1`);
     expect(past.body).toEqual({ permissions: [], pagination: { page: count + 1, page_size: 1, page_count: count, total_document: count } });
+    const furthest = await list(`?group=users&page=${Number.MAX_SAFE_INTEGER}&page_size=1`);
+    expect(furthest.body).toEqual({ permissions: [], pagination: { page: Number.MAX_SAFE_INTEGER, page_size: 1, page_count: count, total_document: count } });
+  });
+
+  it.each(['?group=a&group=a', '?name=users:read&name=users:read', '?filter[group]=users&filter[group]=users'])('says %s gives a filter more than once', async (query) => {
+    const response = await list(query);
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field: expect.stringMatching(/group|name/), message: 'is given more than once' }]);
   });
 
   it.each(['?page=0', '?page_size=101', '?page=x', '?group=', '?group=a&group=b', `?name=${'n'.repeat(200)}`, '?filter[gruop]=users', '?groups=users'])(

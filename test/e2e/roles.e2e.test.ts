@@ -58,6 +58,9 @@ describe('role administration (#11)', () => {
     expect(past.status).toBe(200);
     expect(past.body.roles).toEqual([]);
     expect(past.body.pagination.page_size).toBe(10);
+    const furthest = await app.request('GET', `/v1/roles?page=${Number.MAX_SAFE_INTEGER}&page_size=100`, { token: admin });
+    expect(furthest.status).toBe(200);
+    expect(furthest.body).toEqual({ roles: [], pagination: { ...first.body.pagination, page: Number.MAX_SAFE_INTEGER, page_size: 100, page_count: 1 } });
     expect((await app.request('GET', '/v1/roles?page_size=101', { token: admin })).status).toBe(400);
     expect((await app.request('GET', '/v1/roles?page=0', { token: admin })).status).toBe(400);
   });

@@ -222,12 +222,23 @@ describe('users', () => {
       expect(seen[0]).toBe(adminId);
     });
 
-    it('answers a page past the end with an empty list and the true counts', async () => {
-      const response = await app.request('GET', '/v1/users?page=999&page_size=10', { token: adminToken });
+    // PRODUCT.md: `page` is any positive integer, and a page past the end an empty page with the true counts; the
+    // largest is the largest a number holds exactly. The filtered lists read their pages apart from the whole list's.
+    it.each([
+      ['', 999, 10],
+      ['', 1_000_000_001, 10],
+      ['', Number.MAX_SAFE_INTEGER, 100],
+      ['&status=pending', Number.MAX_SAFE_INTEGER, 100],
+      ['&q=page', 2 ** 32, 1],
+    ])('answers a page past the end (filter "%s", page %d of %d) with an empty list and the true counts', async (filter, page, size) => {
+      const counted = await app.request('GET', `/v1/users?page_size=1${filter}`, { token: adminToken });
+      const matches: number = counted.body.pagination.total_document;
+      expect(matches).toBeGreaterThan(0);
+      const response = await app.request('GET', `/v1/users?page=${page}&page_size=${size}${filter}`, { token: adminToken });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         users: [],
-        pagination: { page: 999, page_size: 10, page_count: Math.ceil(total / 10), total_document: total },
+        pagination: { page, page_size: size, page_count: Math.ceil(matches / size), total_document: matches },
       });
     });
 
@@ -251,7 +262,7 @@ describe('users', () => {
     });
 
     it.each(['page=0', 'page=-1', 'page=abc', 'page=1.5', 'page=', 'page=1e3', 'page=%201', 'page=0x10', 'page=1&page=2',
-      'page_size=0', 'page_size=101', 'page_size=-5', 'page_size=ten', 'page=99999999999'])(
+      'page_size=0', 'page_size=101', 'page_size=-5', 'page_size=ten', 'page=9007199254740992', 'page=99999999999999999999'])(
       'answers 400 for %s',
       async (query) => {
         const response = await app.request('GET', `/v1/users?${query}`, { token: adminToken });
@@ -259,6 +270,8 @@ describe('users', () => {
         expect(response.body.code).toBe('VALIDATION_FAILED');
         // A parameter given twice is told so, not as a bad number.
         if (query === 'page=1&page=2') expect(response.body.errors).toEqual([{ field: 'page', message: 'is given more than once' }]);
+        // A number past 2^53 - 1 is told its bound, not read as a nearby number.
+        if (query.startsWith('page=9') && query.length > 20) expect(response.body.errors).toEqual([{ field: 'page', message: 'must be <= 9007199254740991' }]);
       },
     );
   });

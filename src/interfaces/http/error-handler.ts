@@ -68,7 +68,7 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
   }
   const e = error as FastifyError & { driverError?: { code?: string }; validation?: ValidationIssue[] };
   if (e?.validation) {
-    const errors = e.validation.map((issue) => ({ field: fieldOf(e.validationContext, issue), message: messageOf(issue) }));
+    const errors = e.validation.map((issue) => ({ field: fieldOf(e.validationContext, issue), message: messageOf(issue, e.validationContext) }));
     return { problem: problem('VALIDATION_FAILED', 'Some fields are invalid', { errors }), headers: {} };
   }
   const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
@@ -94,7 +94,7 @@ interface ValidationIssue {
   keyword?: string;
   instancePath?: string;
   message?: string;
-  params?: { missingProperty?: string; additionalProperty?: string; pattern?: string };
+  params?: { missingProperty?: string; additionalProperty?: string; pattern?: string; type?: string };
 }
 
 /** What a schema's pattern asks for, in words: a client is told that, not the regular expression. */
@@ -115,8 +115,10 @@ function fieldOf(context: string | undefined, issue: ValidationIssue): string {
   return path || context || 'body';
 }
 
-function messageOf(issue: ValidationIssue): string {
+function messageOf(issue: ValidationIssue, context: string | undefined): string {
   if (issue.keyword === 'additionalProperties') return 'is not a field of this request';
+  // Every value in a query string is text: only a parameter given twice (an array) is not a string.
+  if (context === 'querystring' && issue.keyword === 'type' && issue.params?.type === 'string') return 'is given more than once';
   if (issue.keyword === 'oneOf') return 'must hold exactly one of the forms this request takes (see its schema at /docs)';
   const meaning = issue.keyword === 'pattern' ? PATTERN_MEANINGS[issue.params?.pattern ?? ''] : undefined;
   if (meaning) return meaning;

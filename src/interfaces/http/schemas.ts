@@ -230,7 +230,7 @@ export const permissionProblem = problemResponse('The caller’s role lacks the 
 });
 
 export const pageQueryProperties = {
-  page: { type: 'integer', minimum: 1, maximum: 1_000_000_000, default: 1, description: 'Page number, from 1' },
+  page: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1, description: 'Page number, from 1; one past the last is an empty page with the true counts' },
   page_size: {
     type: 'integer',
     minimum: 1,

@@ -3,14 +3,20 @@ import { ValidationError } from '../../../domain/shared/domain-error';
 
 /**
  * The schema validator would coerce "1e3", " 7" or "0x10" into integers; a page number is
- * plain decimal digits, and anything else is a 400. Runs before validation, on the raw query.
+ * plain decimal digits, and anything else is a 400, as is a number too large to be read exactly. Runs before
+ * validation, on the raw query.
  */
 export function strictIntegerQuery(names: readonly string[]) {
   return async (request: FastifyRequest): Promise<void> => {
     const query = request.query as Record<string, unknown>;
-    const problems = names
-      .filter((name) => query[name] !== undefined && !(typeof query[name] === 'string' && /^[0-9]{1,10}$/.test(query[name] as string)))
-      .map((name) => ({ field: name, message: Array.isArray(query[name]) ? 'is given more than once' : 'must be a positive integer' }));
+    const problems = names.flatMap((name) => {
+      const value = query[name];
+      if (value === undefined) return [];
+      if (Array.isArray(value)) return [{ field: name, message: 'is given more than once' }];
+      if (typeof value !== 'string' || !/^[0-9]+$/.test(value)) return [{ field: name, message: 'must be a positive integer' }];
+      // Digits past what a number holds exactly (2^53 - 1) would be read as another number: said as the schema says a bound.
+      return value.replace(/^0+/, '').length > 16 || Number(value) > Number.MAX_SAFE_INTEGER ? [{ field: name, message: `must be <= ${Number.MAX_SAFE_INTEGER}` }] : [];
+    });
     if (problems.length > 0) throw new ValidationError(problems);
   };
 }
