@@ -75,7 +75,7 @@ function endWithProblem(socket: Duplex, body: Problem, headers = ''): void {
   const text = JSON.stringify(body);
   socket.end(
     `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
-      'Content-Type: application/problem+json\r\n' +
+      'Content-Type: application/problem+json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(text)}\r\n` +
       `x-request-id: ${randomUUID()}\r\n` +
       headers +
@@ -123,7 +123,7 @@ export function continueWithinLimit(server: Server, limit: number): (request: In
 function answerBeforeBody(request: IncomingMessage, response: ServerResponse, body: Problem): void {
   const given = request.headers['x-request-id'];
   response.writeHead(body.status, {
-    'content-type': 'application/problem+json',
+    'content-type': 'application/problem+json; charset=utf-8',
     'x-request-id': typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID(),
     connection: 'close',
   });

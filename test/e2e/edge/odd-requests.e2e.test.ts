@@ -67,7 +67,7 @@ describe('a CONNECT', () => {
     const closed = await closedWithin(connection, 3_000);
     connection.socket.destroy();
     expect(closed?.text).toMatch(/^HTTP\/1\.1 405 /);
-    expect(closed?.text).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+    expect(closed?.text).toMatch(/\r\ncontent-type: application\/problem\+json; charset=utf-8\r\n/i);
     expect(closed?.text).toContain('"code":"METHOD_NOT_ALLOWED"');
   });
 });
@@ -85,7 +85,7 @@ describe('an ambiguous head', () => {
     const text = closed?.text ?? connection.received();
     connection.socket.destroy();
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
-    expect(text).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    expect(text).toMatch(/\r\ncontent-type: application\/problem\+json; charset=utf-8\r\n/i);
     expect(text).toContain('"code":"MALFORMED_REQUEST"');
   });
 });

@@ -95,7 +95,7 @@ describe('security hardening', () => {
       expect((await send(15 * 1024)).status).toBe(200);
       const refused = await send(17 * 1024);
       expect(refused.status).toBe(431);
-      expect(refused.type).toBe('application/problem+json');
+      expect(refused.type).toBe('application/problem+json; charset=utf-8');
       expect(refused.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(JSON.parse(refused.body)).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', type: 'urn:problem:access-control:headers-too-large' });
     });
@@ -118,7 +118,7 @@ describe('security hardening', () => {
         });
       const refused = await send('something-else');
       expect(refused.status).toBe(417);
-      expect(refused.type).toBe('application/problem+json');
+      expect(refused.type).toBe('application/problem+json; charset=utf-8');
       expect(refused.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(JSON.parse(refused.body)).toMatchObject({ status: 417, code: 'EXPECTATION_FAILED', type: 'urn:problem:access-control:expectation-failed' });
       // 100-continue within BODY_LIMIT: the body follows and the route runs (an unknown user: 401).
@@ -146,7 +146,7 @@ describe('security hardening', () => {
       });
       expect(continued).toBe(false);
       expect(answer.status).toBe(413);
-      expect(answer.type).toBe('application/problem+json');
+      expect(answer.type).toBe('application/problem+json; charset=utf-8');
       expect(JSON.parse(answer.body)).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
     });
 
