@@ -4,9 +4,14 @@
  * into your tests (it needs only `testcontainers`); see docs/TESTCONTAINERS.md.
  *
  *   const api = await new AccessControlContainer('api').withEnvironment({ DATABASE_URL }).withNetwork(network).start();
- *   const url = api.url();
+ *   const url = api.url(); // also the tokens' issuer: discovery at `${url}/.well-known/openid-configuration`
+ *
+ * Unless you set PUBLIC_URL, the api's port is published on a free host port chosen before the start, and PUBLIC_URL
+ * (the tokens' issuer, the links in mails and discovery) is the URL the test reaches it at, so a verifier given only
+ * the issuer (jose, openid-client, Spring's issuer-uri, go-oidc) finds the keys.
  */
-import { AbstractStartedContainer, GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
+import { createServer } from 'node:net';
+import { AbstractStartedContainer, GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from 'testcontainers';
 
 export type AccessControlProcess = 'api' | 'mailer' | 'migrate';
 
@@ -50,8 +55,26 @@ export class AccessControlContainer extends GenericContainer {
   }
 
   override async start(): Promise<StartedAccessControlContainer> {
+    if (this.process === 'api' && this.environment.PUBLIC_URL === undefined) {
+      const host = (await getContainerRuntimeClient()).info.containerRuntime.host;
+      const port = await freeHostPort();
+      this.exposedPorts = this.exposedPorts.filter((exposed) => exposed !== API_PORT);
+      this.withExposedPorts({ container: API_PORT, host: port }).withEnvironment({ PUBLIC_URL: `http://${host}:${port}` });
+    }
     return new StartedAccessControlContainer(await super.start(), this.process);
   }
+}
+
+/** A port nothing on this host listens on now (the engine publishes on it a moment later). */
+function freeHostPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 export class StartedAccessControlContainer extends AbstractStartedContainer {

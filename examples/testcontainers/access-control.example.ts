@@ -16,7 +16,7 @@ export const ADMIN = { username: 'admin', password: 'a-test-admin-password', ema
 export const EVENTS_TOPIC = 'access-control.user-events.v1';
 
 export interface AccessControl {
-  /** Base URL from the test process, e.g. http://localhost:49153. */
+  /** Base URL from the test process, e.g. http://localhost:49153: also the tokens' issuer. */
   url: string;
   /** `host:port` of Kafka from the test process, for your own consumers. */
   kafkaBrokers: string;
@@ -32,7 +32,8 @@ export async function startAccessControl(image = process.env.ACCESS_CONTROL_IMAG
     new KafkaContainer('confluentinc/cp-kafka:7.9.2').withKraft().withNetwork(network).withNetworkAliases('kafka').withExposedPorts(9093, 9092).start(),
   ]);
 
-  // Read-only root filesystem, the image's non-root user, tmpfs on /tmp and /data: as Kubernetes runs it.
+  // Read-only root filesystem, the image's non-root user, a tmpfs on /tmp and /data on the image's volume: as
+  // Kubernetes runs it. PUBLIC_URL, the tokens' issuer, is left to the container: the URL this test reaches it at.
   const api: StartedAccessControlContainer = await new AccessControlContainer('api', image)
     .withNetwork(network)
     .withEnvironment({

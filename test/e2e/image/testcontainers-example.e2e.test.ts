@@ -6,6 +6,7 @@
  */
 import { exampleInviteAndReadEvent, startAccessControl, type AccessControl } from '../../../examples/testcontainers/access-control.example';
 import { retryWhilePortTaken } from '../../support/container-start';
+import { startExpressResourceServer } from '../../support/oauth-clients';
 import { IMAGE, requireContainerEngine } from '../../support/containers';
 
 jest.setTimeout(300_000);
@@ -29,4 +30,18 @@ it('starts the service, signs the admin in, invites, and reads the UserInvited e
   expect(users.status).toBe(200);
   const body = (await users.json()) as { users: { email: string }[] };
   expect(body.users.map((u) => u.email)).toContain('grace@example.test');
+});
+
+it('issues tokens a verifier given only the URL the test reaches it at accepts (express-oauth2-jwt-bearer: discovery, then the keys)', async () => {
+  const { url } = service!;
+  const discovery = await fetch(`${url}/.well-known/openid-configuration`);
+  expect(((await discovery.json()) as { issuer: string }).issuer).toBe(url);
+  const verifier = await startExpressResourceServer(url, 'access-control');
+  try {
+    const answer = await fetch(`${verifier.url}/whoami`, { headers: { authorization: `Bearer ${await service!.signIn()}` } });
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { sub: string }).sub).toMatch(/^[0-9a-f-]{36}$/);
+  } finally {
+    await verifier.stop();
+  }
 });
