@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError, ValidationError } from '../../domain/shared/domain-error';
 import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
 import { HttpProblemError, insufficientScope, InvalidBearerRequestError, noRoute, PROBLEMS, type Problem, problem } from './problem';
+import { MAX_FIELDS_NAMED } from './validation';
 
 /** Fastify's own error codes, by the problem code each answers with. */
 export const FASTIFY_CODES: Record<string, string> = {
@@ -68,7 +69,7 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
   }
   const e = error as FastifyError & { driverError?: { code?: string }; validation?: ValidationIssue[] };
   if (e?.validation) {
-    const errors = e.validation.map((issue) => ({ field: fieldOf(e.validationContext, issue), message: messageOf(issue, e.validationContext) }));
+    const errors = uniqueFields(withoutBranches(e.validation).map((issue) => ({ field: fieldOf(e.validationContext, issue), message: messageOf(issue, e.validationContext) })));
     return { problem: problem('VALIDATION_FAILED', 'Some fields are invalid', { errors }), headers: {} };
   }
   const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
@@ -93,6 +94,7 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
 interface ValidationIssue {
   keyword?: string;
   instancePath?: string;
+  schemaPath?: string;
   message?: string;
   params?: { missingProperty?: string; additionalProperty?: string; pattern?: string; type?: string };
 }
@@ -107,6 +109,22 @@ export const PATTERN_MEANINGS: Record<string, string> = {
   '^[\\x21-\\x7e]+$': 'must be printable ASCII without spaces',
   '^[a-z_.]+$': 'must be lowercase letters, _ and . (an action or its start, such as user. or auth.signin)',
 };
+
+/**
+ * A body that matches none of a `oneOf`'s forms fails a rule of every form (`password` missing in one, `code` in the
+ * other): only the `oneOf` itself is told, which says the body must hold exactly one of them.
+ */
+function withoutBranches(issues: ValidationIssue[]): ValidationIssue[] {
+  const forms = issues.filter((issue) => issue.keyword === 'oneOf' && issue.schemaPath).map((issue) => `${issue.schemaPath}/`);
+  return forms.length === 0 ? issues : issues.filter((issue) => !forms.some((form) => issue.schemaPath?.startsWith(form)));
+}
+
+/** Each field once, with its first problem (the validator reports every rule a field breaks), in the order found. */
+function uniqueFields(errors: { field: string; message: string }[]): { field: string; message: string }[] {
+  const seen = new Map<string, { field: string; message: string }>();
+  for (const error of errors) if (!seen.has(error.field) && seen.size < MAX_FIELDS_NAMED) seen.set(error.field, error);
+  return [...seen.values()];
+}
 
 function fieldOf(context: string | undefined, issue: ValidationIssue): string {
   const base = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');

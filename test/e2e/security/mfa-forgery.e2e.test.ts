@@ -113,6 +113,10 @@ describe('the second step refuses forged, expired, replayed and malformed input'
       { mfa_token: token, webauthn: { ...valid, response: { clientDataJSON: valid.response.clientDataJSON } } },
     ];
     for (const json of malformed) refused(await secondStep(json), 400, 'VALIDATION_FAILED');
+    // No form at all: told once that one is needed, not that each form's field is missing.
+    expect((await secondStep({ mfa_token: token })).body.errors).toEqual([
+      { field: 'body', message: 'must hold exactly one of the forms this request takes (see its schema at /docs)' },
+    ]);
     // Well-formed but not WebAuthn: client data that is no JSON, an empty authenticator data.
     refused(await secondStep({ mfa_token: token, webauthn: { ...valid, response: { ...valid.response, clientDataJSON: 'bm90LWpzb24' } } }), 400, 'INVALID_MFA_CODE');
     refused(await secondStep({ mfa_token: token, webauthn: { ...valid, response: { ...valid.response, authenticatorData: 'AA' } } }), 400, 'INVALID_MFA_CODE');
