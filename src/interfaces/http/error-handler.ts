@@ -2,7 +2,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError, ValidationError } from '../../domain/shared/domain-error';
 import { PermissionDeniedError } from '../../domain/permissions/permission-denied.error';
 import { HttpProblemError, insufficientScope, InvalidBearerRequestError, noRoute, PROBLEMS, type Problem, problem } from './problem';
-import { MAX_FIELDS_NAMED } from './validation';
 
 /** Fastify's own error codes, by the problem code each answers with. */
 export const FASTIFY_CODES: Record<string, string> = {
@@ -69,7 +68,7 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
   }
   const e = error as FastifyError & { driverError?: { code?: string }; validation?: ValidationIssue[] };
   if (e?.validation) {
-    const errors = uniqueFields(withoutBranches(e.validation).map((issue) => ({ field: fieldOf(e.validationContext, issue), message: messageOf(issue, e.validationContext) })));
+    const errors = withoutBranches(e.validation).map((issue) => ({ field: fieldOf(e.validationContext, issue), message: messageOf(issue, e.validationContext) }));
     return { problem: problem('VALIDATION_FAILED', 'Some fields are invalid', { errors }), headers: {} };
   }
   const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
@@ -117,13 +116,6 @@ export const PATTERN_MEANINGS: Record<string, string> = {
 function withoutBranches(issues: ValidationIssue[]): ValidationIssue[] {
   const forms = issues.filter((issue) => issue.keyword === 'oneOf' && issue.schemaPath).map((issue) => `${issue.schemaPath}/`);
   return forms.length === 0 ? issues : issues.filter((issue) => !forms.some((form) => issue.schemaPath?.startsWith(form)));
-}
-
-/** Each field once, with its first problem (the validator reports every rule a field breaks), in the order found. */
-function uniqueFields(errors: { field: string; message: string }[]): { field: string; message: string }[] {
-  const seen = new Map<string, { field: string; message: string }>();
-  for (const error of errors) if (!seen.has(error.field) && seen.size < MAX_FIELDS_NAMED) seen.set(error.field, error);
-  return [...seen.values()];
 }
 
 function fieldOf(context: string | undefined, issue: ValidationIssue): string {

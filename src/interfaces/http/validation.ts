@@ -7,8 +7,8 @@ import type { FastifyInstance } from 'fastify';
 // fields are still all named (PRODUCT.md): each top-level field is validated apart, to its first error (fieldErrors).
 const COMMON: Options = { useDefaults: true, allErrors: false, strict: false };
 
-/** No answer names more fields than this (an error-handler bound too): the work of naming them stops there as well. */
-export const MAX_FIELDS_NAMED = 20;
+/** No answer names more fields than this: the work of naming them stops there as well. */
+const MAX_FIELDS_NAMED = 20;
 
 /**
  * Query strings arrive as text, so they are coerced ("5" → 5); JSON bodies carry real types, so a

@@ -35,15 +35,9 @@ describe('what a refused pattern tells the client', () => {
     expect(problem.errors).toEqual([{ field: 'body', message: 'must hold exactly one of the forms this request takes (see its schema at /docs)' }]);
   });
 
-  it('names each field once, at most twenty, and of a body that matches none of its forms only the forms it lacks', () => {
+  it('of a body that matches none of its forms names only the forms it lacks, beside the other fields', () => {
     const errorsOf = (validation: object[]) =>
       (toProblem(Object.assign(new Error('x'), { validation, validationContext: 'body' })).problem as { errors?: { field: string; message: string }[] }).errors;
-    expect(errorsOf([
-      { keyword: 'type', instancePath: '/username', schemaPath: '#/properties/username/type', message: 'must be string' },
-      { keyword: 'maxLength', instancePath: '/username', schemaPath: '#/properties/username/maxLength', message: 'must NOT have more than 64 characters' },
-      { keyword: 'required', instancePath: '', schemaPath: '#/required', message: "must have required property 'password'", params: { missingProperty: 'password' } },
-    ])).toEqual([{ field: 'username', message: 'must be string' }, { field: 'password', message: "must have required property 'password'" }]);
-    expect(errorsOf(Array.from({ length: 30 }, (_, i) => ({ keyword: 'type', instancePath: `/items/${i}`, schemaPath: '#/properties/items/items/type', message: 'must be string' })))).toHaveLength(20);
     expect(errorsOf([
       { keyword: 'required', instancePath: '', schemaPath: '#/oneOf/0/required', message: "must have required property 'password'", params: { missingProperty: 'password' } },
       { keyword: 'required', instancePath: '', schemaPath: '#/oneOf/1/required', message: "must have required property 'code'", params: { missingProperty: 'code' } },
