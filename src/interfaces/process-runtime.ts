@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { describeError, type Logger } from '../infrastructure/logging/logger';
 import type { AppContainer } from '../infrastructure/container';
-import { hasPendingMigrations, runMigrations } from '../infrastructure/persistence/typeorm/migrate';
+import { hasPendingMigrations, migrationsUnknownHere, runMigrations } from '../infrastructure/persistence/typeorm/migrate';
 import { assertSupportedServer } from '../infrastructure/persistence/typeorm/server-version';
 import { connectionProblem } from '../infrastructure/persistence/typeorm/connection-problem';
 import { type Config, ConfigError } from '../infrastructure/config/config';
@@ -26,6 +26,14 @@ export async function prepareDatabase(
   if (options.migrate) {
     const applied = await runMigrations(dataSource);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  }
+  const newer = await migrationsUnknownHere(dataSource);
+  if (newer.length > 0) {
+    logger.warn(
+      { migrations: newer },
+      'this database was migrated by a newer version of the service (the migrations listed are unknown to this one): ' +
+        'it runs on, as after a rollback; README, "Rolling back", says what it cannot use while it does',
+    );
   }
   if ((options.topics ?? options.migrate) && config.kafka) await createTopicsAtStart(container, config.kafka);
   // Started beside the migrate step (a Job, a compose one-shot that is not awaited): the admin's table

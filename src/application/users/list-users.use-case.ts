@@ -57,9 +57,10 @@ export class ListUsersUseCase {
     requirePermission(actor, Permissions.usersRead);
     const values = parseValues(filter);
     if (after !== undefined && !CURSOR.test(after)) throw new ValidationError([{ field: 'after', message: 'must be a user id (a UUID)' }]);
+    const slice = toSlice({ page, pageSize });
     const list = async (narrowed: UserListFilter): Promise<Listed> =>
       after === undefined
-        ? { ...(await this.users.list(toSlice({ page, pageSize }), narrowed)), before: toSlice({ page, pageSize }).offset }
+        ? { ...(await this.users.list(slice, narrowed)), before: slice.offset }
         : this.users.listAfter({ after: after.toLowerCase(), limit: pageSize }, narrowed);
     // The roles are read anyway (each user is shown with its role): a role filter is resolved from them
     // first, by name or id as invite resolves one; without it both reads run at once.

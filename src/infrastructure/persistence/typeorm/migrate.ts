@@ -121,3 +121,22 @@ async function runResumably(dataSource: DataSource): Promise<Migration[]> {
     await runner.release();
   }
 }
+
+/**
+ * The migrations recorded in this database that this build does not have: a newer version ran them (a rollback to an
+ * older image, or an older replica beside newer ones in a rolling update). Each migration only adds or rewrites what
+ * older versions read (README, "Rolling back"), so the older version runs on; the caller says so, once, at start.
+ * Empty where no migration ran yet.
+ */
+export async function migrationsUnknownHere(dataSource: DataSource): Promise<string[]> {
+  const table = dataSource.options.migrationsTableName ?? 'migrations';
+  const known = new Set(dataSource.migrations.map((migration) => migration.name ?? migration.constructor.name));
+  const runner = dataSource.createQueryRunner();
+  try {
+    if (!(await runner.hasTable(table))) return [];
+    const rows = (await runner.query(`SELECT name FROM ${dataSource.driver.escape(table)} ORDER BY timestamp ASC`)) as { name: string }[];
+    return rows.map((row) => row.name).filter((name) => !known.has(name));
+  } finally {
+    await runner.release();
+  }
+}
