@@ -24,6 +24,24 @@ describe.each(contractTargets())('the audit retention sweep on $name', (target) 
     return { maintenance, lines };
   };
 
+  it('stops after the batch under way, not after the backlog, and seals the rest when started again (review of 2026-12-07)', async () => {
+    const clock = new AdjustableClock();
+    const { logger } = capturingLogger('info');
+    const auditRetentionSweeper = new AuditRetentionSweeper({ dataSource: db.dataSource, sqliteWriteQueue: queue(), clock, retentionSeconds: 365 * 86_400 });
+    const maintenance = new AuditMaintenance({ auditSealer: sealer(undefined, 2), auditRetentionSweeper, clock, logger });
+    await write(10);
+    const unsealed = async () => Number((await query<{ n: number | string }[]>('SELECT COUNT(*) AS n FROM audit_events WHERE seq IS NULL'))[0]!.n);
+
+    maintenance.start();
+    await maintenance.stop();
+    expect(await unsealed()).toBe(8);
+    maintenance.start();
+    await maintenance.stop();
+    expect(await unsealed()).toBe(6);
+    await maintenance.pass();
+    expect(await unsealed()).toBe(0);
+  });
+
   it('sweeps again soon after a sweep that stopped at its cap, and an interval after one that did not', async () => {
     const clock = new AdjustableClock();
     clock.freeze();

@@ -117,13 +117,17 @@ export class AuditSealer {
     return this.seen;
   }
 
-  /** Seals until nothing is left; resolves to the entries sealed (linked; refused ones are not counted). */
-  async sealAll(): Promise<number> {
+  /**
+   * Seals until nothing is left, or until `goOn` says stop (checked between batches: a stopping process leaves the rest
+   * to the next pass, its own after a restart or another replica's); resolves to the entries sealed (linked; refused
+   * ones are not counted).
+   */
+  async sealAll(goOn: () => boolean = () => true): Promise<number> {
     let sealed = 0;
     for (;;) {
       const { read, linked } = await this.sealBatch();
       sealed += linked;
-      if (read < this.batchSize) return sealed;
+      if (read < this.batchSize || !goOn()) return sealed;
     }
   }
 
