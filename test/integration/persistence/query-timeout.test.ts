@@ -43,6 +43,30 @@ describe.each([
     expect(after).not.toBe(before);
   });
 
+  it('stops the timed-out statement on the server too: an update waiting on a lock does not wait on after its failure (review of 2026-12-07)', async () => {
+    const holder = await connectTo(database.url);
+    try {
+      await holder.query('CREATE TABLE IF NOT EXISTS timeout_probe (id INT PRIMARY KEY, v INT)');
+      await holder.query('REPLACE INTO timeout_probe VALUES (1, 0)');
+      await holder.query('BEGIN');
+      await holder.query('UPDATE timeout_probe SET v = 1 WHERE id = 1');
+      const failure = await dataSource.query('UPDATE timeout_probe SET v = 2 WHERE id = 1').then(
+        () => null,
+        (error: { driverError?: { code?: string } }) => error.driverError?.code,
+      );
+      expect(failure).toBe('PROTOCOL_SEQUENCE_TIMEOUT');
+      const waiting = async () =>
+        Number(((await holder.query("SELECT COUNT(*) AS n FROM information_schema.processlist WHERE info LIKE 'UPDATE timeout_probe SET v = 2%'")) as unknown as [{ n: number }[]])[0][0]!.n);
+      const until = Date.now() + 2_000;
+      while ((await waiting()) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Without the kill it waits on for innodb_lock_wait_timeout (50 s by default), holding what it locked.
+      expect(await waiting()).toBe(0);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+  });
+
   it('closes at shutdown while a new connection’s handshake goes unanswered (the database silent): it does not fail for it', async () => {
     const { proxy, database: proxied } = await CuttableProxy.before(database);
     const silent = createDataSource(proxied.config, { queryTimeoutMs: 1_000, poolSize: 2 });

@@ -15,8 +15,16 @@ const QUERY_TIMED_OUT = 'PROTOCOL_SEQUENCE_TIMEOUT';
 export class TimedOutConnectionDiscarder implements Logger {
   logQueryError(error: string | Error, _query: string, _parameters?: unknown[], queryRunner?: QueryRunner): void {
     if (typeof error === 'string' || (error as { code?: unknown }).code !== QUERY_TIMED_OUT) return;
-    const connection = (queryRunner as { databaseConnection?: { destroy?: () => void } } | undefined)?.databaseConnection;
+    const connection = (queryRunner as { databaseConnection?: { destroy?: () => void; threadId?: unknown } } | undefined)?.databaseConnection;
+    const threadId = connection?.threadId;
     connection?.destroy?.();
+    // The server does not see the client go while its statement runs: an UPDATE waiting on a lock, or walking a large
+    // table, went on for seconds after its 503, holding its locks, and retries queued behind it (review of 2026-12-07,
+    // admin work at scale). Killed, it stops and rolls back at once. One's own connection needs no privilege to kill;
+    // while the database is away the kill fails like any statement, and is let go.
+    if (queryRunner && Number.isSafeInteger(threadId) && (threadId as number) > 0) {
+      queryRunner.connection.query(`KILL CONNECTION ${threadId as number}`).catch(() => undefined);
+    }
   }
 
   logQuery(): void {}
