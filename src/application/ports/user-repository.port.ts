@@ -46,7 +46,8 @@ export interface UserRepository {
    * Erases a user whose `delete()` was recorded, under the same version check as `update`: name,
    * e-mail, username and password hash are forgotten (the e-mail and the username are free again), its
    * invitation is deleted, its token version is bumped, and only the id and what other records need
-   * (role, dates, `updated_by`) stay. From then on no read finds it.
+   * (dates, `updated_by`) stay; the row holds the built-in member role from then on, whatever it held. From then on
+   * no read finds it.
    */
   erase(user: User): Promise<void>;
   /**

@@ -32,6 +32,7 @@ import { ProcessedEventsRetention1766700000000 } from './1766700000000-processed
 import { AuditRequestIdLength1766800000000 } from './1766800000000-audit-request-id-length';
 import { RecoveryCodeSalt1766900000000 } from './1766900000000-recovery-code-salt';
 import { AuditHeadSeal1767000000000 } from './1767000000000-audit-head-seal';
+import { ErasedRowsKeepMember1767100000000 } from './1767100000000-erased-rows-keep-member';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   AuditRequestIdLength1766800000000,
   RecoveryCodeSalt1766900000000,
   AuditHeadSeal1767000000000,
+  ErasedRowsKeepMember1767100000000,
 ];

@@ -117,8 +117,11 @@ export class TypeOrmRoleRepository implements RoleRepository, RoleStore {
     }[];
     const holders = Number(rows[0]?.n ?? 0) + Number(accounts[0]?.n ?? 0);
     if (holders > 0) throw new RoleInUseError(holders);
-    // An erased user's row keeps a role only because the foreign key wants one.
-    await this.manager.query("UPDATE users SET role_id = ? WHERE role_id = ? AND status = 'deleted'", [fallbackRoleId, state.id]);
+    // An erased user's row keeps a role only because the foreign key wants one. Rows are erased onto the member role
+    // (ErasedRowsKeepMember1767100000000): only rows an older replica erased meanwhile are left to move, found by the
+    // index of (role, status), not by an index merge that also locked every erased row of every role.
+    const byRoleAndStatus = isMysqlFamily(this.manager.connection) ? ' FORCE INDEX (ix_users_role_status_id)' : '';
+    await this.manager.query(`UPDATE users${byRoleAndStatus} SET role_id = ? WHERE role_id = ? AND status = 'deleted'`, [fallbackRoleId, state.id]);
     let affected: number | null | undefined;
     try {
       ({ affected } = await this.manager

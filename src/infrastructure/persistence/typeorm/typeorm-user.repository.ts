@@ -20,6 +20,7 @@ import type { UserReadStatements } from './user-read-statements';
 import { refusedWriteError, toDomain, toRecord } from './user-record-mapping';
 import { isStatementTimeout } from './search-time-limit';
 import type { LoginAttemptKeys } from './login-attempt-key';
+import { SEEDED_ROLES } from '../migrations/1763700000000-initial-schema';
 
 export { toRecord } from './user-record-mapping';
 
@@ -163,7 +164,9 @@ export class TypeOrmUserRepository implements UserRepository {
           usernameKey: null,
           passwordHash: null,
           status: 'deleted',
-          roleId: user.roleId,
+          // The built-in member role, whatever it held: the foreign key wants one, nothing reads it, and a custom role's
+          // deletion then has no erased rows to move (ErasedRowsKeepMember1767100000000).
+          roleId: SEEDED_ROLES.member,
           updatedAt: user.updatedAt ?? null,
           updatedBy: user.updatedBy ?? null,
           version: () => 'version + 1',
