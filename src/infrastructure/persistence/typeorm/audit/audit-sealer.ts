@@ -103,13 +103,14 @@ type HeadKind = { kind: 'sealed' } | { kind: 'start' } | { kind: 'legacy'; linke
  */
 export class AuditSealer {
   private readonly batchSize: number;
-  private statements: ReturnType<typeof sealerStatements> | undefined;
+  private readonly statements: ReturnType<typeof sealerStatements>;
   /** The furthest head this process read or wrote: a head found behind it (or another link at its place) is a cut. */
   private seen: { seq: number; hash: string } | null = null;
   private cut: AuditChainCutError | null = null;
 
   constructor(private readonly deps: AuditSealerDeps) {
     this.batchSize = deps.batchSize ?? 500;
+    this.statements = sealerStatements(deps.dataSource, this.batchSize);
   }
 
   /** The chain's head as this process last read or wrote it; null before its first pass. */
@@ -134,7 +135,7 @@ export class AuditSealer {
   /** One transaction: up to `batchSize` entries read, and linked on the chain's head (or refused). */
   private async sealBatch(): Promise<{ read: number; linked: number }> {
     const { dataSource, sqliteWriteQueue, sealKey } = this.deps;
-    const statements = (this.statements ??= sealerStatements(dataSource, this.batchSize));
+    const { statements } = this;
     const sealed = await sqliteWriteQueue.serialize(() =>
       dataSource.transaction(async (manager) => {
         const chain = await readChain(manager, true);
