@@ -22,8 +22,8 @@ export class TimedOutConnectionDiscarder implements Logger {
     // table, went on for seconds after its 503, holding its locks, and retries queued behind it (review of 2026-12-07,
     // admin work at scale). Killed, it stops and rolls back at once. One's own connection needs no privilege to kill;
     // while the database is away the kill fails like any statement, and is let go.
-    if (queryRunner && Number.isSafeInteger(threadId) && (threadId as number) > 0) {
-      queryRunner.connection.query(`KILL CONNECTION ${threadId as number}`).catch(() => undefined);
+    if (queryRunner && typeof threadId === 'number' && Number.isSafeInteger(threadId) && threadId > 0) {
+      queryRunner.connection.query(`KILL CONNECTION ${threadId}`).catch(() => undefined);
     }
   }
 
