@@ -279,7 +279,7 @@ export class TypeOrmUserRepository implements UserRepository {
       if (placed.start === null) {
         if ((await this.pages.revision(this.manager)) === placed.revision) return { items: [], total: placed.total };
       } else {
-        const page = await this.pages.seekBatched(filter, { start: placed.start, end: placed.end }, placed.skip, limit);
+        const page = await this.pages.seekBatched(filter, { start: placed.start, end: placed.end, gaps: placed.gaps }, placed.skip, limit);
         if (page.revision === placed.revision) return { items: page.records.map(toDomain), total: placed.total };
       }
       await this.index.refresh();

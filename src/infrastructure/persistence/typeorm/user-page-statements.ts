@@ -22,6 +22,14 @@ export type IndexedFilter = Pick<UserListFilter, 'roleId' | 'status'>;
 export interface SeekRange {
   start: string;
   end: string | null;
+  /** Ranges inside that hold no match by the same counts, left out of the read (UserListIndex.gapsUpTo); mostly none. */
+  gaps: readonly SeekGap[];
+}
+
+/** Ids from `from` (included) to `to` (excluded): buckets with no match of the page's filter. */
+export interface SeekGap {
+  from: string;
+  to: string;
 }
 
 /** A page read from a bucket's start, and the index revision its statement saw (null: the page came back empty). */
@@ -164,28 +172,46 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
   const countSql = (filter: IndexedFilter): string =>
     `SELECT COUNT(*) FROM ${from(filter)} WHERE ${conditions(filter).sql} AND ${id} >= ? AND ${id} <= ?`;
 
-  const range = (column: string, end: string | null) => (end === null ? `${column} >= ?` : `${column} >= ? AND ${column} < ?`);
+  /**
+   * The gaps a range's statement leaves out: MySQL and MariaDB read the intervals between them as one ordered range
+   * scan of several intervals (EXPLAIN: `range`, no filesort). SQLite's planner reads such an OR by gathering every
+   * interval and sorting them (whole list), or walks a role's index from its first entry (role): it keeps the one range.
+   */
+  const gapsOf = ({ gaps }: Pick<SeekRange, 'gaps'>): readonly SeekGap[] => (mysqlFamily ? gaps : []);
+  /**
+   * A range's condition on `column`, from its start (`>=`, or `>` after a cursor) to its end, less its gaps (gapsOf):
+   * one interval without gaps (the statement every other page runs), else the intervals between them. Its values:
+   * rangeValues.
+   */
+  const range = (column: string, seekRange: Pick<SeekRange, 'end' | 'gaps'>, lower: '>=' | '>' = '>=') => {
+    const { end } = seekRange;
+    const gaps = gapsOf(seekRange);
+    const below = (bound: string) => (end === null ? bound : `${bound} AND ${column} < ?`);
+    if (gaps.length === 0) return below(`${column} ${lower} ?`);
+    const inner = gaps.map((_, i) => `(${i === 0 ? `${column} ${lower} ?` : `${column} >= ?`} AND ${column} < ?)`);
+    return `(${[...inner, `(${below(`${column} >= ?`)})`].join(' OR ')})`;
+  };
+  const rangeValues = (low: string, seekRange: Pick<SeekRange, 'end' | 'gaps'>): unknown[] => [
+    low,
+    ...gapsOf(seekRange).flatMap(({ from, to }) => [from, to]),
+    ...(seekRange.end === null ? [] : [seekRange.end]),
+  ];
   /**
    * A seek's SELECT, tagged `k` when it is one of a batch's: the whole list walks the primary key itself (its rows
    * lie in id order); a filter walks its index for the ids (covering: skipped entries cost no row read), then reads
    * the page's rows by primary key. Its parameters (seekValues): the filter's, the range's, the limit, the offset.
    */
-  const seekSelect = (filter: IndexedFilter, end: string | null, k: number | null): string => {
+  const seekSelect = (filter: IndexedFilter, shape: SeekRange, k: number | null): string => {
     const head = `SELECT ${k === null ? '' : `${k} AS k, `}(${revisionSql}) AS list_revision, ${selected}`;
     const where = conditions(filter).sql;
     return filtered(filter)
-      ? `${head} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where} AND ${range(id, end)} ORDER BY ${id} ASC LIMIT ? OFFSET ?) p ON p.id = u.${id}${k === null ? ` ORDER BY u.${id} ASC` : ''}`
-      : `${head} FROM ${from(filter, 'u')} WHERE ${where} AND ${range(`u.${id}`, end)} ORDER BY u.${id} ASC LIMIT ? OFFSET ?`;
+      ? `${head} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where} AND ${range(id, shape)} ORDER BY ${id} ASC LIMIT ? OFFSET ?) p ON p.id = u.${id}${k === null ? ` ORDER BY u.${id} ASC` : ''}`
+      : `${head} FROM ${from(filter, 'u')} WHERE ${where} AND ${range(`u.${id}`, shape)} ORDER BY u.${id} ASC LIMIT ? OFFSET ?`;
   };
-  const seekValues = ({ filter, range: { start, end }, skip, limit }: Key): unknown[] => [
-    ...conditions(filter).values,
-    ...(end === null ? [start] : [start, end]),
-    limit,
-    skip,
-  ];
+  const seekValues = ({ filter, range: seekRange, skip, limit }: Key): unknown[] => [...conditions(filter).values, ...rangeValues(seekRange.start, seekRange), limit, skip];
 
   const seek = async (manager: EntityManager, key: Key): Promise<SeekedPage> => {
-    const rows = await read(manager, seekSelect(key.filter, key.range.end, null), seekValues(key));
+    const rows = await read(manager, seekSelect(key.filter, key.range, null), seekValues(key));
     return { records: rows.map(hydrate), revision: rows.length > 0 ? Number(rows[0]!.list_revision) : null };
   };
 
@@ -197,13 +223,13 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
    * one of SEEK_BATCH_SIZES: a few texts per shape, each prepared once per connection. SQLite reads one statement at
    * a time (SqliteWriteQueue), so its batches hold one seek.
    */
-  const seekUnion = (filter: IndexedFilter, end: string | null, parts: number): string =>
-    `${Array.from({ length: parts }, (_, k) => `(${seekSelect(filter, end, k)})`).join(' UNION ALL ')} ORDER BY k, ${id}`;
+  const seekUnion = (filter: IndexedFilter, shape: SeekRange, parts: number): string =>
+    `${Array.from({ length: parts }, (_, k) => `(${seekSelect(filter, shape, k)})`).join(' UNION ALL ')} ORDER BY k, ${id}`;
   const seekMany = async (keys: Key[]): Promise<SeekedPage[]> => {
     if (keys.length === 1 || !mysqlFamily) return Promise.all(keys.map((key) => seek(dataSource.manager, key)));
     const parts = SEEK_BATCH_SIZES.find((size) => size >= keys.length)!;
     const values = Array.from({ length: parts }, (_, k) => (k < keys.length ? seekValues(keys[k]!) : seekValues({ ...keys[0]!, limit: 0 })));
-    const rows = await read(dataSource.manager, seekUnion(keys[0]!.filter, keys[0]!.range.end, parts), values.flat());
+    const rows = await read(dataSource.manager, seekUnion(keys[0]!.filter, keys[0]!.range, parts), values.flat());
     const pages = keys.map((): SeekedPage => ({ records: [], revision: null }));
     for (const row of rows) {
       const page = pages[Number(row.k)]!;
@@ -214,12 +240,12 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
   };
 
   const seeks = new BatchedLookup<string, SeekedPage>(async (keys) => {
-    // One statement per filter shape and kind of range (bounded or open), of at most the largest batch size.
+    // One statement per filter shape and kind of range (bounded or open, and its gaps), of at most the largest batch size.
     const largest = SEEK_BATCH_SIZES[SEEK_BATCH_SIZES.length - 1]!;
     const groups = new Map<string, { key: string; seek: Key }[]>();
     for (const key of keys) {
       const seek = JSON.parse(key) as Key;
-      const shape = `${seek.filter.roleId !== undefined}${seek.filter.status !== undefined}${seek.range.end === null}`;
+      const shape = `${seek.filter.roleId !== undefined}${seek.filter.status !== undefined}${seek.range.end === null}${seek.range.gaps.length}`;
       const group = groups.get(shape) ?? [];
       if (group.length === 0) groups.set(shape, group);
       group.push({ key, seek });
@@ -236,18 +262,17 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
 
   return {
     seek,
-    async seekBatched({ roleId, status: wanted }: IndexedFilter, { start, end }: SeekRange, skip: number, limit: number): Promise<SeekedPage> {
+    async seekBatched({ roleId, status: wanted }: IndexedFilter, { start, end, gaps }: SeekRange, skip: number, limit: number): Promise<SeekedPage> {
       // Every field named in a fixed order: two equal requests are one key.
-      const key: Key = { filter: { roleId, status: wanted }, range: { start, end }, skip, limit };
+      const key: Key = { filter: { roleId, status: wanted }, range: { start, end, gaps: gaps.map(({ from, to }) => ({ from, to })) }, skip, limit };
       return (await seeks.get(JSON.stringify(key)))!;
     },
-    async after(manager: EntityManager, filter: IndexedFilter, { start, end }: SeekRange, after: string, limit: number): Promise<PageAfter | null> {
+    async after(manager: EntityManager, filter: IndexedFilter, seekRange: SeekRange, after: string, limit: number): Promise<PageAfter | null> {
       const where = conditions(filter);
       // The count and the revision are scalar subqueries of the page's own statement: one round trip, one snapshot.
       // Bounded above as a seek is (SeekRange), so the server's range estimate reads no page past the bound.
-      const below = end === null ? '' : ` AND ${id} < ?`;
-      const sql = `SELECT (${revisionSql}) AS list_revision, (${countSql(filter)}) AS matched_before, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${id} > ?${below} ORDER BY ${id} ASC LIMIT ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
-      const rows = await read(manager, sql, [...where.values, start, after, ...where.values, after, ...(end === null ? [] : [end]), limit]);
+      const sql = `SELECT (${revisionSql}) AS list_revision, (${countSql(filter)}) AS matched_before, ${selected} FROM ${table} u JOIN (SELECT ${id} AS id FROM ${from(filter)} WHERE ${where.sql} AND ${range(id, seekRange, '>')} ORDER BY ${id} ASC LIMIT ?) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
+      const rows = await read(manager, sql, [...where.values, seekRange.start, after, ...where.values, ...rangeValues(after, seekRange), limit]);
       if (rows.length === 0) return null;
       return { records: rows.map(hydrate), before: Number(rows[0]!.matched_before), revision: Number(rows[0]!.list_revision) };
     },
