@@ -22,7 +22,7 @@ export class CreateRoleUseCase extends RoleChange {
     requirePermission(actor, Permissions.rolesWrite);
     const held = await this.resolvePermissions(permissions);
     assertHolds(actor, held.map((p) => p.name));
-    return this.unitOfWork.run(async (scope) => {
+    return this.inTurn(async (scope) => {
       const { roles, outbox } = scope;
       const role = RoleEntity.create({ id: this.ids.next(), name, permissions: held, ...this.changeBy(actor) });
       await roles.insert(role);

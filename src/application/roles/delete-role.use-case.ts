@@ -17,7 +17,7 @@ export class DeleteRoleUseCase extends RoleChange {
     requirePermission(actor, Permissions.rolesWrite);
     const member = await this.roles.findByName(RoleNames.member);
     if (!member) throw new Error('the built-in member role is missing');
-    await this.unitOfWork.run(async (scope) => {
+    await this.inTurn(async (scope) => {
       const { roles, outbox } = scope;
       const role = await this.target(roles, actor, roleId, expectedVersion);
       await this.audited(scope, actor, role, AuditActions.roleDeleted, [{ field: 'permissions', before: role.permissionNames, after: null }]);

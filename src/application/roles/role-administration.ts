@@ -68,6 +68,14 @@ export abstract class RoleChange {
     return role;
   }
 
+  /**
+   * The change's transaction, in the process's turn of role changes (RunOptions.turn): they take turns on the role
+   * catalogue's row anyway, and waiting for it in line holds no connection of the pool.
+   */
+  protected inTurn<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
+    return this.unitOfWork.run(work, { turn: 'roles' });
+  }
+
   /** Writes the change's entry in its transaction: the role as it was (its id and name then). */
   protected async audited(scope: TransactionScope, actor: Actor, role: { id: string; name: string }, action: AuditAction, changes: AuditChange[] = []): Promise<void> {
     const target = { type: 'role' as const, id: role.id, snapshot: role.name };

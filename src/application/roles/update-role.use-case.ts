@@ -25,7 +25,7 @@ export class UpdateRoleUseCase extends RoleChange {
     requirePermission(actor, Permissions.rolesWrite);
     const permissions = input.permissions === undefined ? undefined : await this.resolvePermissions(input.permissions);
     if (permissions) assertHolds(actor, permissions.map((p) => p.name));
-    return this.unitOfWork.run(async (scope) => {
+    return this.inTurn(async (scope) => {
       const { roles, outbox } = scope;
       const role = await this.target(roles, actor, input.roleId, input.expectedVersion);
       const before = { id: role.id, name: role.name, permissions: role.permissionNames };

@@ -38,6 +38,7 @@ import { SearchTooBroadError } from '../../../src/application/users/list-users.e
 import { InvalidMfaCodeError, InvalidMfaTokenError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, MfaNotEnabledError, SecondFactorClosedError } from '../../../src/domain/mfa/mfa';
 import { InvalidWebAuthnResponseError, PasskeyLimitError, PasskeyNotFoundError } from '../../../src/domain/mfa/passkey';
 import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
+import { TurnWaitTimedOutError } from '../../../src/infrastructure/persistence/typeorm/transaction-turns';
 import { HttpProblemError, invalidToken, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
 
 /** One instance of every DomainError subclass in src/domain and src/application. */
@@ -259,6 +260,7 @@ describe('toProblem for errors from Fastify and the database', () => {
       'a query error whose driverError.code is ER_LOCK_DEADLOCK',
       Object.assign(new Error('Deadlock found when trying to get lock; secret table users_v2'), { driverError: { code: 'ER_LOCK_DEADLOCK' } }),
     ],
+    ['a role change that waited for its turn as long as a statement may', new TurnWaitTimedOutError('roles', 10_000)],
   ])('answers %s with 503 and retry-after', (_, error) => {
     const { problem: body, headers } = toProblem(error);
     expect(body).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });

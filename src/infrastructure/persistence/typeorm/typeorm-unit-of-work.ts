@@ -1,8 +1,9 @@
 import type { DataSource } from 'typeorm';
-import type { TransactionScope, UnitOfWork } from '../../../application/ports/unit-of-work.port';
+import type { RunOptions, TransactionScope, UnitOfWork } from '../../../application/ports/unit-of-work.port';
 import { TypeOrmAuditTrail } from './audit/typeorm-audit-trail';
 import { retryDeadlocks } from './deadlock-retry';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
+import type { TransactionTurns } from './transaction-turns';
 import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
 import { TypeOrmMfaStore } from './typeorm-mfa.store';
 import { TypeOrmOutbox } from './typeorm-outbox.store';
@@ -16,6 +17,8 @@ export interface TypeOrmUnitOfWorkDeps extends UserPersistenceServices {
   dataSource: DataSource;
   /** SQLite's one connection would interleave two transactions: they, and the statements outside them, take turns. */
   sqliteWriteQueue: SqliteWriteQueue;
+  /** The process's turns (RunOptions.turn), taken before the transaction's connection. */
+  transactionTurns: TransactionTurns;
   /**
    * Called after a commit that wrote outbox events (the relay's nudge), with `events`. Audit entries written in the
    * transaction call nothing: their events reach the outbox when the sealer links them (audit-sealer.ts).
@@ -26,12 +29,14 @@ export interface TypeOrmUnitOfWorkDeps extends UserPersistenceServices {
 export class TypeOrmUnitOfWork implements UnitOfWork {
   private readonly dataSource: DataSource;
   private readonly sqliteWriteQueue: SqliteWriteQueue;
+  private readonly turns: TransactionTurns;
   private readonly services: UserPersistenceServices;
   private readonly onEventsCommitted: (kind: 'events' | 'audit') => void;
 
   constructor(deps: TypeOrmUnitOfWorkDeps) {
     this.dataSource = deps.dataSource;
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
+    this.turns = deps.transactionTurns;
     this.services = {
       userReadStatements: deps.userReadStatements,
       userPageStatements: deps.userPageStatements,
@@ -44,7 +49,12 @@ export class TypeOrmUnitOfWork implements UnitOfWork {
     this.onEventsCommitted = deps.onEventsCommitted ?? (() => undefined);
   }
 
-  async run<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
+  async run<T>(work: (scope: TransactionScope) => Promise<T>, options: RunOptions = {}): Promise<T> {
+    const { turn } = options;
+    return turn === undefined ? this.runNow(work) : this.turns.inTurn(turn, () => this.runNow(work));
+  }
+
+  private async runNow<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
     let outbox: TypeOrmOutbox | undefined;
     const { plainInsertStatements } = this.services;
     const transaction = () =>

@@ -1,0 +1,75 @@
+import { TransactionTurns, TurnWaitTimedOutError } from '../../../../src/infrastructure/persistence/typeorm/transaction-turns';
+
+/** A run that ends when the test says: its start and end are recorded in `log`. */
+function gate(log: string[], name: string): { run: () => Promise<string>; open: () => void } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return {
+    run: async () => {
+      log.push(`start ${name}`);
+      await opened;
+      log.push(`end ${name}`);
+      return name;
+    },
+    open: () => open(),
+  };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('TransactionTurns', () => {
+  it('runs one run of a turn at a time, in the order they asked, and runs of other turns alongside', async () => {
+    const turns = new TransactionTurns({ waitMs: 0 });
+    const log: string[] = [];
+    const [a, b, c, other] = ['a', 'b', 'c', 'other'].map((name) => gate(log, name));
+    const runs = [turns.inTurn('roles', a!.run), turns.inTurn('roles', b!.run), turns.inTurn('roles', c!.run), turns.inTurn('users', other!.run)];
+    await settle();
+    expect(log).toEqual(['start a', 'start other']);
+    expect(turns.waiting('roles')).toBe(2);
+    c!.open();
+    b!.open();
+    await settle();
+    expect(log).toEqual(['start a', 'start other']);
+    a!.open();
+    other!.open();
+    expect(await Promise.all(runs)).toEqual(['a', 'b', 'c', 'other']);
+    expect(log.filter((line) => !line.includes('other'))).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+    expect(turns.waiting('roles')).toBe(0);
+  });
+
+  it('passes the turn on after a run that failed', async () => {
+    const turns = new TransactionTurns({ waitMs: 0 });
+    const failed = turns.inTurn('roles', async () => {
+      throw new Error('rolled back');
+    });
+    const next = turns.inTurn('roles', async () => 'next');
+    await expect(failed).rejects.toThrow('rolled back');
+    await expect(next).resolves.toBe('next');
+  });
+
+  it('fails a run that waited waitMs without its turn, never runs it, and serves the one after it in its turn', async () => {
+    jest.useFakeTimers();
+    try {
+      const turns = new TransactionTurns({ waitMs: 1_000 });
+      const log: string[] = [];
+      const [first, late] = ['first', 'late'].map((name) => gate(log, name));
+      const running = turns.inTurn('roles', first!.run);
+      const timedOut = turns.inTurn('roles', async () => log.push('timed-out ran'));
+      const outcome = timedOut.then(() => null, (error: unknown) => error);
+      await jest.advanceTimersByTimeAsync(600);
+      const after = turns.inTurn('roles', late!.run);
+      await jest.advanceTimersByTimeAsync(500);
+      const error = await outcome;
+      expect(error).toBeInstanceOf(TurnWaitTimedOutError);
+      expect((error as TurnWaitTimedOutError).code).toBe('TURN_WAIT_TIMEOUT');
+      expect(turns.waiting('roles')).toBe(1);
+      first!.open();
+      late!.open();
+      await expect(running).resolves.toBe('first');
+      await expect(after).resolves.toBe('late');
+      expect(log).toEqual(['start first', 'end first', 'start late', 'end late']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
