@@ -5,6 +5,14 @@ import { createMetricsRegistry } from './metrics-registry';
 
 export type SignInOutcome = 'success' | 'failure' | 'throttled';
 
+/**
+ * The most unpublished rows a scrape counts: past it the gauge reads this number (at least that many). Counting every
+ * one took 100–345 ms at a million and passed the probe's 2 s limit at several million (review of 2026-12-07, admin work
+ * at scale), and the timeout set both outbox gauges to NaN: the age alert went blind exactly when the relay was furthest
+ * behind. A million index entries are counted within the limit; the age gauge says how far behind past it.
+ */
+export const BACKLOG_COUNTED_UP_TO = 1_000_000;
+
 /** One cheap look at the outbox: unpublished rows and the oldest one's creation time. */
 export type OutboxBacklogProbe = () => Promise<{ backlog: number; oldest: Date | null }>;
 
@@ -103,7 +111,7 @@ export class ServiceMetrics {
     };
     new Gauge({
       name: 'access_control_outbox_backlog_events',
-      help: 'Events committed but not yet published (all replicas); NaN when the database did not answer',
+      help: `Events committed but not yet published (all replicas), counted up to ${BACKLOG_COUNTED_UP_TO}; NaN when the database did not answer`,
       registers: [registry],
       async collect() {
         if (probes.outbox) this.set((await outboxNow()).backlog);
