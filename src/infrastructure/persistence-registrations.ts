@@ -9,7 +9,7 @@ import { PlainInsertStatements } from './persistence/typeorm/plain-insert-statem
 import { SqliteWriteQueue } from './persistence/typeorm/sqlite-write-queue';
 import { TypeOrmProcessedEventStore } from './persistence/typeorm/typeorm-processed-event.store';
 import { RetriedProcessedEvents } from './persistence/typeorm/retried-processed-events';
-import { TransactionTurns } from './persistence/typeorm/transaction-turns';
+import { ConnectionTurns, SEARCH_SLOTS } from './persistence/typeorm/connection-turns';
 import { TypeOrmUnitOfWork } from './persistence/typeorm/typeorm-unit-of-work';
 import type { UserPersistenceServices } from './persistence/typeorm/typeorm-user.repository';
 import { UserChangeNotices } from './persistence/typeorm/user-change-notices';
@@ -31,8 +31,8 @@ export interface PersistenceCradle extends UserPersistenceServices {
   sqliteWriteQueue: SqliteWriteQueue;
   /** Outside any transaction: a write of its own. */
   processedEventStore: ProcessedEventStore;
-  /** The turns of the process's transactions (RunOptions.turn), each waited for at most a statement's timeout. */
-  transactionTurns: TransactionTurns;
+  /** The turns of the process's work on the database (role changes, searches), each waited for at most a statement's timeout. */
+  connectionTurns: ConnectionTurns;
 }
 
 /** What the registrations below read from the cradle besides each other. */
@@ -53,11 +53,11 @@ export function persistenceRegistrations(
       .disposer(closeDataSource),
     sqliteWriteQueue: asFunction(({ dataSource }: Needs) => new SqliteWriteQueue({ dataSource })).singleton(),
     plainInsertStatements: asFunction(({ dataSource }: Needs) => new PlainInsertStatements({ dataSource })).singleton(),
-    userReadStatements: asFunction(({ dataSource }: Needs) => new UserReadStatements({ dataSource, searchTimeLimitSeconds })).singleton(),
-    userPageStatements: asFunction(({ dataSource }: Needs) => new UserPageStatements({ dataSource, searchTimeLimitSeconds })).singleton(),
+    userReadStatements: asFunction(({ dataSource, connectionTurns }: Needs) => new UserReadStatements({ dataSource, searchTimeLimitSeconds, connectionTurns })).singleton(),
+    userPageStatements: asFunction(({ dataSource, connectionTurns }: Needs) => new UserPageStatements({ dataSource, searchTimeLimitSeconds, connectionTurns })).singleton(),
     userListIndex: asFunction(({ dataSource, sqliteWriteQueue }: Needs) => new UserListIndex({ dataSource, sqliteWriteQueue })).singleton(),
     userChangeNotices: asFunction(() => new UserChangeNotices()).singleton(),
-    transactionTurns: asFunction(() => new TransactionTurns({ waitMs: (config.databaseQueryTimeoutSeconds ?? 0) * 1000 })).singleton(),
+    connectionTurns: asFunction(() => new ConnectionTurns({ waitMs: (config.databaseQueryTimeoutSeconds ?? 0) * 1000, slots: { search: SEARCH_SLOTS } })).singleton(),
     // The second factors' key (MfaCradle) is read at the first row key asked for, never by a process that counts no sign-in.
     loginAttemptKeys: asFunction((cradle: Needs & { mfaKey: Buffer }) => new LoginAttemptKeys(() => cradle.mfaKey)).singleton(),
     // Its record, made after a mail was accepted, is tried again at once on a failure (RetriedProcessedEvents).
@@ -77,5 +77,5 @@ export function userPersistenceServices(cradle: UserPersistenceServices): UserPe
 
 /** The unit of work on the process's data source and write queue; `onEventsCommitted` where a relay listens. */
 export function typeOrmUnitOfWork(cradle: PersistenceCradle, onEventsCommitted?: (kind: 'events' | 'audit') => void): TypeOrmUnitOfWork {
-  return new TypeOrmUnitOfWork({ dataSource: cradle.dataSource, ...userPersistenceServices(cradle), transactionTurns: cradle.transactionTurns, onEventsCommitted });
+  return new TypeOrmUnitOfWork({ dataSource: cradle.dataSource, ...userPersistenceServices(cradle), connectionTurns: cradle.connectionTurns, onEventsCommitted });
 }

@@ -112,7 +112,7 @@ export function typeOrmStoresOn(target: DatabaseTarget): () => Promise<ContractS
           manager: db.manager,
           ...userPersistenceServices(adapters.services),
           userListIndex: new UserListIndex({ dataSource: db, sqliteWriteQueue: adapters.services.sqliteWriteQueue }),
-          userPageStatements: new UserPageStatements({ dataSource: db, searchTimeLimitSeconds: adapters.searchTimeLimitSeconds }),
+          userPageStatements: new UserPageStatements({ dataSource: db, searchTimeLimitSeconds: adapters.searchTimeLimitSeconds, connectionTurns: adapters.services.connectionTurns }),
         }),
       invitations: adapters.invitations(),
       processedEvents: adapters.processedEvents(),

@@ -38,7 +38,7 @@ import { SearchTooBroadError } from '../../../src/application/users/list-users.e
 import { InvalidMfaCodeError, InvalidMfaTokenError, MfaAlreadyEnabledError, MfaEnrollmentNotStartedError, MfaNotEnabledError, SecondFactorClosedError } from '../../../src/domain/mfa/mfa';
 import { InvalidWebAuthnResponseError, PasskeyLimitError, PasskeyNotFoundError } from '../../../src/domain/mfa/passkey';
 import { FASTIFY_CODES, toProblem } from '../../../src/interfaces/http/error-handler';
-import { TurnWaitTimedOutError } from '../../../src/infrastructure/persistence/typeorm/transaction-turns';
+import { TurnWaitTimedOutError } from '../../../src/infrastructure/persistence/typeorm/connection-turns';
 import { HttpProblemError, invalidToken, PROBLEMS, problem, unauthenticated } from '../../../src/interfaces/http/problem';
 
 /** One instance of every DomainError subclass in src/domain and src/application. */

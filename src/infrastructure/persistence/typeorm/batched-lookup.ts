@@ -47,3 +47,50 @@ export class BatchedLookup<K, V> {
     });
   }
 }
+
+/**
+ * Queries by key, each its own statement, where identical ones asked for at once share one: BatchedLookup's rule (a
+ * caller is answered by a query sent after it asked, never from a cache) kept per key. A key asked for while its
+ * query is in flight waits for it to end and is loaded again, once for everyone who asked meanwhile; other keys never
+ * wait for it. What the counted pages (an e-mail, a prefix search) are shared by: one broad search, running up to
+ * SEARCH_TIME_LIMIT or waiting for its turn, neither holds up nor fails another key's page (review of 2026-12-07:
+ * batched together, a broad search's time-out answered every page of its batch 422, narrow searches and e-mails too).
+ */
+export class SharedQueries<K, V> {
+  private readonly keys = new Map<K, { inFlight: boolean; waiting: { resolve: (value: V) => void; reject: (error: unknown) => void }[] }>();
+
+  constructor(private readonly load: (key: K) => Promise<V>) {}
+
+  get(key: K): Promise<V> {
+    return new Promise((resolve, reject) => {
+      let state = this.keys.get(key);
+      if (!state) {
+        state = { inFlight: false, waiting: [] };
+        this.keys.set(key, state);
+      }
+      state.waiting.push({ resolve, reject });
+      this.pump(key);
+    });
+  }
+
+  private pump(key: K): void {
+    const state = this.keys.get(key)!;
+    if (state.inFlight) return;
+    if (state.waiting.length === 0) {
+      this.keys.delete(key);
+      return;
+    }
+    const callers = state.waiting;
+    state.waiting = [];
+    state.inFlight = true;
+    this.load(key)
+      .then(
+        (value) => callers.forEach((caller) => caller.resolve(value)),
+        (error: unknown) => callers.forEach((caller) => caller.reject(error)),
+      )
+      .finally(() => {
+        state.inFlight = false;
+        this.pump(key);
+      });
+  }
+}

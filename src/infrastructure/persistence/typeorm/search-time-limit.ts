@@ -1,4 +1,5 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ConnectionTurns } from './connection-turns';
 
 /**
  * The time limit of a statement over a prefix search (`q`), the one list statement whose work grows with what the
@@ -25,6 +26,23 @@ function searchTimeLimit(dataSource: DataSource, seconds: number): (sql: string)
 export function searchStatementBound(dataSource: DataSource, seconds: number): (filter: { prefix?: string }, sql: string) => string {
   const limited = searchTimeLimit(dataSource, seconds);
   return (filter, sql) => (filter.prefix === undefined ? sql : limited(sql));
+}
+
+/**
+ * A list statement run: a prefix search's bounded in time (searchStatementBound), and, when it takes a connection of
+ * its own (outside a transaction), run in the process's `search` turn (ConnectionTurns: SEARCH_SLOTS at once), so
+ * searches never hold more of the pool than that, however many are sent. Any other statement runs as it is.
+ */
+export function searchStatementRunner(
+  dataSource: DataSource,
+  seconds: number,
+  turns: ConnectionTurns,
+): (manager: EntityManager, filter: { prefix?: string }, sql: string, parameters: unknown[]) => Promise<Record<string, unknown>[]> {
+  const bounded = searchStatementBound(dataSource, seconds);
+  return (manager, filter, sql, parameters) => {
+    const run = async () => (await manager.query(bounded(filter, sql), parameters)) as Record<string, unknown>[];
+    return filter.prefix !== undefined && manager.queryRunner === undefined ? turns.inTurn('search', run) : run();
+  };
 }
 
 /** Whether a statement ended at its time limit: MariaDB's ER_STATEMENT_TIMEOUT (1969), MySQL's ER_QUERY_TIMEOUT (3024). */

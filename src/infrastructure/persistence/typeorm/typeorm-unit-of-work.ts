@@ -3,7 +3,7 @@ import type { RunOptions, TransactionScope, UnitOfWork } from '../../../applicat
 import { TypeOrmAuditTrail } from './audit/typeorm-audit-trail';
 import { retryDeadlocks } from './deadlock-retry';
 import type { SqliteWriteQueue } from './sqlite-write-queue';
-import type { TransactionTurns } from './transaction-turns';
+import type { ConnectionTurns } from './connection-turns';
 import { TypeOrmInvitationRepository } from './typeorm-invitation.repository';
 import { TypeOrmMfaStore } from './typeorm-mfa.store';
 import { TypeOrmOutbox } from './typeorm-outbox.store';
@@ -18,7 +18,7 @@ export interface TypeOrmUnitOfWorkDeps extends UserPersistenceServices {
   /** SQLite's one connection would interleave two transactions: they, and the statements outside them, take turns. */
   sqliteWriteQueue: SqliteWriteQueue;
   /** The process's turns (RunOptions.turn), taken before the transaction's connection. */
-  transactionTurns: TransactionTurns;
+  connectionTurns: ConnectionTurns;
   /**
    * Called after a commit that wrote outbox events (the relay's nudge), with `events`. Audit entries written in the
    * transaction call nothing: their events reach the outbox when the sealer links them (audit-sealer.ts).
@@ -29,14 +29,14 @@ export interface TypeOrmUnitOfWorkDeps extends UserPersistenceServices {
 export class TypeOrmUnitOfWork implements UnitOfWork {
   private readonly dataSource: DataSource;
   private readonly sqliteWriteQueue: SqliteWriteQueue;
-  private readonly turns: TransactionTurns;
+  private readonly turns: ConnectionTurns;
   private readonly services: UserPersistenceServices;
   private readonly onEventsCommitted: (kind: 'events' | 'audit') => void;
 
   constructor(deps: TypeOrmUnitOfWorkDeps) {
     this.dataSource = deps.dataSource;
     this.sqliteWriteQueue = deps.sqliteWriteQueue;
-    this.turns = deps.transactionTurns;
+    this.turns = deps.connectionTurns;
     this.services = {
       userReadStatements: deps.userReadStatements,
       userPageStatements: deps.userPageStatements,

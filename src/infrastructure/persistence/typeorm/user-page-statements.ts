@@ -3,7 +3,8 @@ import { BatchedLookup } from './batched-lookup';
 import type { UserRecord } from './records';
 import type { UserListFilter } from '../../../application/ports/user-repository.port';
 import { LIST_REVISION_TABLE } from './user-list-buckets';
-import { searchStatementBound } from './search-time-limit';
+import { searchStatementRunner } from './search-time-limit';
+import type { ConnectionTurns } from './connection-turns';
 import { filterStatements } from './user-filter-statements';
 import { preparedReads } from './prepared-reads';
 import { userTableShape } from './user-read-statements';
@@ -64,12 +65,17 @@ export interface CountedAfter {
 export class UserPageStatements {
   private readonly dataSource: DataSource;
   private readonly searchTimeLimitSeconds: number;
+  private readonly turns: ConnectionTurns;
   private statements: ReturnType<typeof build> | null = null;
 
-  /** `searchTimeLimitSeconds`: SEARCH_TIME_LIMIT, the bound of a prefix search's statements (search-time-limit.ts). */
-  constructor({ dataSource, searchTimeLimitSeconds }: { dataSource: DataSource; searchTimeLimitSeconds: number }) {
+  /**
+   * `searchTimeLimitSeconds`: SEARCH_TIME_LIMIT, the bound of a prefix search's statements; `connectionTurns`: the
+   * process's, whose `search` turn they run in (search-time-limit.ts).
+   */
+  constructor({ dataSource, searchTimeLimitSeconds, connectionTurns }: { dataSource: DataSource; searchTimeLimitSeconds: number; connectionTurns: ConnectionTurns }) {
     this.dataSource = dataSource;
     this.searchTimeLimitSeconds = searchTimeLimitSeconds;
+    this.turns = connectionTurns;
   }
 
   /** The page of `limit` matches of `filter` that starts `skip` matches after the first at or above `range.start`. */
@@ -114,7 +120,7 @@ export class UserPageStatements {
   }
 
   private built() {
-    this.statements ??= build(this.dataSource, this.searchTimeLimitSeconds);
+    this.statements ??= build(this.dataSource, this.searchTimeLimitSeconds, this.turns);
     return this.statements;
   }
 }
@@ -124,9 +130,9 @@ type Key = { filter: IndexedFilter; range: SeekRange; skip: number; limit: numbe
 /** How many seeks one statement holds: a batch is padded to the least of these that holds it. */
 const SEEK_BATCH_SIZES = [2, 4, 8] as const;
 
-function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
+function build(dataSource: DataSource, searchTimeLimitSeconds: number, turns: ConnectionTurns) {
   const { q, table, columns, id, filterColumns, hydrate } = userTableShape(dataSource);
-  const bounded = searchStatementBound(dataSource, searchTimeLimitSeconds);
+  const listed = searchStatementRunner(dataSource, searchTimeLimitSeconds, turns);
   // The placed statements: a text per filter shape, run at every page, so each is prepared once per connection.
   const read = preparedReads(dataSource);
   const { roleId, status } = filterColumns;
@@ -288,10 +294,10 @@ function build(dataSource: DataSource, searchTimeLimitSeconds: number) {
         `SELECT m.id AS id, COUNT(*) OVER () AS matched_total, SUM(CASE WHEN m.id <= ? THEN 1 ELSE 0 END) OVER () AS matched_before FROM (${matched.sql}) m`;
       const page = `SELECT w.id, w.matched_total, w.matched_before FROM (${windowed}) w WHERE w.id > ? ORDER BY w.id ASC LIMIT ?`;
       const sql = `SELECT ${selected}, p.matched_total AS matched_total, p.matched_before AS matched_before FROM ${table} u JOIN (${page}) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
-      const rows = (await manager.query(bounded(filter, sql), [after, ...matched.parameters, after, limit])) as Record<string, unknown>[];
+      const rows = await listed(manager, filter, sql, [after, ...matched.parameters, after, limit]);
       if (rows.length > 0) return { records: rows.map(hydrate), total: Number(rows[0]!.matched_total), before: Number(rows[0]!.matched_before) };
       // Nothing after the cursor: every match is at or before it.
-      const [row] = (await manager.query(bounded(filter, count.sql), count.parameters)) as Record<string, unknown>[];
+      const [row] = await listed(manager, filter, count.sql, count.parameters);
       const total = Number(row?.n ?? 0);
       return { records: [], total, before: total };
     },

@@ -1,11 +1,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { UserListFilter } from '../../../application/ports/user-repository.port';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { BatchedLookup } from './batched-lookup';
+import { BatchedLookup, SharedQueries } from './batched-lookup';
 import { isMysqlFamily } from './data-source';
 import type { UserRecord } from './records';
 import { UserSchema } from './records';
-import { searchStatementBound } from './search-time-limit';
+import { searchStatementRunner } from './search-time-limit';
+import type { ConnectionTurns } from './connection-turns';
 import { preparedReads } from './prepared-reads';
 import { filterStatements } from './user-filter-statements';
 
@@ -48,12 +49,17 @@ export interface UserReads {
 export class UserReadStatements implements UserReads {
   private readonly dataSource: DataSource;
   private readonly searchTimeLimitSeconds: number;
+  private readonly turns: ConnectionTurns;
   private statements: UserReads | null = null;
 
-  /** `searchTimeLimitSeconds`: SEARCH_TIME_LIMIT, the bound of a prefix search's statements (search-time-limit.ts). */
-  constructor({ dataSource, searchTimeLimitSeconds }: { dataSource: DataSource; searchTimeLimitSeconds: number }) {
+  /**
+   * `searchTimeLimitSeconds`: SEARCH_TIME_LIMIT, the bound of a prefix search's statements; `connectionTurns`: the
+   * process's, whose `search` turn they run in (search-time-limit.ts).
+   */
+  constructor({ dataSource, searchTimeLimitSeconds, connectionTurns }: { dataSource: DataSource; searchTimeLimitSeconds: number; connectionTurns: ConnectionTurns }) {
     this.dataSource = dataSource;
     this.searchTimeLimitSeconds = searchTimeLimitSeconds;
+    this.turns = connectionTurns;
   }
 
   byId(manager: EntityManager, id: string): Promise<UserRecord | null> {
@@ -92,7 +98,7 @@ export class UserReadStatements implements UserReads {
 
   /** Written on first use: the repositories are made before their DataSource is initialised. */
   private built(): UserReads {
-    this.statements ??= buildUserReads(this.dataSource, this.searchTimeLimitSeconds);
+    this.statements ??= buildUserReads(this.dataSource, this.searchTimeLimitSeconds, this.turns);
     return this.statements;
   }
 }
@@ -127,9 +133,9 @@ export function userTableShape(dataSource: DataSource) {
   return { q, table, columns, column, id, filterColumns, hydrate };
 }
 
-function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number): UserReads {
+function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number, turns: ConnectionTurns): UserReads {
   const { q, table, columns, column, id, filterColumns, hydrate } = userTableShape(dataSource);
-  const bounded = searchStatementBound(dataSource, searchTimeLimitSeconds);
+  const listed = searchStatementRunner(dataSource, searchTimeLimitSeconds, turns);
   const select = `SELECT ${columns.map((c) => q(c.databaseName)).join(', ')} FROM ${table}`;
   const many = async (manager: EntityManager, sql: string, parameters: unknown[]) =>
     ((await manager.query(sql, parameters)) as Record<string, unknown>[]).map(hydrate);
@@ -157,25 +163,20 @@ function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number):
     const { matched } = filterStatements(filterColumns, filter);
     const page = `SELECT m.id AS id, COUNT(*) OVER () AS matched_total FROM (${matched.sql}) m ORDER BY m.id ASC LIMIT ? OFFSET ?`;
     const sql = `SELECT ${joinedColumns}, p.matched_total AS matched_total FROM ${table} u JOIN (${page}) p ON p.id = u.${id} ORDER BY u.${id} ASC`;
-    const rows = (await manager.query(bounded(filter, sql), [...matched.parameters, limit, offset])) as Record<string, unknown>[];
+    const rows = await listed(manager, filter, sql, [...matched.parameters, limit, offset]);
     return { records: rows.map(hydrate), total: rows.length > 0 ? Number(rows[0]!.matched_total) : null };
   };
-  /** Identical filtered reads asked for at once, outside any transaction, share one query (never a cache). */
+  /** Identical filtered reads asked for at once, outside any transaction, share one query (never a cache); others never wait for them. */
   type PageKey = { filter: UserListFilter; offset: number; limit: number };
   const batchedByPage = <V>(read: (manager: EntityManager, filter: UserListFilter, offset: number, limit: number) => Promise<V>) => {
-    const lookup = new BatchedLookup<string, V>(async (keys) => {
-      const loaded = await Promise.all(
-        keys.map(async (key) => {
-          const { filter, offset, limit } = JSON.parse(key) as PageKey;
-          return [key, await read(dataSource.manager, filter, offset, limit)] as const;
-        }),
-      );
-      return new Map(loaded);
+    const queries = new SharedQueries<string, V>((key) => {
+      const { filter, offset, limit } = JSON.parse(key) as PageKey;
+      return read(dataSource.manager, filter, offset, limit);
     });
-    return async ({ roleId, status, emailKey, prefix }: UserListFilter, offset: number, limit: number): Promise<V> => {
+    return ({ roleId, status, emailKey, prefix }: UserListFilter, offset: number, limit: number): Promise<V> => {
       // The key names every field in a fixed order, so two equal filters are one key.
       const key: PageKey = { filter: { roleId, status, emailKey, prefix }, offset, limit };
-      return (await lookup.get(JSON.stringify(key)))!;
+      return queries.get(JSON.stringify(key));
     };
   };
   const filteredPageCountedBatched = batchedByPage(filteredPageCounted);
@@ -189,7 +190,7 @@ function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number):
     filteredPageCountedBatched,
     async filteredCount(manager, filter) {
       const { count } = filterStatements(filterColumns, filter);
-      const rows = (await manager.query(bounded(filter, count.sql), count.parameters)) as { n: number | string }[];
+      const rows = await listed(manager, filter, count.sql, count.parameters);
       return Number(rows[0]?.n ?? 0);
     },
   };

@@ -1,4 +1,4 @@
-import { BatchedLookup } from '../../../../src/infrastructure/persistence/typeorm/batched-lookup';
+import { BatchedLookup, SharedQueries } from '../../../../src/infrastructure/persistence/typeorm/batched-lookup';
 
 /** A loader whose batches the test answers by hand. */
 function controlledLoader() {
@@ -71,5 +71,48 @@ describe('BatchedLookup', () => {
     }
     expect(calls.map((c) => c.keys)).toEqual([['a'], ['b', 'c'], ['d', 'e']]);
     await expect(Promise.all(all)).resolves.toEqual([null, null, null, null, null]);
+  });
+});
+
+describe('SharedQueries', () => {
+  /** A loader whose queries the test answers by hand, one per key. */
+  function controlledQueries() {
+    const calls: { key: string; answer: (value: number) => void; fail: (error: Error) => void }[] = [];
+    const load = (key: string) => new Promise<number>((resolve, reject) => calls.push({ key, answer: resolve, fail: reject }));
+    return { calls, queries: new SharedQueries(load) };
+  }
+
+  it('runs different keys at once, each answered on its own, and a key asked for again meanwhile by one later query', async () => {
+    const { calls, queries } = controlledQueries();
+    const [a, b] = [queries.get('a'), queries.get('b')];
+    const later = [queries.get('a'), queries.get('a')];
+    expect(calls.map((call) => call.key)).toEqual(['a', 'b']);
+    calls[1]!.answer(2);
+    await expect(b).resolves.toBe(2);
+    // A slow key holds up nobody else: a new key starts while 'a' is still in flight.
+    const c = queries.get('c');
+    expect(calls.map((call) => call.key)).toEqual(['a', 'b', 'c']);
+    calls[2]!.answer(3);
+    await expect(c).resolves.toBe(3);
+    calls[0]!.answer(1);
+    await expect(a).resolves.toBe(1);
+    await tick();
+    // The two asked for while the first 'a' was in flight share one query sent after they asked.
+    expect(calls.map((call) => call.key)).toEqual(['a', 'b', 'c', 'a']);
+    calls[3]!.answer(10);
+    await expect(Promise.all(later)).resolves.toEqual([10, 10]);
+  });
+
+  it("fails only the failed key's callers", async () => {
+    const { calls, queries } = controlledQueries();
+    const [broad, narrow] = [queries.get('broad'), queries.get('narrow')];
+    calls[0]!.fail(new Error('statement time limit'));
+    calls[1]!.answer(1);
+    await expect(broad).rejects.toThrow('statement time limit');
+    await expect(narrow).resolves.toBe(1);
+    const again = queries.get('broad');
+    expect(calls).toHaveLength(3);
+    calls[2]!.answer(5);
+    await expect(again).resolves.toBe(5);
   });
 });

@@ -1,4 +1,4 @@
-import { TransactionTurns, TurnWaitTimedOutError } from '../../../../src/infrastructure/persistence/typeorm/transaction-turns';
+import { ConnectionTurns, TurnWaitTimedOutError } from '../../../../src/infrastructure/persistence/typeorm/connection-turns';
 
 /** A run that ends when the test says: its start and end are recorded in `log`. */
 function gate(log: string[], name: string): { run: () => Promise<string>; open: () => void } {
@@ -17,9 +17,9 @@ function gate(log: string[], name: string): { run: () => Promise<string>; open: 
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('TransactionTurns', () => {
+describe('ConnectionTurns', () => {
   it('runs one run of a turn at a time, in the order they asked, and runs of other turns alongside', async () => {
-    const turns = new TransactionTurns({ waitMs: 0 });
+    const turns = new ConnectionTurns({ waitMs: 0 });
     const log: string[] = [];
     const [a, b, c, other] = ['a', 'b', 'c', 'other'].map((name) => gate(log, name));
     const runs = [turns.inTurn('roles', a!.run), turns.inTurn('roles', b!.run), turns.inTurn('roles', c!.run), turns.inTurn('users', other!.run)];
@@ -37,8 +37,24 @@ describe('TransactionTurns', () => {
     expect(turns.waiting('roles')).toBe(0);
   });
 
+  it('admits a turn\'s number of slots at once, the rest in the order they asked', async () => {
+    const turns = new ConnectionTurns({ waitMs: 0, slots: { search: 2 } });
+    const log: string[] = [];
+    const gates = ['a', 'b', 'c', 'd'].map((name) => gate(log, name));
+    const runs = gates.map(({ run }) => turns.inTurn('search', run));
+    await settle();
+    expect(log).toEqual(['start a', 'start b']);
+    gates[1]!.open();
+    await settle();
+    expect(log).toEqual(['start a', 'start b', 'end b', 'start c']);
+    for (const { open } of gates) open();
+    expect(await Promise.all(runs)).toEqual(['a', 'b', 'c', 'd']);
+    expect(turns.waiting('search')).toBe(0);
+    expect(() => new ConnectionTurns({ waitMs: 0, slots: { search: 0 } })).toThrow(RangeError);
+  });
+
   it('passes the turn on after a run that failed', async () => {
-    const turns = new TransactionTurns({ waitMs: 0 });
+    const turns = new ConnectionTurns({ waitMs: 0 });
     const failed = turns.inTurn('roles', async () => {
       throw new Error('rolled back');
     });
@@ -50,7 +66,7 @@ describe('TransactionTurns', () => {
   it('fails a run that waited waitMs without its turn, never runs it, and serves the one after it in its turn', async () => {
     jest.useFakeTimers();
     try {
-      const turns = new TransactionTurns({ waitMs: 1_000 });
+      const turns = new ConnectionTurns({ waitMs: 1_000 });
       const log: string[] = [];
       const [first, late] = ['first', 'late'].map((name) => gate(log, name));
       const running = turns.inTurn('roles', first!.run);
