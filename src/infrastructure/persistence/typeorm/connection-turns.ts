@@ -81,7 +81,10 @@ export class ConnectionTurns {
       const waiter: Waiter = { take: resolve, timer: null };
       if (this.waitMs > 0) {
         waiter.timer = setTimeout(() => {
-          queue.splice(queue.indexOf(waiter), 1);
+          const place = queue.indexOf(waiter);
+          // Handed its turn already (release cleared this timer in the same turn of the loop): it runs.
+          if (place < 0) return;
+          queue.splice(place, 1);
           reject(new TurnWaitTimedOutError(turn, this.waitMs));
         }, this.waitMs);
       }
