@@ -51,7 +51,7 @@ const UNAVAILABLE = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST',
   'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_LOCK_WAIT_TIMEOUT',
   'ER_LOCK_DEADLOCK', 'POOL_ENQUEUELIMIT', 'SQLITE_BUSY', 'SQLITE_LOCKED',
-  // A transaction that waited for its turn (RunOptions.turn) as long as a statement may.
+  // A role change or a search that waited for its turn (ConnectionTurns) as long as a statement may.
   'TURN_WAIT_TIMEOUT',
 ]);
 

@@ -23,7 +23,7 @@ function searchTimeLimit(dataSource: DataSource, seconds: number): (sql: string)
 }
 
 /** A list statement as sent: a prefix search's bounded in time (its work grows with the matches), any other as it is. */
-export function searchStatementBound(dataSource: DataSource, seconds: number): (filter: { prefix?: string }, sql: string) => string {
+function searchStatementBound(dataSource: DataSource, seconds: number): (filter: { prefix?: string }, sql: string) => string {
   const limited = searchTimeLimit(dataSource, seconds);
   return (filter, sql) => (filter.prefix === undefined ? sql : limited(sql));
 }

@@ -46,8 +46,6 @@ export class UserListIndex {
   private starts: string[] = [];
   private counts = new Map<string, Map<string, number>>();
   private sums = new Map<string, Float64Array>();
-  /** Running sums of the erased rows of each bucket (counted under ERASED_STATUS), read when a gap is looked for. */
-  private erased: Float64Array | null = null;
   private reading: Promise<void> | null = null;
 
   /** Closes the last bucket when it is full: this process's writes tell it how many rows they added. */
@@ -95,30 +93,21 @@ export class UserListIndex {
    */
   private gapsUpTo(filter: IndexedFilter, sums: Float64Array, from: number, last: number): SeekGap[] {
     if (filter.status !== undefined) return [];
-    const erased = this.erasedSums();
     const found: { gap: SeekGap; rows: number }[] = [];
     let previous = from;
     for (let position = sums[from + 1]!; position <= last; position = sums[previous + 1]!) {
       const holding = this.bucketHolding(sums, position);
-      const rows = erased[holding]! - erased[previous + 1]!;
-      if (holding > previous + 1 && rows >= GAP_ROWS) found.push({ gap: { from: this.starts[previous + 1]!, to: this.starts[holding]! }, rows });
+      if (holding > previous + 1) {
+        // Buckets without a match between two that hold the page's: read only then (most pages have none).
+        const erased = this.erasedSums();
+        const rows = erased[holding]! - erased[previous + 1]!;
+        if (rows >= GAP_ROWS) found.push({ gap: { from: this.starts[previous + 1]!, to: this.starts[holding]! }, rows });
+      }
       previous = holding;
     }
     if (found.length <= MAX_GAPS) return found.map(({ gap }) => gap);
     const largest = new Set([...found].sort((a, b) => b.rows - a.rows).slice(0, MAX_GAPS));
     return found.filter((run) => largest.has(run)).map(({ gap }) => gap);
-  }
-
-  private erasedSums(): Float64Array {
-    if (this.erased === null) {
-      this.erased = new Float64Array(this.starts.length + 1);
-      for (let i = 0; i < this.starts.length; i++) {
-        let n = 0;
-        for (const [key, count] of this.counts.get(this.starts[i]!) ?? []) if (key.split('\u0000')[1] === ERASED_STATUS) n += count;
-        this.erased[i + 1] = this.erased[i]! + n;
-      }
-    }
-    return this.erased;
   }
 
   /**
@@ -162,7 +151,21 @@ export class UserListIndex {
   }
 
   private sumsOf({ roleId, status }: IndexedFilter): Float64Array {
-    const name = `${roleId ?? ''}\u0000${status ?? ''}`;
+    return this.runningSums(
+      `${roleId ?? ''}\u0000${status ?? ''}`,
+      (keyRole, keyStatus) =>
+        keyStatus !== ERASED_STATUS && (roleId === undefined || roleId === keyRole) && (status === undefined || status === keyStatus),
+    );
+  }
+
+  /** Running sums of each bucket's erased rows (counted under ERASED_STATUS), where a gap is looked for. */
+  private erasedSums(): Float64Array {
+    // Two separators: no filter's name (one) is this one.
+    return this.runningSums('\u0000\u0000erased', (_, keyStatus) => keyStatus === ERASED_STATUS);
+  }
+
+  /** Per bucket, the running sum of the counts whose (role, status) `counted` takes, kept under `name` until the copy changes. */
+  private runningSums(name: string, counted: (role: string, status: string) => boolean): Float64Array {
     let sums = this.sums.get(name);
     if (!sums) {
       sums = new Float64Array(this.starts.length + 1);
@@ -170,8 +173,7 @@ export class UserListIndex {
         let n = 0;
         for (const [key, count] of this.counts.get(this.starts[i]!) ?? []) {
           const [keyRole, keyStatus] = key.split('\u0000') as [string, string, string];
-          if (keyStatus === ERASED_STATUS) continue;
-          if ((roleId === undefined || roleId === keyRole) && (status === undefined || status === keyStatus)) n += count;
+          if (counted(keyRole, keyStatus)) n += count;
         }
         sums[i + 1] = sums[i]! + n;
       }
@@ -220,7 +222,6 @@ export class UserListIndex {
       this.counts.set('', this.counts.get('') ?? new Map());
     }
     this.sums.clear();
-    this.erased = null;
     this.slots = slots;
     this.revision = revision;
   }

@@ -168,7 +168,7 @@ function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number, 
   };
   /** Identical filtered reads asked for at once, outside any transaction, share one query (never a cache); others never wait for them. */
   type PageKey = { filter: UserListFilter; offset: number; limit: number };
-  const batchedByPage = <V>(read: (manager: EntityManager, filter: UserListFilter, offset: number, limit: number) => Promise<V>) => {
+  const sharedByPage = <V>(read: (manager: EntityManager, filter: UserListFilter, offset: number, limit: number) => Promise<V>) => {
     const queries = new SharedQueries<string, V>((key) => {
       const { filter, offset, limit } = JSON.parse(key) as PageKey;
       return read(dataSource.manager, filter, offset, limit);
@@ -179,7 +179,7 @@ function buildUserReads(dataSource: DataSource, searchTimeLimitSeconds: number, 
       return queries.get(JSON.stringify(key));
     };
   };
-  const filteredPageCountedBatched = batchedByPage(filteredPageCounted);
+  const filteredPageCountedBatched = sharedByPage(filteredPageCounted);
 
   return {
     byId: (manager, value) => one(manager, byIdSql, [value]),
