@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { currentParty } from '../../observability/request-context';
 import type { ConnectionTurns } from './connection-turns';
 
 /**
@@ -31,7 +32,9 @@ function searchStatementBound(dataSource: DataSource, seconds: number): (filter:
 /**
  * A list statement run: a prefix search's bounded in time (searchStatementBound), and, when it takes a connection of
  * its own (outside a transaction), run in the process's `search` turn (ConnectionTurns: SEARCH_SLOTS at once), so
- * searches never hold more of the pool than that, however many are sent. Any other statement runs as it is.
+ * searches never hold more of the pool than that, however many are sent; the turn is shared out between the callers
+ * (the request's party), so one caller's hundred searches do not hold up another's one. Any other statement runs as
+ * it is.
  */
 export function searchStatementRunner(
   dataSource: DataSource,
@@ -41,7 +44,7 @@ export function searchStatementRunner(
   const bounded = searchStatementBound(dataSource, seconds);
   return (manager, filter, sql, parameters) => {
     const run = async () => (await manager.query(bounded(filter, sql), parameters)) as Record<string, unknown>[];
-    return filter.prefix !== undefined && manager.queryRunner === undefined ? turns.inTurn('search', run) : run();
+    return filter.prefix !== undefined && manager.queryRunner === undefined ? turns.inTurn('search', run, currentParty()) : run();
   };
 }
 

@@ -5,6 +5,7 @@ import type { Actor } from '../../../application/auth/actor';
 import type { TokenSubject } from '../../../application/auth/authenticate-actor.use-case';
 import { ValidationError } from '../../../domain/shared/domain-error';
 import type { VerificationKey } from '../../../infrastructure/crypto/signing-keys';
+import { requestContext } from '../../../infrastructure/observability/request-context';
 import { HttpProblemError, InvalidBearerRequestError, invalidToken, unauthenticated } from '../problem';
 
 declare module 'fastify' {
@@ -133,6 +134,8 @@ async function authentication(app: FastifyInstance, options: AuthenticationOptio
       return request.actor;
     }
     request.actor = actor;
+    const context = requestContext.getStore();
+    if (context) context.party = actor.clientId === undefined ? `user:${actor.userId}` : `client:${actor.clientId}`;
     return actor;
   });
 }

@@ -53,6 +53,49 @@ describe('ConnectionTurns', () => {
     expect(() => new ConnectionTurns({ waitMs: 0, slots: { search: 0 } })).toThrow(RangeError);
   });
 
+  it('serves the parties\' lines in turn, one run each, each party\'s runs in the order they asked', async () => {
+    const turns = new ConnectionTurns({ waitMs: 0, slots: { search: 1 } });
+    const log: string[] = [];
+    const script = ['s1', 's2', 's3', 's4'].map((name) => gate(log, name));
+    const [admin, other] = [gate(log, 'admin'), gate(log, 'other')];
+    const runs = [
+      ...script.map(({ run }) => turns.inTurn('search', run, 'client:script')),
+      turns.inTurn('search', admin.run, 'user:admin'),
+      turns.inTurn('search', other.run, 'user:other'),
+    ];
+    await settle();
+    expect(log).toEqual(['start s1']);
+    expect(turns.waiting('search')).toBe(5);
+    for (const { open } of [...script, admin, other]) open();
+    expect(await Promise.all(runs)).toEqual(['s1', 's2', 's3', 's4', 'admin', 'other']);
+    // The script's first run held the slot; then one run of each party that waits, in the order parties came.
+    expect(log.filter((line) => line.startsWith('start'))).toEqual(['start s1', 'start s2', 'start admin', 'start other', 'start s3', 'start s4']);
+    expect(turns.waiting('search')).toBe(0);
+  });
+
+  it('fails a waiting run of one party past waitMs and keeps the other parties\' places', async () => {
+    jest.useFakeTimers();
+    try {
+      const turns = new ConnectionTurns({ waitMs: 1_000 });
+      const log: string[] = [];
+      const [first, b] = ['first', 'b'].map((name) => gate(log, name));
+      const running = turns.inTurn('search', first!.run, 'a');
+      const timedOut = turns.inTurn('search', async () => log.push('a2 ran'), 'a').then(() => null, (error: unknown) => error);
+      await jest.advanceTimersByTimeAsync(600);
+      const later = turns.inTurn('search', b!.run, 'b');
+      await jest.advanceTimersByTimeAsync(500);
+      expect(await timedOut).toBeInstanceOf(TurnWaitTimedOutError);
+      expect(turns.waiting('search')).toBe(1);
+      first!.open();
+      b!.open();
+      await expect(running).resolves.toBe('first');
+      await expect(later).resolves.toBe('b');
+      expect(log).toEqual(['start first', 'end first', 'start b', 'end b']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('passes the turn on after a run that failed', async () => {
     const turns = new ConnectionTurns({ waitMs: 0 });
     const failed = turns.inTurn('roles', async () => {
