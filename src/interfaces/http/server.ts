@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../../infrastructure/logging/logger';
 import { startMetricsServer } from '../../infrastructure/observability/metrics-server';
 import { subscribeMails } from '../mailer/in-process-mails';
 import { describeError } from '../../infrastructure/logging/logger';
+import { checkMfaKey } from '../../infrastructure/crypto/mfa-key-check';
 import { prepareDatabase } from '../process-runtime';
 import { sleepUnlessAborted as sleep } from '../../infrastructure/system/backoff';
 import { listening } from '../../infrastructure/config/listen-problems';
@@ -42,6 +43,8 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   container.resolve('mfaKey');
   const app = await buildHttpApp(container);
   await prepareDatabase(container, { migrate: config.migrateOnStart });
+  // Whether this replica's MFA key opens the secrets others sealed: said at start, not at the first refused code.
+  void checkMfaKey(container.cradle.dataSource, container.cradle.mfaKey, logger);
   const stopEvents = await startEventFlow(container);
   // The audit trail's sealer and retention sweeper (#23): off the request path, on every replica.
   container.cradle.auditMaintenance.start();
