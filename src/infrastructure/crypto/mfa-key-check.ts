@@ -13,8 +13,8 @@ export type MfaKeyCheck = { sampled: number; unreadable: number };
  * lost seal and open apart: each refuses the codes of authenticator apps enrolled through another as wrong, and the
  * sign-in tickets another issued. The newest MFA_KEY_SAMPLE authenticator secrets (UUIDv7 ids: the newest by the
  * primary key, no scan) are opened with this key: none opening is an error (every enrolled app's codes are refused
- * here), some not opening a warning (replicas sealing with different keys), all opening a line at info. A database that cannot be read is no
- * reason not to start: the check is skipped, said at debug.
+ * here), some not opening a warning (replicas sealing with different keys), all opening a line at info. A database
+ * that cannot be read is no reason not to start: the check is skipped, said at debug.
  */
 export async function checkMfaKey(dataSource: DataSource, key: Buffer, logger: Logger): Promise<MfaKeyCheck | null> {
   let rows: { sealed_secret: string }[];
