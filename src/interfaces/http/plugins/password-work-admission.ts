@@ -1,6 +1,6 @@
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
-import { AdmissionRefusedError, FairAdmission } from '../fair-admission';
+import { AdmissionRefusedError, FairAdmission } from '../../../infrastructure/system/fair-admission';
 import { HttpProblemError } from '../problem';
 
 declare module 'fastify' {

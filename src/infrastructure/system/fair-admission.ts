@@ -1,8 +1,9 @@
 /**
- * Admission to scarce work (a password's argon2id), fair between parties (client addresses): at most `slots` run at
- * once, and a request beyond waits in its party's line; lines are served in turn, one request each, so a party that
- * queued hundreds delays another's single request by one turn per party waiting, not by its hundreds. A request that
- * waited `waitMs` without a slot is refused (AdmissionRefusedError) and never runs: refused before it did any work.
+ * Admission to scarce work (a password's argon2id; a turn of database work, ConnectionTurns), fair between parties
+ * (client addresses, callers): at most `slots` run at once, and a request beyond waits in its party's line; lines are
+ * served in turn, one request each, so a party that queued hundreds delays another's single request by one turn per
+ * party waiting, not by its hundreds. A request that waited `waitMs` without a slot is refused (AdmissionRefusedError)
+ * and never runs: refused before it did any work.
  */
 export class AdmissionRefusedError extends Error {
   constructor(readonly waitedMs: number) {
@@ -12,13 +13,13 @@ export class AdmissionRefusedError extends Error {
 
 interface Waiter {
   admit: () => void;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | null;
 }
 
 export interface FairAdmissionOptions {
   /** Requests admitted at once. */
   slots: number;
-  /** How long a request waits for a slot before it is refused. */
+  /** How long a request waits for a slot before it is refused; 0: as long as it takes. */
   waitMs: number;
 }
 
@@ -48,11 +49,14 @@ export class FairAdmission {
       const line = this.lines.get(party) ?? [];
       const waiter: Waiter = {
         admit: () => resolve(this.releaser()),
-        timer: setTimeout(() => {
+        timer: null,
+      };
+      if (this.options.waitMs > 0) {
+        waiter.timer = setTimeout(() => {
           this.leave(party, waiter);
           reject(new AdmissionRefusedError(this.options.waitMs));
-        }, this.options.waitMs),
-      };
+        }, this.options.waitMs);
+      }
       line.push(waiter);
       this.lines.set(party, line);
     });
@@ -77,7 +81,7 @@ export class FairAdmission {
       const waiter = line.shift()!;
       this.lines.delete(party);
       if (line.length > 0) this.lines.set(party, line);
-      clearTimeout(waiter.timer);
+      if (waiter.timer) clearTimeout(waiter.timer);
       this.running++;
       waiter.admit();
     }

@@ -1,4 +1,4 @@
-import { AdmissionRefusedError, FairAdmission } from '../../../src/interfaces/http/fair-admission';
+import { AdmissionRefusedError, FairAdmission } from '../../../src/infrastructure/system/fair-admission';
 
 /** Admits `party` and records when; the release is kept to be called by the test. */
 function enter(admission: FairAdmission, party: string, log: string[], releases: (() => void)[]) {
