@@ -165,6 +165,16 @@ export async function confirmAction(page: Page, action: string, word: string, op
   await confirm.click();
 }
 
+/**
+ * Signs out with the console's button and waits for its sign-in form. A navigation started before that (the next
+ * sign-in's `goto`) can cancel the sign-out under way, and the page loaded then finds the session still there: a CI
+ * run waited 30 s for a sign-in form that never came.
+ */
+export async function signOutThroughConsole(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('Username').waitFor();
+}
+
 export async function signInThroughConsole(page: Page, url: string, username: string, password: string): Promise<void> {
   await page.goto(`${url}/console`);
   await page.getByLabel('Username').fill(username);

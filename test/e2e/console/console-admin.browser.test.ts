@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Page, Request } from 'playwright-core';
-import { accessibilityViolations, ADMIN, addJoinedUser, adminPage, confirmAction, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
+import { accessibilityViolations, ADMIN, addJoinedUser, adminPage, confirmAction, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, signOutThroughConsole, startConsoleRig } from '../../support/console-browser';
 import { oathtoolTotp } from '../../support/oathtool';
 
 /**
@@ -254,7 +254,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     expect(codes).not.toContain(first[0]);
     await page.getByRole('button', { name: 'I have saved them' }).click();
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOutThroughConsole(page);
     await signInThroughConsole(page, rig.url, ADMIN.username, PASSWORD);
     await page.getByRole('heading', { name: 'Second factor' }).waitFor();
     await page.getByLabel('Code from your authenticator app').fill('000000' === oathtoolTotp(secret, 1) ? '111111' : '000000');
@@ -267,7 +267,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as an admin, on 
     await page.getByRole('button', { name: 'Continue' }).click();
     await h1('Users');
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOutThroughConsole(page);
     await signInThroughConsole(page, rig.url, ADMIN.username, PASSWORD);
     await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
     await page.getByLabel('Recovery code').fill(codes[0]!);

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { accessibilityViolations, ADMIN, addJoinedUser, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
+import { accessibilityViolations, ADMIN, addJoinedUser, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, signOutThroughConsole, startConsoleRig } from '../../support/console-browser';
 import { oathtoolTotp } from '../../support/oathtool';
 
 /**
@@ -121,7 +121,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('the console as a member, on 
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByRole('button', { name: 'I have saved them: continue' }).click();
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOutThroughConsole(page);
     await signInThroughConsole(page, rig.url, KEYHOLDER.username, KEYHOLDER.password);
     await page.getByRole('button', { name: 'Use a passkey' }).click();
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();

@@ -1,5 +1,5 @@
 import type { CDPSession, Page } from 'playwright-core';
-import { accessibilityViolations, ADMIN, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, startConsoleRig } from '../../support/console-browser';
+import { accessibilityViolations, ADMIN, type ConsoleRig, type DatabaseKind, screenshot, signInThroughConsole, signOutThroughConsole, startConsoleRig } from '../../support/console-browser';
 
 /**
  * Passkeys in the admin console (#25 with #24's WebAuthn API), in Chromium with a virtual authenticator (the
@@ -46,7 +46,7 @@ describe.each<DatabaseKind>(['sqlite', 'mariadb'])('passkeys in the console, on 
   });
 
   it('signs in with the passkey at the second step, and the passkey is then shown as used', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signOutThroughConsole(page);
     await signInThroughConsole(page, rig.url, ADMIN.username, ADMIN.password);
     await page.getByRole('heading', { name: 'Second factor' }).waitFor();
     await page.getByRole('button', { name: 'Use a passkey' }).click();
