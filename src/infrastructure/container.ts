@@ -107,7 +107,7 @@ export interface Cradle extends PersistenceCradle, InvitationMailCradle, AuditCr
   /** The configured pair (JWT_PRIVATE_KEY) or the embedded default's, with what it retired. */
   signingKeys: LocalSigningKeys;
   signingKey: SigningKey;
-  /** The current signing key's public key, then retired ones (JWT_PREVIOUS_PUBLIC_KEYS): the JWKS. */
+  /** The current signing key's public key, then the one to come (JWT_NEXT_PUBLIC_KEYS) and retired ones (JWT_PREVIOUS_PUBLIC_KEYS): the JWKS. */
   verificationKeys: VerificationKey[];
   loginAttempts: LoginAttempts;
   lockoutPolicy: LockoutPolicy;
@@ -211,7 +211,10 @@ export function buildContainer(config: Config, logger: Logger, overrides: Overri
     signingKeys: asFunction(() => signingKeysOf(config, logger)).singleton(),
     signingKey: asFunction(({ signingKeys }: Cradle) => signingKeys.current).singleton(),
     verificationKeys: asFunction(({ signingKeys }: Cradle) =>
-      verificationKeysFor(signingKeys.current, [...config.jwt.previousPublicKeyPems, ...signingKeys.retiredPublicKeyPems]),
+      verificationKeysFor(signingKeys.current, [
+        { variable: 'JWT_NEXT_PUBLIC_KEYS', pems: config.jwt.nextPublicKeyPems },
+        { variable: 'JWT_PREVIOUS_PUBLIC_KEYS', pems: [...config.jwt.previousPublicKeyPems, ...signingKeys.retiredPublicKeyPems] },
+      ]),
     ).singleton(),
     lockoutPolicy: asValue(config.lockout),
     loginAttempts: asFunction(

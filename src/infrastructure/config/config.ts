@@ -53,6 +53,11 @@ export interface Config {
     serviceTokenTtlSeconds: number;
     /** Public keys of retired signing keys: their tokens still verify until they expire (key rotation). */
     previousPublicKeyPems: string[];
+    /**
+     * Public keys of the signing key to come: published and accepted before any replica signs with them, so that a
+     * rolling switch to it never meets a replica that refuses its tokens (docs/SECURITY.md, "Rotating the signing key").
+     */
+    nextPublicKeyPems: string[];
   };
   /** Per-account lockout after failed sign-ins (LOCKOUT_*). */
   lockout: { threshold: number; baseWaitSeconds: number; maxWaitSeconds: number; secondFactorFailureLimit: number };
@@ -159,11 +164,15 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('set both JWT_PRIVATE_KEY and JWT_PUBLIC_KEY (or their _FILE forms), or neither');
   }
 
-  const previousKeysText = secret('JWT_PREVIOUS_PUBLIC_KEYS', v.JWT_PREVIOUS_PUBLIC_KEYS, v.JWT_PREVIOUS_PUBLIC_KEYS_FILE);
-  const previousPublicKeyPems = previousKeysText === null ? [] : (previousKeysText.match(PEM_PUBLIC_KEY) ?? []);
-  if (previousKeysText !== null && previousPublicKeyPems.length === 0) {
-    problems.push('JWT_PREVIOUS_PUBLIC_KEYS must hold one or more PEM public keys (-----BEGIN PUBLIC KEY-----…)');
-  }
+  /** A list of PEM public keys given inline or as a file; a value that holds none is a problem. */
+  const publicKeys = (name: string, inline: string | undefined, fromFile: string | undefined): string[] => {
+    const text = secret(name, inline, fromFile);
+    const pems = text === null ? [] : (text.match(PEM_PUBLIC_KEY) ?? []);
+    if (text !== null && pems.length === 0) problems.push(`${name} must hold one or more PEM public keys (-----BEGIN PUBLIC KEY-----…)`);
+    return pems;
+  };
+  const previousPublicKeyPems = publicKeys('JWT_PREVIOUS_PUBLIC_KEYS', v.JWT_PREVIOUS_PUBLIC_KEYS, v.JWT_PREVIOUS_PUBLIC_KEYS_FILE);
+  const nextPublicKeyPems = publicKeys('JWT_NEXT_PUBLIC_KEYS', v.JWT_NEXT_PUBLIC_KEYS, v.JWT_NEXT_PUBLIC_KEYS_FILE);
 
   const lockout = { threshold: v.LOCKOUT_THRESHOLD, baseWaitSeconds: v.LOCKOUT_BASE_WAIT, maxWaitSeconds: v.LOCKOUT_MAX_WAIT, secondFactorFailureLimit: v.MFA_MAX_FAILURES };
   if (lockout.maxWaitSeconds < lockout.baseWaitSeconds) problems.push('LOCKOUT_MAX_WAIT must not be shorter than LOCKOUT_BASE_WAIT');
@@ -199,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
       ttlSeconds: v.ACCESS_TOKEN_TTL,
       serviceTokenTtlSeconds: v.SERVICE_TOKEN_TTL,
       previousPublicKeyPems,
+      nextPublicKeyPems,
     },
     lockout,
     rateLimits: {

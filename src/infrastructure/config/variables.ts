@@ -74,6 +74,8 @@ const SERVICE = {
   JWT_PUBLIC_KEY_FILE: file('file holding JWT_PUBLIC_KEY'),
   JWT_PREVIOUS_PUBLIC_KEYS: pem('PEM public keys of retired signing keys (EC P-256, RSA or Ed25519, any mix), in the JWKS and accepted by kid until their tokens expire'),
   JWT_PREVIOUS_PUBLIC_KEYS_FILE: file('file holding JWT_PREVIOUS_PUBLIC_KEYS'),
+  JWT_NEXT_PUBLIC_KEYS: pem('PEM public keys of the signing key to come (EC P-256, RSA or Ed25519), in the JWKS and accepted by kid before any replica signs with it: the first step of a rotation'),
+  JWT_NEXT_PUBLIC_KEYS_FILE: file('file holding JWT_NEXT_PUBLIC_KEYS'),
   JWT_ISSUER: text('iss of access tokens; unset: PUBLIC_URL'),
   JWT_AUDIENCE: text('aud of access tokens', { default: 'access-control' }),
   RESOURCE_SERVERS: parsed("comma-separated absolute URIs of other services a service account may ask a token for (RFC 8707 `resource`): the token's aud is the URI asked for, and this API refuses it; unset: none", parseResourceServers),

@@ -111,22 +111,31 @@ function thumbprint(members: KeyMembers): string {
   return createHash('sha256').update(JSON.stringify(sorted)).digest('base64url');
 }
 
+/** Public keys from one variable: JWT_NEXT_PUBLIC_KEYS or JWT_PREVIOUS_PUBLIC_KEYS (named in what is refused). */
+export interface PublicKeySource {
+  variable: string;
+  pems: readonly string[];
+}
+
 /**
- * The keys tokens may be signed with: the current one first, then retired ones (JWT_PREVIOUS_PUBLIC_KEYS,
- * of any of the three types), whose tokens keep verifying until they expire. A token is verified only by
- * the key its `kid` names, with that key's algorithm.
+ * The keys tokens may be signed with, as the JWKS lists them: the current one first, then those of `sources` in
+ * order, each once: the key to come (JWT_NEXT_PUBLIC_KEYS, published before any replica signs with it) and retired
+ * ones (JWT_PREVIOUS_PUBLIC_KEYS, whose tokens keep verifying until they expire), of any of the three types. A token
+ * is verified only by the key its `kid` names, with that key's algorithm.
  */
-export function verificationKeysFor(current: SigningKey, previousPublicKeyPems: readonly string[]): VerificationKey[] {
+export function verificationKeysFor(current: SigningKey, sources: readonly PublicKeySource[]): VerificationKey[] {
   const keys: VerificationKey[] = [{ kid: current.kid, alg: current.alg, publicKeyPem: current.publicKeyPem, jwk: current.jwk }];
-  for (const pem of previousPublicKeyPems) {
-    let publicKey: KeyObject;
-    try {
-      publicKey = createPublicKey(pem);
-    } catch {
-      throw new SigningKeyError('JWT_PREVIOUS_PUBLIC_KEYS holds a key that is not a readable PEM public key');
+  for (const { variable, pems } of sources) {
+    for (const pem of pems) {
+      let publicKey: KeyObject;
+      try {
+        publicKey = createPublicKey(pem);
+      } catch {
+        throw new SigningKeyError(`${variable} holds a key that is not a readable PEM public key`);
+      }
+      const key = verificationKeyFrom(publicKey, variable);
+      if (!keys.some((k) => k.kid === key.kid)) keys.push(key);
     }
-    const key = verificationKeyFrom(publicKey, 'JWT_PREVIOUS_PUBLIC_KEYS');
-    if (!keys.some((k) => k.kid === key.kid)) keys.push(key);
   }
   return keys;
 }

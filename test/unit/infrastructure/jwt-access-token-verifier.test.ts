@@ -10,7 +10,7 @@ describe('JwtAccessTokenVerifier (introspection and revocation read tokens as th
   const current = pairOf(generateKeyPairSync('ec', { namedCurve: 'P-256' }));
   const retired = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const retiredKey = pairOf(retired);
-  const verifier = new JwtAccessTokenVerifier(verificationKeysFor(current, [pem(retired.publicKey)]), { issuer: 'https://id.example.com', audience: 'access-control' });
+  const verifier = new JwtAccessTokenVerifier(verificationKeysFor(current, [{ variable: 'JWT_PREVIOUS_PUBLIC_KEYS', pems: [pem(retired.publicKey)] }]), { issuer: 'https://id.example.com', audience: 'access-control' });
   const now = Math.floor(Date.now() / 1000);
   const user = { iss: 'https://id.example.com', aud: 'access-control', sub: 'user-1', iat: now, exp: now + 600, jti: 'j', ver: 3 };
   const sign = (payload: Record<string, unknown>, key = current, header: Record<string, unknown> = {}) => signJwt(key.privateKeyPem, payload, { kid: key.kid, ...header });

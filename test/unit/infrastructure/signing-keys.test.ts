@@ -7,6 +7,9 @@ import { JwtTokenIssuer } from '../../../src/infrastructure/crypto/jwt-token-iss
 import { LEGACY_LOCAL_KEY_FILE, LOCAL_KEY_FILE, loadOrCreateLocalSigningKeys } from '../../../src/infrastructure/crypto/local-signing-key';
 import { SigningKeyError, signingKeyFromPem, verificationKeysFor } from '../../../src/infrastructure/crypto/signing-keys';
 
+/** Retired keys, as JWT_PREVIOUS_PUBLIC_KEYS gives them. */
+const retiredKeys = (pems: readonly string[]) => [{ variable: 'JWT_PREVIOUS_PUBLIC_KEYS', pems }];
+
 const pem = (key: KeyObject) => key.export({ format: 'pem', type: key.type === 'private' ? 'pkcs8' : 'spki' }).toString();
 const pairOf = (pair: { privateKey: KeyObject; publicKey: KeyObject }) => ({ privateKeyPem: pem(pair.privateKey), publicKeyPem: pem(pair.publicKey) });
 
@@ -57,7 +60,7 @@ describe('signing keys', () => {
     });
     const rfc8037 = createPublicKey({ format: 'jwk', key: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' } });
     const own = pairOf(KEY_TYPES.ES256());
-    const keys = verificationKeysFor(signingKeyFromPem(own.privateKeyPem, own.publicKeyPem), [pem(rfc7638), pem(rfc8037)]);
+    const keys = verificationKeysFor(signingKeyFromPem(own.privateKeyPem, own.publicKeyPem), retiredKeys([pem(rfc7638), pem(rfc8037)]));
     expect(keys.map((k) => k.kid).slice(1)).toEqual(['NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k']);
   });
 
@@ -65,11 +68,24 @@ describe('signing keys', () => {
     const current = pairOf(KEY_TYPES.ES256());
     const retired = [KEY_TYPES.EdDSA(), KEY_TYPES.RS256(), KEY_TYPES.ES256()].map((pair) => pem(pair.publicKey));
     const key = signingKeyFromPem(current.privateKeyPem, current.publicKeyPem);
-    const keys = verificationKeysFor(key, [...retired, retired[0], current.publicKeyPem]);
+    const keys = verificationKeysFor(key, retiredKeys([...retired, retired[0], current.publicKeyPem]));
     expect(keys.map((k) => k.alg)).toEqual(['ES256', 'EdDSA', 'RS256', 'ES256']);
     expect(keys[0].kid).toBe(key.kid);
     expect(keys[0]).not.toHaveProperty('privateKeyPem');
     expect(new Set(keys.map((k) => k.kid)).size).toBe(4);
+  });
+
+  it('publishes the key to come after the current one and before retired ones, each once', () => {
+    const current = pairOf(KEY_TYPES.ES256());
+    const next = KEY_TYPES.RS256();
+    const retired = KEY_TYPES.EdDSA();
+    const key = signingKeyFromPem(current.privateKeyPem, current.publicKeyPem);
+    const keys = verificationKeysFor(key, [
+      { variable: 'JWT_NEXT_PUBLIC_KEYS', pems: [pem(next.publicKey), current.publicKeyPem] },
+      { variable: 'JWT_PREVIOUS_PUBLIC_KEYS', pems: [pem(retired.publicKey), pem(next.publicKey)] },
+    ]);
+    expect(keys.map((k) => k.alg)).toEqual(['ES256', 'RS256', 'EdDSA']);
+    expect(keys[0].kid).toBe(key.kid);
   });
 
   describe('refuses, naming the variable', () => {
@@ -92,7 +108,15 @@ describe('signing keys', () => {
 
     it('a retired key of an unsupported type', () => {
       const key = signingKeyFromPem(es256.privateKeyPem, es256.publicKeyPem);
-      expect(() => verificationKeysFor(key, [pem(p384.publicKey)])).toThrow(/JWT_PREVIOUS_PUBLIC_KEYS: an EC key must be on the P-256 curve/);
+      expect(() => verificationKeysFor(key, retiredKeys([pem(p384.publicKey)]))).toThrow(/JWT_PREVIOUS_PUBLIC_KEYS: an EC key must be on the P-256 curve/);
+    });
+
+    it('a key to come that is no PEM public key, or of an unsupported type', () => {
+      const key = signingKeyFromPem(es256.privateKeyPem, es256.publicKeyPem);
+      expect(() => verificationKeysFor(key, [{ variable: 'JWT_NEXT_PUBLIC_KEYS', pems: ['-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----'] }])).toThrow(
+        /JWT_NEXT_PUBLIC_KEYS holds a key that is not a readable PEM public key/,
+      );
+      expect(() => verificationKeysFor(key, [{ variable: 'JWT_NEXT_PUBLIC_KEYS', pems: [pem(rsa1024.publicKey)] }])).toThrow(/JWT_NEXT_PUBLIC_KEYS: an RSA key must have at least 2048 bits/);
     });
   });
 });
@@ -121,7 +145,7 @@ describe('the embedded default key pair under DATA_DIR', () => {
     expect(keys.current.alg).toBe('ES256');
     expect(keys.retiredPublicKeyPems).toEqual([pem(legacy.publicKey)]);
     expect(retiredEvents).toEqual([path.join(dataDir, LEGACY_LOCAL_KEY_FILE)]);
-    const published = verificationKeysFor(keys.current, keys.retiredPublicKeyPems);
+    const published = verificationKeysFor(keys.current, retiredKeys(keys.retiredPublicKeyPems));
     expect(published.map((k) => k.alg)).toEqual(['ES256', 'EdDSA']);
 
     const again = loadOrCreateLocalSigningKeys(dataDir, { onLegacyKeyRetired: (file) => retiredEvents.push(file) });
