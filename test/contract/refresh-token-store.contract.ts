@@ -32,6 +32,7 @@ export function describeRefreshTokenStoreContract(name: string, makeSubject: Mak
       idleExpiresAt: later(7 * 86_400_000 + 7),
       usedAt: null,
       revokedAt: null,
+      familyInToken: true,
       ...overrides,
     });
     const successorOf = (used: RefreshToken) => token({ familyId: used.familyId, tokenVersion: used.tokenVersion, createdAt: later(1000) });
@@ -56,6 +57,46 @@ export function describeRefreshTokenStoreContract(name: string, makeSubject: Mak
       expect(await store.rotate(first.id, later(2000), third)).toBe(false);
       expect(await store.findByHash(third.tokenHash)).toBeNull();
       expect((await store.findByHash(first.tokenHash))?.usedAt).toEqual(later(1000));
+    });
+
+    test('finds an earlier version\'s token (naming no family) as it was stored', async () => {
+      const added = token({ familyInToken: false });
+      await store.add(added);
+      expect(await store.findByHash(added.tokenHash)).toEqual(added);
+    });
+
+    test('rotate forgets the family\'s used tokens that name it, used before the given time, and keeps every other', async () => {
+      // A family whose first token is an earlier version's (it names no family), exchanged three times since.
+      const legacy = token({ familyInToken: false });
+      await store.add(legacy);
+      const chain = [legacy];
+      for (let i = 1; i <= 3; i++) {
+        const next = token({ familyId: legacy.familyId, createdAt: later(i * 60_000) });
+        expect(await store.rotate(chain.at(-1)!.id, later(i * 60_000), next)).toBe(true);
+        chain.push(next);
+      }
+      const other = token({ createdAt: later(0) });
+      await store.add(other);
+      await store.rotate(other.id, later(1000), token({ familyId: other.familyId, createdAt: later(1000) }));
+      // chain[1] was used at 2 min, chain[2] at 3 min: the exchange at 4 min forgets those used before 3 min.
+      const fourth = token({ familyId: legacy.familyId, createdAt: later(240_000) });
+      expect(await store.rotate(chain[3]!.id, later(240_000), fourth, { forgetUsedBefore: later(180_000) })).toBe(true);
+
+      const kept = await Promise.all([...chain, fourth, other].map(async (t) => (await store.findByHash(t.tokenHash)) !== null));
+      // legacy: names no family, kept; chain[1]: used at 2 min, forgotten; chain[2]: used at 3 min, kept; chain[3]: just used; other family: kept.
+      expect(kept).toEqual([true, false, true, true, true, true]);
+    });
+
+    test('findNewestOfFamily answers the family\'s latest token whatever its state, and null for a family without tokens', async () => {
+      const first = token();
+      await store.add(first);
+      expect(await store.findNewestOfFamily(first.familyId)).toEqual(first);
+      const second = successorOf(first);
+      await store.rotate(first.id, later(1000), second);
+      expect(await store.findNewestOfFamily(first.familyId)).toEqual(second);
+      await store.revokeFamily(first.familyId, later(2000));
+      expect(await store.findNewestOfFamily(first.familyId)).toEqual({ ...second, revokedAt: later(2000) });
+      expect(await store.findNewestOfFamily(newId())).toBeNull();
     });
 
     test('rotate refuses a revoked token and writes nothing', async () => {

@@ -59,7 +59,7 @@ describe('POST /oauth/token (#21)', () => {
     expect(response.body.expires_in).toBe(600);
     const { payload } = decodeJwt(response.body.access_token);
     expect((payload.exp as number) - (payload.iat as number)).toBe(600);
-    expect(response.body.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(response.body.refresh_token).toMatch(/^[0-9a-f]{32}[A-Za-z0-9_-]{43}$/);
     expect((await app.request('GET', '/v1/me', { token: response.body.access_token })).body._id).toBe(p.id);
   });
 

@@ -1,6 +1,8 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { asValue } from 'awilix';
 import type { Role } from '../../src/domain/roles/role';
 import { SEEDED_ROLES } from '../../src/infrastructure/persistence/migrations/1763700000000-initial-schema';
+import { RefreshTokenSchema } from '../../src/infrastructure/persistence/typeorm/records';
 import { AdjustableClock } from '../support/adjustable-clock';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -35,7 +37,7 @@ describe('refresh tokens (#10)', () => {
   it('sign-in keeps the contract’s fields and adds an opaque refresh token', async () => {
     const response = await app.request('POST', '/v1/auth/signin', { json: { username: 'admin', password: 'admin-password-123' } });
     expect(Object.keys(response.body).sort()).toEqual(['accessToken', 'email', 'name', 'refreshToken', 'role', 'username']);
-    expect(response.body.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(response.body.refreshToken).toMatch(/^[0-9a-f]{32}[A-Za-z0-9_-]{43}$/);
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
@@ -128,6 +130,58 @@ describe('refresh tokens (#10)', () => {
     }
     clock.advance(2 * DAY + 4 * 60_000);
 
+    expect((await refresh(token)).status).toBe(401);
+  });
+
+  it('keeps a session refreshed every 15 minutes for a day at two rows, and still revokes it when a token used long ago comes back', async () => {
+    const p = await person();
+    const first = p.refreshToken;
+    let token = first;
+    for (let renewal = 0; renewal < 96; renewal++) {
+      clock.advance(15 * 60_000);
+      const next = await refresh(token);
+      expect(next.status).toBe(200);
+      token = next.body.refreshToken;
+    }
+    const rows = (await app.api.container.cradle.dataSource.query('SELECT used_at FROM refresh_tokens WHERE user_id = ?', [p.id])) as { used_at: unknown }[];
+    // The token just used (kept for the reuse grace and a minute) and the live one: 97 rows before.
+    expect(rows).toHaveLength(2);
+    const other = await app.request('POST', '/v1/auth/signin', { json: { username: p.username, password: p.password } });
+
+    // The sign-in's token, used a day ago, its row gone: a reuse all the same.
+    const reused = await refresh(first);
+    expect(reused.status).toBe(401);
+    expect(reused.body.code).toBe('INVALID_REFRESH_TOKEN');
+    expect((await refresh(token)).status).toBe(401);
+    expect((await refresh(other.body.refreshToken)).status).toBe(200);
+  });
+
+  it('exchanges an earlier version\'s token (naming no family) and still catches its reuse by its row, however long ago it was used', async () => {
+    const p = await person();
+    const earlier = randomBytes(32).toString('base64url');
+    const now = clock.now();
+    await app.api.container.cradle.dataSource.getRepository(RefreshTokenSchema).insert({
+      id: randomUUID(),
+      familyId: randomUUID(),
+      userId: p.id,
+      tokenHash: createHash('sha256').update(earlier).digest('hex'),
+      tokenVersion: 0,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 30 * DAY),
+      idleExpiresAt: new Date(now.getTime() + 7 * DAY),
+      usedAt: null,
+      revokedAt: null,
+      familyInToken: 0,
+    });
+    const second = await refresh(earlier);
+    expect(second.status).toBe(200);
+    let token = second.body.refreshToken as string;
+    for (let renewal = 0; renewal < 3; renewal++) {
+      clock.advance(15 * 60_000);
+      token = (await refresh(token)).body.refreshToken;
+    }
+
+    expect((await refresh(earlier)).status).toBe(401);
     expect((await refresh(token)).status).toBe(401);
   });
 

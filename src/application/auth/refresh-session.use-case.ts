@@ -5,6 +5,7 @@ import type { Clock } from '../ports/clock.port';
 import type { RefreshToken, RefreshTokenStore } from '../ports/refresh-token-store.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { UserRepository } from '../ports/user-repository.port';
+import { familyOfToken } from './refresh-token-format';
 import type { SessionIssuer, SessionTokens } from './session-issuer';
 import { InvalidRefreshTokenError } from './session.errors';
 
@@ -59,7 +60,8 @@ export class RefreshSessionUseCase {
   async execute({ refreshToken, within }: { refreshToken: string; within?: SessionBounds }): Promise<SessionTokens> {
     const found = await this.store.findByHash(this.secrets.hash(refreshToken));
     const now = this.clock.now();
-    if (!found || found.revokedAt !== null) throw new InvalidRefreshTokenError();
+    if (!found) return this.unknown(refreshToken, now);
+    if (found.revokedAt !== null) throw new InvalidRefreshTokenError();
     if (found.usedAt !== null) return this.reused(found, found.usedAt, now);
     if (found.expiresAt <= now || found.idleExpiresAt <= now) throw new InvalidRefreshTokenError();
     if (within && this.outlived(found, within, now)) throw new InvalidRefreshTokenError();
@@ -74,7 +76,7 @@ export class RefreshSessionUseCase {
     const enrollmentOnly = (await this.mfaPolicy?.enrollmentOnly(user)) ?? false;
     const next = this.sessions.successor(found, now);
     // Of two exchanges of this token on any replicas, exactly one gets here with true; the other is a reuse.
-    if (!(await this.store.rotate(found.id, now, next.record))) return this.reused(found, now, now);
+    if (!(await this.store.rotate(found.id, now, next.record, { forgetUsedBefore: this.sessions.forgetUsedBefore(now) }))) return this.reused(found, now, now);
     return { accessToken: await this.sessions.accessToken(user.id, found.tokenVersion, { enrollmentOnly }), refreshToken: next.token };
   }
 
@@ -84,9 +86,20 @@ export class RefreshSessionUseCase {
     return now.getTime() >= signedInAt + within.sessionSeconds * 1000 || now.getTime() >= token.createdAt.getTime() + within.idleSeconds * 1000;
   }
 
-  /** A used token again: past the grace after its use, the family is revoked. Refused either way. */
-  private async reused(token: RefreshToken, usedAt: Date, now: Date): Promise<never> {
-    const revoke = now.getTime() - usedAt.getTime() >= this.sessions.policy.reuseGraceSeconds * 1000;
+  /**
+   * A token no row holds. One that names a family still alive is a used token whose row went after its use (past the
+   * grace: SessionIssuer.forgetUsedBefore), presented again: a reuse, the family revoked. Refused either way.
+   */
+  private async unknown(refreshToken: string, now: Date): Promise<never> {
+    const familyId = familyOfToken(refreshToken);
+    const newest = familyId === null ? null : await this.store.findNewestOfFamily(familyId);
+    if (newest && newest.familyInToken && newest.revokedAt === null && newest.expiresAt > now) return this.reused(newest, null, now);
+    throw new InvalidRefreshTokenError();
+  }
+
+  /** A used token again: past the grace after its use (`usedAt`; null: long past), the family is revoked. Refused either way. */
+  private async reused(token: RefreshToken, usedAt: Date | null, now: Date): Promise<never> {
+    const revoke = usedAt === null || now.getTime() - usedAt.getTime() >= this.sessions.policy.reuseGraceSeconds * 1000;
     if (revoke) await this.store.revokeFamily(token.familyId, now);
     await this.audit.record({
       action: AuditActions.refreshReuseDetected,

@@ -4,6 +4,8 @@ import type { Clock } from '../ports/clock.port';
 import type { Actor } from './actor';
 import type { TokenSubject } from './authenticate-actor.use-case';
 import type { SignOutUseCase } from './sign-out.use-case';
+import type { RefreshToken } from '../ports/refresh-token-store.port';
+import { familyOfToken } from './refresh-token-format';
 import { currentUser, findToken, type TokenLookupDeps } from './token-lookup';
 
 /**
@@ -17,8 +19,9 @@ export type RevocationOutcome = 'revoked' | 'not-found' | 'unsupported';
  * refresh token can already end its family by presenting it twice, and whoever holds an access token can
  * sign its user out.
  * - A refresh token: its whole family is revoked (every token of that sign-in, used, live or successor),
- *   whatever state it is in; the family's access tokens live out their short lifetime. Audited as a sign-out
- *   (`auth.signed_out`, `refresh_token_revoked`) when it ended tokens.
+ *   whatever state it is in, a used one whose row went included (its token names its family); the family's
+ *   access tokens live out their short lifetime. Audited as a sign-out (`auth.signed_out`,
+ *   `refresh_token_revoked`) when it ended tokens.
  * - A user's access token that is active now: the user is signed out (its token version moves on), ending
  *   every access and refresh token of the user, as POST /v1/auth/signout with that token does. An access
  *   token alone cannot be ended: it carries nothing narrower than the user's token version. A token that is
@@ -46,16 +49,13 @@ export class RevokeTokenUseCase {
 
   async execute({ token }: { token: string }): Promise<RevocationOutcome> {
     const found = await findToken(this.deps, token);
-    if (found.kind === 'none') return 'not-found';
-    if (found.kind === 'refresh') {
-      // A sign-out of that sign-in: audited as one when it ended tokens (a family revoked already ends nothing).
-      const ended = await this.deps.refreshTokenStore.revokeFamily(found.record.familyId, this.clock.now());
-      if (ended > 0) {
-        const who = await this.audit.actorOf({ userId: found.record.userId, permissions: [] }, this.deps.userRepository);
-        await this.audit.record({ action: AuditActions.signedOut, code: 'refresh_token_revoked', actor: who, target: { type: 'user', id: found.record.userId, snapshot: who.name } });
-      }
-      return 'revoked';
+    if (found.kind === 'none') {
+      // A used refresh token whose row went after its use (RefreshSessionUseCase.unknown): its family, as any of its tokens.
+      const familyId = familyOfToken(token);
+      const newest = familyId === null ? null : await this.deps.refreshTokenStore.findNewestOfFamily(familyId);
+      return newest?.familyInToken ? this.endFamily(newest) : 'not-found';
     }
+    if (found.kind === 'refresh') return this.endFamily(found.record);
     const { claims } = found;
     if (claims.kind === 'service') {
       const active = await this.actors.execute({ kind: 'service', subject: claims.subject, clientId: claims.clientId, scope: claims.scope, issuedAt: claims.issuedAt });
@@ -64,6 +64,16 @@ export class RevokeTokenUseCase {
     const user = await currentUser(this.deps.userRepository, claims.subject, claims.tokenVersion);
     if (!user) return 'not-found';
     await this.signOut.execute({ actor: { userId: user.id, permissions: [] } });
+    return 'revoked';
+  }
+
+  /** A sign-out of that sign-in: audited as one when it ended tokens (a family revoked already ends nothing). */
+  private async endFamily(token: RefreshToken): Promise<RevocationOutcome> {
+    const ended = await this.deps.refreshTokenStore.revokeFamily(token.familyId, this.clock.now());
+    if (ended > 0) {
+      const who = await this.audit.actorOf({ userId: token.userId, permissions: [] }, this.deps.userRepository);
+      await this.audit.record({ action: AuditActions.signedOut, code: 'refresh_token_revoked', actor: who, target: { type: 'user', id: token.userId, snapshot: who.name } });
+    }
     return 'revoked';
   }
 }

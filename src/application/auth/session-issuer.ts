@@ -3,6 +3,10 @@ import type { IdGenerator } from '../ports/id-generator.port';
 import type { RefreshToken, RefreshTokenStore } from '../ports/refresh-token-store.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { TokenIssuer } from '../ports/token-issuer.port';
+import { familyToken } from './refresh-token-format';
+
+/** How much longer than the reuse grace a used token is kept: clocks of replicas may disagree by this much. */
+const USED_TOKEN_CLOCK_MARGIN_SECONDS = 60;
 
 /** Lifetimes of refresh tokens (REFRESH_TOKEN_*), in seconds. */
 export interface RefreshTokenPolicy {
@@ -51,11 +55,12 @@ export class SessionIssuer {
   /** A new session (sign-in, a password change): a new refresh token family tied to `tokenVersion`. */
   async start(userId: string, tokenVersion: number, options: { enrollmentOnly?: boolean } = {}): Promise<SessionTokens> {
     const now = this.clock.now();
-    const { token, hash } = this.secrets.generate();
+    const familyId = this.ids.next();
+    const { token, hash } = this.newToken(familyId);
     const expiresAt = new Date(now.getTime() + this.policy.absoluteTtlSeconds * 1000);
     await this.store.add({
       id: this.ids.next(),
-      familyId: this.ids.next(),
+      familyId,
       userId,
       tokenHash: hash,
       tokenVersion,
@@ -64,13 +69,14 @@ export class SessionIssuer {
       idleExpiresAt: this.idleEnd(now, expiresAt),
       usedAt: null,
       revokedAt: null,
+      familyInToken: true,
     });
     return { accessToken: (await this.tokens.issue(userId, tokenVersion, options)).token, refreshToken: token };
   }
 
   /** The successor of `used` in its family, not stored yet (`RefreshTokenStore.rotate` stores it), and its token. */
   successor(used: RefreshToken, now: Date): { token: string; record: RefreshToken } {
-    const { token, hash } = this.secrets.generate();
+    const { token, hash } = this.newToken(used.familyId);
     return {
       token,
       record: {
@@ -81,8 +87,24 @@ export class SessionIssuer {
         idleExpiresAt: this.idleEnd(now, used.expiresAt),
         usedAt: null,
         revokedAt: null,
+        familyInToken: true,
       },
     };
+  }
+
+  /**
+   * Before this, a family's used tokens go (RefreshTokenStore.rotate) when the family's next token is stored at `now`:
+   * past the reuse grace, within which a used token must still be found to be forgiven, and a minute more for replicas
+   * whose clocks disagree. Later, a reuse of one of them is caught by the family its token names.
+   */
+  forgetUsedBefore(now: Date): Date {
+    return new Date(now.getTime() - (this.policy.reuseGraceSeconds + USED_TOKEN_CLOCK_MARGIN_SECONDS) * 1000);
+  }
+
+  /** A new token of the family, naming it, and the hash that is stored. */
+  private newToken(familyId: string): { token: string; hash: string } {
+    const token = familyToken(familyId, this.secrets.generate().token);
+    return { token, hash: this.secrets.hash(token) };
   }
 
   async accessToken(userId: string, tokenVersion: number, options: { enrollmentOnly?: boolean } = {}): Promise<string> {

@@ -63,6 +63,7 @@ describe.each([
     idleExpiresAt: new Date(AT.getTime() + 3_600_000),
     usedAt: null,
     revokedAt: null,
+    familyInToken: true,
     ...overrides,
   });
   const issued = async () => {

@@ -18,7 +18,7 @@ describe.each(ALL_TARGETS)('the refresh tokens’ purge on $name', (target) => {
     await db.adapters.users().add(user);
     const now = new Date();
     const token = (createdAt: Date, expiresAt: Date, familyId = newId()): RefreshToken => ({
-      id: newId(), familyId, userId: user.id, tokenHash: tokenHash(), tokenVersion: 0, createdAt, expiresAt, idleExpiresAt: expiresAt, usedAt: null, revokedAt: null,
+      id: newId(), familyId, userId: user.id, tokenHash: tokenHash(), tokenVersion: 0, createdAt, expiresAt, idleExpiresAt: expiresAt, usedAt: null, revokedAt: null, familyInToken: true,
     });
     const ended = [token(new Date(now.getTime() - 40 * DAY), new Date(now.getTime() - 10 * DAY)), token(new Date(now.getTime() - 31 * DAY), new Date(now.getTime() - DAY))];
     const live = token(now, new Date(now.getTime() + 30 * DAY));

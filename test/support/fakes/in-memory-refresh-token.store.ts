@@ -20,12 +20,25 @@ export class InMemoryRefreshTokenStore implements RefreshTokenStore {
     return row ? copy(row) : null;
   }
 
-  async rotate(usedId: string, now: Date, successor: RefreshToken): Promise<boolean> {
+  async findNewestOfFamily(familyId: string): Promise<RefreshToken | null> {
+    await ioBoundary();
+    const family = [...this.rows.values()].filter((row) => row.familyId === familyId);
+    const newest = family.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))[0];
+    return newest ? copy(newest) : null;
+  }
+
+  async rotate(usedId: string, now: Date, successor: RefreshToken, options: { forgetUsedBefore?: Date } = {}): Promise<boolean> {
     await ioBoundary();
     const used = this.rows.get(usedId);
     if (!used || used.usedAt !== null || used.revokedAt !== null) return false;
     this.insert(successor);
     used.usedAt = new Date(now);
+    const { forgetUsedBefore } = options;
+    if (forgetUsedBefore) {
+      for (const row of [...this.rows.values()]) {
+        if (row.familyId === successor.familyId && row.familyInToken && row.usedAt !== null && row.usedAt < forgetUsedBefore) this.rows.delete(row.id);
+      }
+    }
     return true;
   }
 

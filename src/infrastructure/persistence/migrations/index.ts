@@ -33,6 +33,7 @@ import { AuditRequestIdLength1766800000000 } from './1766800000000-audit-request
 import { RecoveryCodeSalt1766900000000 } from './1766900000000-recovery-code-salt';
 import { AuditHeadSeal1767000000000 } from './1767000000000-audit-head-seal';
 import { ErasedRowsKeepMember1767100000000 } from './1767100000000-erased-rows-keep-member';
+import { RefreshTokenFamilyInToken1767200000000 } from './1767200000000-refresh-token-family-in-token';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   RecoveryCodeSalt1766900000000,
   AuditHeadSeal1767000000000,
   ErasedRowsKeepMember1767100000000,
+  RefreshTokenFamilyInToken1767200000000,
 ];

@@ -106,6 +106,8 @@ export interface RefreshTokenRecord {
   idleExpiresAt: Date;
   usedAt: Date | null;
   revokedAt: Date | null;
+  /** 1: the token names its family (RefreshToken.familyInToken). */
+  familyInToken: number;
 }
 
 export interface ProcessedEventRecord {
@@ -254,6 +256,7 @@ export const RefreshTokenSchema = new EntitySchema<RefreshTokenRecord>({
     idleExpiresAt: { ...datetime, name: 'idle_expires_at' },
     usedAt: { ...datetime, nullable: true, name: 'used_at' },
     revokedAt: { ...datetime, nullable: true, name: 'revoked_at' },
+    familyInToken: { type: 'int', name: 'family_in_token', default: 0 },
   },
 });
 

@@ -1,4 +1,4 @@
-import { type DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
+import { type DataSource, In, IsNull, LessThan, LessThanOrEqual } from 'typeorm';
 import type { RefreshToken, RefreshTokenStore } from '../../../application/ports/refresh-token-store.port';
 import { retryDeadlocks } from './deadlock-retry';
 import { type RefreshTokenRecord, RefreshTokenSchema } from './records';
@@ -45,7 +45,7 @@ export class TypeOrmRefreshTokenStore implements RefreshTokenStore {
   }
 
   async add(token: RefreshToken): Promise<void> {
-    await this.queue.serialize(() => this.repository().insert(token));
+    await this.queue.serialize(() => this.repository().insert(toRecord(token)));
     this.purgeIfDue(token.createdAt);
   }
 
@@ -54,7 +54,12 @@ export class TypeOrmRefreshTokenStore implements RefreshTokenStore {
     return row ? toToken(row) : null;
   }
 
-  async rotate(usedId: string, now: Date, successor: RefreshToken): Promise<boolean> {
+  async findNewestOfFamily(familyId: string): Promise<RefreshToken | null> {
+    const row = await this.queue.serialize(() => this.repository().findOne({ where: { familyId }, order: { createdAt: 'DESC', id: 'DESC' } }));
+    return row ? toToken(row) : null;
+  }
+
+  async rotate(usedId: string, now: Date, successor: RefreshToken, options: { forgetUsedBefore?: Date } = {}): Promise<boolean> {
     /** Set once the transaction's statements are done: a fault after it may have come with the commit's answer. */
     let committing = false;
     try {
@@ -64,7 +69,11 @@ export class TypeOrmRefreshTokenStore implements RefreshTokenStore {
           const tokens = manager.getRepository(RefreshTokenSchema);
           const { affected } = await tokens.update({ id: usedId, usedAt: IsNull(), revokedAt: IsNull() }, { usedAt: now });
           if (affected !== 1) return false;
-          await tokens.insert(successor);
+          await tokens.insert(toRecord(successor));
+          // The family's used tokens that name it, past the grace: a reuse of one is caught by its family from now on.
+          // By the family's index: a few rows, as each exchange leaves at most those of the last minutes.
+          const { forgetUsedBefore } = options;
+          if (forgetUsedBefore) await tokens.delete({ familyId: successor.familyId, familyInToken: 1, usedAt: LessThan(forgetUsedBefore) });
           committing = true;
           return true;
         });
@@ -151,5 +160,10 @@ function toToken(row: RefreshTokenRecord): RefreshToken {
     idleExpiresAt: row.idleExpiresAt,
     usedAt: row.usedAt ?? null,
     revokedAt: row.revokedAt ?? null,
+    familyInToken: Number(row.familyInToken) === 1,
   };
+}
+
+function toRecord(token: RefreshToken): RefreshTokenRecord {
+  return { ...token, familyInToken: token.familyInToken ? 1 : 0 };
 }

@@ -145,6 +145,25 @@ describe('RevokeTokenUseCase (RFC 7009)', () => {
     expect(auditTrail.entries).toHaveLength(1);
   });
 
+  it('revokes the family of a used token whose row went after its use (its token names the family)', async () => {
+    const { revoke, introspect, caller, signIn, store, auditTrail, ada, clock } = setup();
+    const first = await signIn();
+    await signIn();
+    const [used] = store.all();
+    // Two exchanges, as RefreshSessionUseCase makes them: the second forgets the first token's row.
+    const second = { ...used!, id: 'second', tokenHash: 'second-hash', createdAt: clock.now() };
+    await store.rotate(used!.id, clock.now(), second);
+    await store.rotate(second.id, clock.now(), { ...second, id: 'third', tokenHash: 'third-hash' }, { forgetUsedBefore: new Date(clock.now().getTime() + 1) });
+    expect(store.all().map((r) => r.id)).not.toContain(used!.id);
+
+    await expect(introspect.execute({ caller, token: first.refreshToken })).resolves.toEqual({ active: false });
+    await expect(revoke.execute({ token: first.refreshToken })).resolves.toBe('revoked');
+
+    expect(store.all().filter((r) => r.familyId === used!.familyId).map((r) => r.revokedAt !== null)).toEqual([true]);
+    expect(store.all().filter((r) => r.familyId !== used!.familyId).map((r) => r.revokedAt)).toEqual([null]);
+    expect(auditTrail.entries.map((e) => [e.action, e.code, e.target?.id])).toEqual([['auth.signed_out', 'refresh_token_revoked', ada.id]]);
+  });
+
   it('finds nothing to revoke in an unknown or malformed token', async () => {
     const { revoke } = setup();
     for (const token of ['x'.repeat(43), 'a.b.c', 'with spaces']) await expect(revoke.execute({ token })).resolves.toBe('not-found');

@@ -14,11 +14,12 @@ function setup(policy = REFRESH_POLICY) {
   const users = new InMemoryUserRepository();
   const tokens = new FakeTokenIssuer(clock);
   const { sessionIssuer, refreshTokenStore, secretTokens } = fakeSessionIssuer(tokens, clock, { policy });
-  const refresh = new RefreshSessionUseCase({ auditRecorder: auditRecorderFor().auditRecorder, userRepository: users, refreshTokenStore, secretTokens, sessionIssuer, clock });
+  const { auditRecorder, auditTrail } = auditRecorderFor();
+  const refresh = new RefreshSessionUseCase({ auditRecorder, userRepository: users, refreshTokenStore, secretTokens, sessionIssuer, clock });
   const ada = UserMother.joined({ username: 'ada' });
   users.seed(ada);
   const signIn = () => sessionIssuer.start(ada.id, 0);
-  return { clock, users, tokens, store: refreshTokenStore, secretTokens, refresh, ada, signIn };
+  return { clock, users, tokens, store: refreshTokenStore, secretTokens, refresh, ada, signIn, auditTrail };
 }
 
 const invalid = expect.any(InvalidRefreshTokenError);
@@ -94,6 +95,54 @@ describe('RefreshSessionUseCase', () => {
 
     await expect(refresh.execute({ refreshToken: second.refreshToken })).rejects.toEqual(invalid);
     expect(store.all().every((r) => r.revokedAt !== null)).toBe(true);
+  });
+
+  it('keeps a session refreshed every 15 minutes at two rows: a used token goes once the grace and a minute have passed', async () => {
+    const { refresh, signIn, clock, store } = setup();
+    let token = (await signIn()).refreshToken;
+    for (let renewal = 0; renewal < 96; renewal++) {
+      clock.advance(15 * 60_000);
+      token = (await refresh.execute({ refreshToken: token })).refreshToken;
+    }
+    // The token just used (kept for the grace) and its successor; 97 rows before.
+    expect(store.all()).toHaveLength(2);
+    await expect(refresh.execute({ refreshToken: token })).resolves.toBeDefined();
+  });
+
+  it('takes a used token whose row went, presented again, for a reuse: the family is revoked and the reuse audited', async () => {
+    const { refresh, signIn, clock, store, secretTokens, auditTrail, ada } = setup();
+    const first = await signIn();
+    clock.advance(60_000);
+    const second = await refresh.execute({ refreshToken: first.refreshToken });
+    clock.advance(60_001);
+    const third = await refresh.execute({ refreshToken: second.refreshToken });
+    expect(store.all().map((r) => r.tokenHash)).not.toContain(secretTokens.hash(first.refreshToken));
+    const other = await signIn();
+
+    await expect(refresh.execute({ refreshToken: first.refreshToken })).rejects.toEqual(invalid);
+
+    await expect(refresh.execute({ refreshToken: third.refreshToken })).rejects.toEqual(invalid);
+    expect(auditTrail.entries.filter((e) => e.action === 'auth.refresh_reuse_detected')).toMatchObject([{ code: 'family_revoked', target: { id: ada.id } }]);
+    await expect(refresh.execute({ refreshToken: other.refreshToken })).resolves.toBeDefined();
+  });
+
+  it('revokes nothing for a token naming a family that has ended, or that no token of ours ever had', async () => {
+    const { refresh, signIn, clock, store, secretTokens, auditTrail } = setup();
+    const first = await signIn();
+    clock.advance(60_000);
+    const second = await refresh.execute({ refreshToken: first.refreshToken });
+    clock.advance(60_001);
+    await refresh.execute({ refreshToken: second.refreshToken });
+    expect(store.all().map((r) => r.tokenHash)).not.toContain(secretTokens.hash(first.refreshToken));
+    clock.advance(30 * DAY);
+    const live = await signIn();
+    const madeUp = `${'0000000f00007000800000000000ffff'}${'x'.repeat(43)}`;
+
+    for (const refreshToken of [first.refreshToken, madeUp]) await expect(refresh.execute({ refreshToken })).rejects.toEqual(invalid);
+
+    expect(auditTrail.entries.filter((e) => e.action === 'auth.refresh_reuse_detected')).toEqual([]);
+    expect(store.all().filter((r) => r.revokedAt !== null)).toEqual([]);
+    await expect(refresh.execute({ refreshToken: live.refreshToken })).resolves.toBeDefined();
   });
 
   it('leaves other families (other devices) alone when one is revoked', async () => {

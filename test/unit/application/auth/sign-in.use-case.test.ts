@@ -44,7 +44,8 @@ describe('SignInUseCase', () => {
       email: 'Ada@Example.com',
       role: { name: 'admin', permissions: RoleMother.admin().permissions },
       accessToken: tokens.issued[0].token,
-      refreshToken: expect.stringMatching(/^fake-refresh-token-1-/),
+      // The family's id (32 hex digits), then the secret (refresh-token-format.ts).
+      refreshToken: expect.stringMatching(/^[0-9a-f]{32}fake-refresh-token-1-/),
     });
     expect(tokens.issued).toHaveLength(1);
     expect(tokens.issued[0].subject).toBe(ada.id);
