@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mfaPeople } from '../support/mfa-people';
 import { oathtoolTotp } from '../support/oathtool';
+import { eventuallyDefined } from '../support/eventually-logged';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 /** A replica of `app`'s database with its own MFA key, and the lines it logs. */
@@ -11,15 +12,6 @@ async function replica(app: TestApp, key: string): Promise<{ replica: TestApp; l
 }
 
 const aboutTheKey = (line: { msg: string }) => line.msg.includes('MFA key');
-
-async function eventually<T>(read: () => T | undefined): Promise<T> {
-  for (const deadline = Date.now() + 10_000; ; ) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('nothing came');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * Replicas of one database given different MFA_ENCRYPTION_KEYs refuse each other's authenticator apps: a code of an
@@ -39,7 +31,7 @@ describe('the MFA key checked at start against the stored secrets', () => {
 
     const same = await replica(a, keyA);
     try {
-      const info = await eventually(() => same.logged().find(aboutTheKey));
+      const info = await eventuallyDefined(() => same.logged().find(aboutTheKey));
       expect(info).toMatchObject({ level: 30, sampled: 1, unreadable: 0, msg: expect.stringContaining('opens the 1 newest') });
     } finally {
       await same.replica.api.close();
@@ -47,7 +39,7 @@ describe('the MFA key checked at start against the stored secrets', () => {
 
     const b = await replica(a, keyB);
     try {
-      const error = await eventually(() => b.logged().find(aboutTheKey));
+      const error = await eventuallyDefined(() => b.logged().find(aboutTheKey));
       expect(error).toMatchObject({ level: 50, sampled: 1, unreadable: 1, msg: expect.stringContaining('opens none of the 1 newest') });
       expect(error.msg).toContain('MFA_ENCRYPTION_KEY');
       // What the line warns of: B refuses a right code of the app enrolled through A.
@@ -62,7 +54,7 @@ describe('the MFA key checked at start against the stored secrets', () => {
 
     const mixed = await replica(a, keyA);
     try {
-      const warning = await eventually(() => mixed.logged().find(aboutTheKey));
+      const warning = await eventuallyDefined(() => mixed.logged().find(aboutTheKey));
       expect(warning).toMatchObject({ level: 40, sampled: 2, unreadable: 1, msg: expect.stringContaining('1 of the 2 newest') });
     } finally {
       await mixed.replica.api.close();

@@ -6,6 +6,7 @@ import { startMetricsServer } from '../../infrastructure/observability/metrics-s
 import { subscribeMails } from '../mailer/in-process-mails';
 import { describeError } from '../../infrastructure/logging/logger';
 import { checkMfaKey } from '../../infrastructure/crypto/mfa-key-check';
+import { SigningKeyWatch } from '../../infrastructure/crypto/signing-key-watch';
 import { prepareDatabase } from '../process-runtime';
 import { sleepUnlessAborted as sleep } from '../../infrastructure/system/backoff';
 import { listening } from '../../infrastructure/config/listen-problems';
@@ -45,6 +46,18 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
   await prepareDatabase(container, { migrate: config.migrateOnStart });
   // Whether this replica's MFA key opens the secrets others sealed: said at start, not at the first refused code.
   void checkMfaKey(container.cradle.dataSource, container.cradle.mfaKey, logger);
+  // Whether every replica signs with a key this one accepts: said in the log, not left to the 401s. SQLite has one process.
+  const signingKeyWatch =
+    config.database.kind === 'sqlite'
+      ? null
+      : new SigningKeyWatch({
+          dataSource: container.cradle.dataSource,
+          signingKey: container.cradle.signingKey,
+          verificationKeys: container.cradle.verificationKeys,
+          logger,
+          longestTokenSeconds: Math.max(config.jwt.ttlSeconds, config.jwt.serviceTokenTtlSeconds),
+        });
+  signingKeyWatch?.start();
   const stopEvents = await startEventFlow(container);
   // The audit trail's sealer and retention sweeper (#23): off the request path, on every replica.
   container.cradle.auditMaintenance.start();
@@ -78,6 +91,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       await metricsServer.close();
       await stopEvents();
       await container.cradle.auditMaintenance.stop();
+      signingKeyWatch?.stop();
       await container.dispose();
     })();
     return closing;

@@ -34,6 +34,7 @@ import { RecoveryCodeSalt1766900000000 } from './1766900000000-recovery-code-sal
 import { AuditHeadSeal1767000000000 } from './1767000000000-audit-head-seal';
 import { ErasedRowsKeepMember1767100000000 } from './1767100000000-erased-rows-keep-member';
 import { RefreshTokenFamilyInToken1767200000000 } from './1767200000000-refresh-token-family-in-token';
+import { SigningKeysInUse1767300000000 } from './1767300000000-signing-keys-in-use';
 
 /** In order of application. Listed explicitly so the compiled service needs no glob loading. */
 export const MIGRATIONS = [
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   AuditHeadSeal1767000000000,
   ErasedRowsKeepMember1767100000000,
   RefreshTokenFamilyInToken1767200000000,
+  SigningKeysInUse1767300000000,
 ];
