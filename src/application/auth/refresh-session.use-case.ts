@@ -76,7 +76,11 @@ export class RefreshSessionUseCase {
     const enrollmentOnly = (await this.mfaPolicy?.enrollmentOnly(user)) ?? false;
     const next = this.sessions.successor(found, now);
     // Of two exchanges of this token on any replicas, exactly one gets here with true; the other is a reuse.
-    if (!(await this.store.rotate(found.id, now, next.record, { forgetUsedBefore: this.sessions.forgetUsedBefore(now) }))) return this.reused(found, now, now);
+    // The family's other used tokens were used by the time this one was issued: when that is within the grace, none
+    // can go yet, and the exchange writes nothing more (a client refreshing again at once); else they go with it.
+    const forgetUsedBefore = this.sessions.forgetUsedBefore(now);
+    const forget = found.createdAt < forgetUsedBefore ? { forgetUsedBefore } : {};
+    if (!(await this.store.rotate(found.id, now, next.record, forget))) return this.reused(found, now, now);
     return { accessToken: await this.sessions.accessToken(user.id, found.tokenVersion, { enrollmentOnly }), refreshToken: next.token };
   }
 

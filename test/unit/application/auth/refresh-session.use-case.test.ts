@@ -109,6 +109,20 @@ describe('RefreshSessionUseCase', () => {
     await expect(refresh.execute({ refreshToken: token })).resolves.toBeDefined();
   });
 
+  it('keeps the used tokens of quick renewals until a renewal comes past the grace and a minute, then forgets them together', async () => {
+    const { refresh, signIn, clock, store } = setup();
+    let token = (await signIn()).refreshToken;
+    for (let renewal = 0; renewal < 3; renewal++) {
+      clock.advance(1000);
+      token = (await refresh.execute({ refreshToken: token })).refreshToken;
+    }
+    // Three used within the last minute, and the live one: none may go yet, none went.
+    expect(store.all()).toHaveLength(4);
+    clock.advance(61_000);
+    await refresh.execute({ refreshToken: token });
+    expect(store.all()).toHaveLength(2);
+  });
+
   it('takes a used token whose row went, presented again, for a reuse: the family is revoked and the reuse audited', async () => {
     const { refresh, signIn, clock, store, secretTokens, auditTrail, ada } = setup();
     const first = await signIn();
