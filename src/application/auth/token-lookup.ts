@@ -4,7 +4,7 @@ import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { UserRepository } from '../ports/user-repository.port';
 import type { User } from '../../domain/users/user';
 
-/** Opaque refresh tokens are 43 characters of base64url; anything else is looked up nowhere. */
+/** Opaque refresh tokens are 75 characters of base64url (43 before refresh-token-format.ts); anything else is looked up nowhere. */
 const REFRESH_TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 /** Longer than any token of ours (an access token is well under 2 KiB). */
 const MAX_TOKEN = 16384;

@@ -4,7 +4,7 @@ import { authenticateClient, type ClientAuthenticationDeps, presentedClient } fr
 import { OAuthError } from './oauth-error';
 import type { TokenGrant, TokenResponse } from './token-grant';
 
-/** Opaque refresh tokens are 43 characters of base64url; anything longer cannot be one (as POST /v1/auth/refresh). */
+/** Opaque refresh tokens are 75 characters of base64url (43 before refresh-token-format.ts); anything longer cannot be one (as POST /v1/auth/refresh). */
 export const REFRESH_TOKEN_MAX_LENGTH = 128;
 
 /**

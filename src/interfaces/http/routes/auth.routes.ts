@@ -11,7 +11,7 @@ import { anyRequestProblems, bodyProblems, ProblemSchema, problemResponse, prote
 import { sessionTokensResponse } from './session-tokens.schema';
 import { assertionSchema, requestOptionsSchema } from './webauthn.schemas';
 
-/** Opaque refresh tokens are 43 characters of base64url; anything longer is refused before any lookup. */
+/** Opaque refresh tokens are 75 characters of base64url (43 before refresh-token-format.ts); anything longer is refused before any lookup. */
 const REFRESH_TOKEN_MAX_LENGTH = 128;
 
 const signInResult = {
