@@ -5,9 +5,9 @@ import type { Clock } from '../ports/clock.port';
 import type { RefreshToken, RefreshTokenStore } from '../ports/refresh-token-store.port';
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { UserRepository } from '../ports/user-repository.port';
-import { familyOfToken } from './refresh-token-format';
 import type { SessionIssuer, SessionTokens } from './session-issuer';
 import { InvalidRefreshTokenError } from './session.errors';
+import { newestOfNamedFamily } from './token-lookup';
 
 /** A session's own ends, shorter than the refresh token policy's (RefreshSessionUseCase.execute's `within`). */
 export interface SessionBounds {
@@ -95,9 +95,8 @@ export class RefreshSessionUseCase {
    * grace: SessionIssuer.forgetUsedBefore), presented again: a reuse, the family revoked. Refused either way.
    */
   private async unknown(refreshToken: string, now: Date): Promise<never> {
-    const familyId = familyOfToken(refreshToken);
-    const newest = familyId === null ? null : await this.store.findNewestOfFamily(familyId);
-    if (newest && newest.familyInToken && newest.revokedAt === null && newest.expiresAt > now) return this.reused(newest, null, now);
+    const newest = await newestOfNamedFamily(this.store, refreshToken);
+    if (newest && newest.revokedAt === null && newest.expiresAt > now) return this.reused(newest, null, now);
     throw new InvalidRefreshTokenError();
   }
 

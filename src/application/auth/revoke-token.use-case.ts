@@ -5,8 +5,7 @@ import type { Actor } from './actor';
 import type { TokenSubject } from './authenticate-actor.use-case';
 import type { SignOutUseCase } from './sign-out.use-case';
 import type { RefreshToken } from '../ports/refresh-token-store.port';
-import { familyOfToken } from './refresh-token-format';
-import { currentUser, findToken, type TokenLookupDeps } from './token-lookup';
+import { currentUser, findToken, newestOfNamedFamily, type TokenLookupDeps } from './token-lookup';
 
 /**
  * What a revocation did. RFC 7009 §2.2 answers the same 200 to a token revoked and to one unknown or
@@ -51,9 +50,8 @@ export class RevokeTokenUseCase {
     const found = await findToken(this.deps, token);
     if (found.kind === 'none') {
       // A used refresh token whose row went after its use (RefreshSessionUseCase.unknown): its family, as any of its tokens.
-      const familyId = familyOfToken(token);
-      const newest = familyId === null ? null : await this.deps.refreshTokenStore.findNewestOfFamily(familyId);
-      return newest?.familyInToken ? this.endFamily(newest) : 'not-found';
+      const newest = await newestOfNamedFamily(this.deps.refreshTokenStore, token);
+      return newest ? this.endFamily(newest) : 'not-found';
     }
     if (found.kind === 'refresh') return this.endFamily(found.record);
     const { claims } = found;

@@ -3,6 +3,7 @@ import type { RefreshToken, RefreshTokenStore } from '../ports/refresh-token-sto
 import type { SecretTokens } from '../ports/secret-tokens.port';
 import type { UserRepository } from '../ports/user-repository.port';
 import type { User } from '../../domain/users/user';
+import { familyOfToken } from './refresh-token-format';
 
 /** Opaque refresh tokens are 75 characters of base64url (43 before refresh-token-format.ts); anything else is looked up nowhere. */
 const REFRESH_TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -38,6 +39,16 @@ export async function findToken(deps: TokenLookupDeps, token: string): Promise<F
   if (!REFRESH_TOKEN_SHAPE.test(token)) return { kind: 'none' };
   const record = await deps.refreshTokenStore.findByHash(deps.secretTokens.hash(token));
   return record ? { kind: 'refresh', record } : { kind: 'none' };
+}
+
+/**
+ * For a token no row holds: the newest token of the family it names, when that family's tokens name it (a used token
+ * whose row went after its use: refresh-token-format.ts); null for a token naming no family, or one no such token has.
+ */
+export async function newestOfNamedFamily(store: RefreshTokenStore, token: string): Promise<RefreshToken | null> {
+  const familyId = familyOfToken(token);
+  const newest = familyId === null ? null : await store.findNewestOfFamily(familyId);
+  return newest?.familyInToken ? newest : null;
 }
 
 /**
